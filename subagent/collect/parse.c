@@ -1,0 +1,47 @@
+/* parse.c - strict scanners: a number cut short or overflowing is an error. */
+#include "parse.h"
+
+#include <string.h>
+
+const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+bool scan_u64(const char **p, uint64_t *out)
+{
+	const char *s = skip_blanks(*p);
+	uint64_t v = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	/* A number must end at a separator, not inside a word. */
+	if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\0' && *s != '.')
+		return false;
+	*out = v;
+	*p = s;
+	return true;
+}
+
+const char *next_line(const char *p)
+{
+	const char *nl = strchr(p, '\n');
+
+	return nl != NULL && nl[1] != '\0' ? nl + 1 : NULL;
+}
+
+bool line_is(const char *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	return strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\t' || p[n] == ':');
+}

@@ -1,0 +1,148 @@
+/*
+ * conf.c - clustermond.conf directives.
+ *
+ * net-snmp calls our handlers line by line and reports errors itself as
+ * "FILE: line N: Error: REASON" through config_perror(); we count them. The
+ * pre-read callback starts a fresh staging copy, the post-read callback
+ * installs it only when no line failed.
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+
+static struct clustermon_conf staged, active;
+static int read_errors;
+
+int conf_errors(void)
+{
+	return read_errors;
+}
+
+const struct clustermon_conf *conf_active(void)
+{
+	return &active;
+}
+
+static void conf_error(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	config_perror(msg);
+	read_errors++;
+}
+
+/* Parses a whole decimal number; no sign, no trailing junk. */
+static int parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* sampleInterval SOURCE MILLISECONDS */
+static void parse_sample_interval(const char *token, char *line)
+{
+	char *save = NULL;
+	char *name = strtok_r(line, " \t", &save);
+	char *ms = strtok_r(NULL, " \t", &save);
+	char *extra = strtok_r(NULL, " \t", &save);
+	unsigned index;
+	uint32_t value;
+
+	(void)token;
+	if (name == NULL || ms == NULL || extra != NULL) {
+		conf_error("sampleInterval: expected SOURCE MILLISECONDS%s", "");
+		return;
+	}
+	index = source_index_by_name(name);
+	if (index == 0) {
+		conf_error("sampleInterval: unknown source '%s' (cpu, mem, proc, tcp, pcap, probes)", name);
+		return;
+	}
+	if (!sampler_has(index)) {
+		conf_error("sampleInterval: source '%s' is not available in this version", name);
+		return;
+	}
+	if (parse_u32(ms, &value) != 0 || value < SOURCE_INTERVAL_MIN_MS ||
+	    value > SOURCE_INTERVAL_MAX_MS) {
+		conf_error("sampleInterval: '%s' is not a number of milliseconds in 10..3600000", ms);
+		return;
+	}
+	staged.interval_ms[index] = value;
+}
+
+/* helperSocket PATH */
+static void parse_helper_socket(const char *token, char *line)
+{
+	(void)token;
+	if (line == NULL || line[0] != '/' || strchr(line, ' ') != NULL) {
+		conf_error("helperSocket: expected one absolute path, got '%s'", line ? line : "");
+		return;
+	}
+	if (strlen(line) >= sizeof(staged.helper_socket)) {
+		conf_error("helperSocket: path too long%s", "");
+		return;
+	}
+	strcpy(staged.helper_socket, line);
+}
+
+static int before_read(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	memset(&staged, 0, sizeof(staged));
+	read_errors = 0;
+	return SNMP_ERR_NOERROR;
+}
+
+static void apply(void)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		uint32_t ms = active.interval_ms[i];
+
+		if (!sampler_has(i))
+			continue;
+		if (ms == 0)
+			ms = sampler_default_interval(i);
+		sampler_set_interval(i, ms);
+	}
+}
+
+static int after_read(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	if (read_errors > 0) {
+		snmp_log(LOG_ERR, "clustermond: %d configuration error%s: keeping the previous configuration\n",
+			 read_errors, read_errors == 1 ? "" : "s");
+		return SNMP_ERR_NOERROR;
+	}
+	active = staged;
+	apply();
+	return SNMP_ERR_NOERROR;
+}
+
+void conf_init(void)
+{
+	register_app_config_handler("sampleInterval", parse_sample_interval, NULL,
+				    "SOURCE MILLISECONDS");
+	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
+			       before_read, NULL);
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
+			       after_read, NULL);
+}

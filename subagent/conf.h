@@ -1,0 +1,26 @@
+/*
+ * conf.h - clustermond.conf directives, read through net-snmp's config
+ * machinery. A read is staged: it takes effect only if every line parsed, so
+ * a SIGHUP with a broken file keeps the running configuration.
+ */
+#ifndef CLUSTERMON_CONF_H
+#define CLUSTERMON_CONF_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "sampler.h"
+
+struct clustermon_conf {
+	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
+	char helper_socket[PATH_MAX];
+};
+
+/* Registers the directives with net-snmp (before init_snmp). */
+void conf_init(void);
+/* Errors found by the last read of the config files. */
+int conf_errors(void);
+/* The configuration in force. */
+const struct clustermon_conf *conf_active(void);
+
+#endif

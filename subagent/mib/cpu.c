@@ -1,0 +1,120 @@
+/* cpu.c - clusterMonCpu: CPU scalars and clusterMonCpuTable from the cpu snapshot. */
+#include "group.h"
+#include "mib.h"
+
+#include "../sources/sources.h"
+
+static const oid cpu_oid[] = { CLUSTERMON_OBJECTS_OID, 3 };
+
+enum {
+	COL_INDEX = 1, COL_USER_MS, COL_NICE_MS, COL_SYSTEM_MS, COL_IDLE_MS, COL_IOWAIT_MS,
+	COL_IRQ_MS, COL_SOFTIRQ_MS, COL_STEAL_MS, COL_UTIL, COL_BUSY_NS, COL_CTXSW
+};
+
+static void *cpu_acquire(void)
+{
+	return snapshot_acquire(&cpu_slot);
+}
+
+static void cpu_release(void *view)
+{
+	snapshot_release(&cpu_slot, view);
+}
+
+#define CPU_SCALAR(fn, expr, type)                                   \
+	static int fn(void *view, struct mib_value *v)               \
+	{                                                            \
+		const struct cpu_snapshot *s = view;                 \
+		return s ? mib_u64(v, type, (expr)) : MIB_ABSENT;    \
+	}
+
+CPU_SCALAR(get_count, s->ncpu, ASN_GAUGE)
+CPU_SCALAR(get_total_util, s->total_util, ASN_GAUGE)
+CPU_SCALAR(get_ctxt, s->ctxt, ASN_COUNTER64)
+CPU_SCALAR(get_running, s->procs_running, ASN_GAUGE)
+CPU_SCALAR(get_blocked, s->procs_blocked, ASN_GAUGE)
+
+/* Pressure is absent, not zero, on kernels without /proc/pressure. */
+#define PSI_SCALAR(fn, which, field)                                            \
+	static int fn(void *view, struct mib_value *v)                          \
+	{                                                                       \
+		const struct cpu_snapshot *s = view;                            \
+		if (s == NULL || !s->which.present)                             \
+			return MIB_ABSENT;                                      \
+		return mib_u64(v, ASN_GAUGE, s->which.field);                   \
+	}
+
+PSI_SCALAR(get_psi_cpu10, psi_cpu, some10)
+PSI_SCALAR(get_psi_cpu60, psi_cpu, some60)
+PSI_SCALAR(get_psi_cpu300, psi_cpu, some300)
+PSI_SCALAR(get_psi_io10, psi_io, some10)
+PSI_SCALAR(get_psi_io_full10, psi_io, full10)
+
+static size_t cpu_rows(void *view)
+{
+	const struct cpu_snapshot *s = view;
+
+	return s ? s->ncpu : 0;
+}
+
+static void cpu_index(void *view, size_t row, oid *out)
+{
+	const struct cpu_snapshot *s = view;
+
+	out[0] = (oid)s->rows[row].cpu + 1;
+}
+
+static int cpu_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	const struct cpu_row *r = &((const struct cpu_snapshot *)view)->rows[row];
+
+	if (col >= COL_USER_MS && col <= COL_STEAL_MS)
+		return mib_u64(v, ASN_COUNTER64, r->ms[col - COL_USER_MS]);
+	switch (col) {
+	case COL_UTIL:
+		return mib_u64(v, ASN_GAUGE, r->util);
+	case COL_CTXSW:
+		return r->have_ctxsw ? mib_u64(v, ASN_COUNTER64, r->ctxsw) : MIB_ABSENT;
+	default:
+		/* BusyNs comes from the eBPF helper, which this build lacks. */
+		return MIB_ABSENT;
+	}
+}
+
+static const struct mib_table cpu_table = {
+	.min_col = COL_USER_MS,
+	.max_col = COL_CTXSW,
+	.index_len = 1,
+	.rows = cpu_rows,
+	.row_index = cpu_index,
+	.get = cpu_get,
+};
+
+static const struct mib_object cpu_objects[] = {
+	{ .arc = 1, .get = get_count },
+	{ .arc = 2, .get = get_total_util },
+	{ .arc = 3, .get = get_psi_cpu10 },
+	{ .arc = 4, .get = get_psi_cpu60 },
+	{ .arc = 5, .get = get_psi_cpu300 },
+	{ .arc = 6, .get = get_ctxt },
+	{ .arc = 7, .get = get_running },
+	{ .arc = 8, .get = get_blocked },
+	{ .arc = 9, .get = get_psi_io10 },
+	{ .arc = 10, .get = get_psi_io_full10 },
+	{ .arc = 20, .table = &cpu_table },
+};
+
+static const struct mib_group cpu_group = {
+	.name = "clusterMonCpu",
+	.base = cpu_oid,
+	.base_len = OID_LENGTH(cpu_oid),
+	.objects = cpu_objects,
+	.nobjects = sizeof(cpu_objects) / sizeof(cpu_objects[0]),
+	.acquire = cpu_acquire,
+	.release = cpu_release,
+};
+
+int mib_cpu_register(void)
+{
+	return mib_group_register(&cpu_group);
+}

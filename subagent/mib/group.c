@@ -1,0 +1,331 @@
+/*
+ * group.c - the table-driven handler behind every clusterMon group.
+ *
+ * OIDs inside a group: scalar  base.arc.0
+ *                      column  base.arc.1.col.index...
+ * Wrong shapes of an existing object's instance give noSuchInstance;
+ * unknown arcs and columns give noSuchObject, as RFC 3416 asks.
+ */
+#include "group.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int mib_string(struct mib_value *v, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= sizeof(v->buf))
+		n = sizeof(v->buf) - 1;
+	memcpy(v->buf, s, n);
+	v->buf[n] = '\0';
+	v->type = ASN_OCTET_STR;
+	v->ptr = v->buf;
+	v->len = n;
+	return MIB_PRESENT;
+}
+
+/* Groups with a snapshot have no rows before the first sample; groups
+ * without one read shared state directly and are always ready. */
+static bool tables_ready(const struct mib_group *g, const void *view)
+{
+	return view != NULL || g->acquire == NULL;
+}
+
+static const struct mib_object *find_object(const struct mib_group *g, oid arc)
+{
+	for (size_t i = 0; i < g->nobjects; i++)
+		if (g->objects[i].arc == arc)
+			return &g->objects[i];
+	return NULL;
+}
+
+static void set_value(netsnmp_variable_list *vb, const struct mib_value *v)
+{
+	struct counter64 c64;
+	uint32_t u32 = (uint32_t)v->num;
+	int32_t i32 = (int32_t)v->num;
+
+	switch (v->type) {
+	case ASN_COUNTER64:
+		c64.high = (u_long)(v->num >> 32);
+		c64.low = (u_long)(v->num & 0xffffffffu);
+		snmp_set_var_typed_value(vb, ASN_COUNTER64, &c64, sizeof(c64));
+		break;
+	case ASN_INTEGER:
+		snmp_set_var_typed_value(vb, ASN_INTEGER, &i32, sizeof(i32));
+		break;
+	case ASN_OCTET_STR:
+		snmp_set_var_typed_value(vb, ASN_OCTET_STR, v->ptr, v->len);
+		break;
+	case ASN_OBJECT_ID:
+		snmp_set_var_typed_value(vb, ASN_OBJECT_ID, v->ptr, v->len * sizeof(oid));
+		break;
+	default: /* Gauge32, Unsigned32, TimeTicks, Counter32 */
+		snmp_set_var_typed_value(vb, v->type, &u32, sizeof(u32));
+		break;
+	}
+}
+
+/* Binary search: the first row whose index compares greater than key
+ * (key may be shorter or longer than an index: OID order decides). */
+static size_t first_row_after(const struct mib_table *t, void *view,
+			      const oid *key, size_t key_len)
+{
+	size_t lo = 0, hi = t->rows(view);
+	oid idx[MAX_OID_LEN];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		t->row_index(view, mid, idx);
+		if (snmp_oid_compare(idx, t->index_len, key, key_len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool find_row(const struct mib_table *t, void *view, const oid *key,
+		     size_t key_len, size_t *row)
+{
+	oid idx[MAX_OID_LEN];
+
+	if (key_len != t->index_len)
+		return false;
+	/* The row equal to key is just before the first row after it. */
+	*row = first_row_after(t, view, key, key_len);
+	if (*row == 0)
+		return false;
+	(*row)--;
+	t->row_index(view, *row, idx);
+	return snmp_oid_compare(idx, t->index_len, key, key_len) == 0;
+}
+
+/* GET of one varbind; suffix is the part after the group's base. */
+static void get_exact(const struct mib_group *g, void *view, netsnmp_variable_list *vb,
+		      const oid *sfx, size_t n)
+{
+	const struct mib_object *o = n > 0 ? find_object(g, sfx[0]) : NULL;
+	struct mib_value v;
+	size_t row;
+
+	if (o == NULL) {
+		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+		return;
+	}
+	if (o->table == NULL) {
+		if (n == 2 && sfx[1] == 0 && o->get(view, &v) == MIB_PRESENT)
+			set_value(vb, &v);
+		else
+			snmp_set_var_typed_value(vb, SNMP_NOSUCHINSTANCE, NULL, 0);
+		return;
+	}
+	if (n < 3 || sfx[1] != 1 || sfx[2] < o->table->min_col || sfx[2] > o->table->max_col) {
+		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+		return;
+	}
+	if (tables_ready(g, view) && find_row(o->table, view, sfx + 3, n - 3, &row) &&
+	    o->table->get(view, row, (unsigned)sfx[2], &v) == MIB_PRESENT)
+		set_value(vb, &v);
+	else
+		snmp_set_var_typed_value(vb, SNMP_NOSUCHINSTANCE, NULL, 0);
+}
+
+static bool beyond_range(const netsnmp_request_info *r, const oid *cand, size_t len)
+{
+	return r->range_end_len > 0 &&
+	       snmp_oid_compare(cand, len, r->range_end, r->range_end_len) >= 0;
+}
+
+/* First row of a column to consider for GETNEXT after name; rows() if none. */
+static size_t column_start(const struct mib_table *t, void *view, const oid *prefix,
+			   size_t plen, const oid *name, size_t name_len)
+{
+	if (name_len >= plen && snmp_oid_compare(name, plen, prefix, plen) == 0)
+		return first_row_after(t, view, name + plen, name_len - plen);
+	if (snmp_oid_compare(prefix, plen, name, name_len) > 0)
+		return 0;
+	return t->rows(view);
+}
+
+/* The next instance of one table after name, if any (and within range). */
+static int next_in_table(const struct mib_table *t, void *view, oid *cand, size_t b,
+			 netsnmp_request_info *r)
+{
+	const oid *name = r->requestvb->name;
+	size_t name_len = r->requestvb->name_length;
+	struct mib_value v;
+
+	cand[b + 1] = 1;
+	for (unsigned col = t->min_col; col <= t->max_col; col++) {
+		size_t rows = t->rows(view);
+
+		cand[b + 2] = col;
+		for (size_t row = column_start(t, view, cand, b + 3, name, name_len);
+		     row < rows; row++) {
+			t->row_index(view, row, cand + b + 3);
+			if (beyond_range(r, cand, b + 3 + t->index_len))
+				return -1;
+			if (t->get(view, row, col, &v) == MIB_PRESENT) {
+				snmp_set_var_objid(r->requestvb, cand, b + 3 + t->index_len);
+				set_value(r->requestvb, &v);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* GETNEXT of one varbind: true when answered inside this group. */
+static bool get_next(const struct mib_group *g, void *view, netsnmp_request_info *r)
+{
+	oid cand[MAX_OID_LEN];
+	size_t b = g->base_len;
+	struct mib_value v;
+
+	memcpy(cand, g->base, b * sizeof(oid));
+	for (size_t i = 0; i < g->nobjects; i++) {
+		const struct mib_object *o = &g->objects[i];
+		int found;
+
+		cand[b] = o->arc;
+		if (o->table == NULL) {
+			cand[b + 1] = 0;
+			if (snmp_oid_compare(cand, b + 2, r->requestvb->name,
+					     r->requestvb->name_length) <= 0)
+				continue;
+			if (beyond_range(r, cand, b + 2))
+				return false;
+			if (o->get(view, &v) != MIB_PRESENT)
+				continue;
+			snmp_set_var_objid(r->requestvb, cand, b + 2);
+			set_value(r->requestvb, &v);
+			return true;
+		}
+		if (!tables_ready(g, view))
+			continue;
+		found = next_in_table(o->table, view, cand, b, r);
+		if (found != 0)
+			return found > 0;
+	}
+	return false;
+}
+
+/* The setter for a SET target, or an error status explaining why not. */
+static int find_setter(const struct mib_group *g, void *view, const oid *sfx, size_t n,
+		       const struct mib_setter **setter, size_t *idx_off)
+{
+	const struct mib_object *o = n > 0 ? find_object(g, sfx[0]) : NULL;
+	size_t row;
+
+	if (o == NULL)
+		return SNMP_ERR_NOCREATION;
+	if (o->table == NULL) {
+		if (n != 2 || sfx[1] != 0)
+			return SNMP_ERR_NOCREATION;
+		*setter = o->setter;
+		*idx_off = 2;
+		return o->setter ? SNMP_ERR_NOERROR : SNMP_ERR_NOTWRITABLE;
+	}
+	if (n < 3 || sfx[1] != 1 || sfx[2] < o->table->min_col || sfx[2] > o->table->max_col ||
+	    !tables_ready(g, view) || !find_row(o->table, view, sfx + 3, n - 3, &row))
+		return SNMP_ERR_NOCREATION;
+	if (sfx[2] != o->table->writable_col || o->table->setter == NULL)
+		return SNMP_ERR_NOTWRITABLE;
+	*setter = o->table->setter;
+	*idx_off = 3;
+	return SNMP_ERR_NOERROR;
+}
+
+static void handle_set(const struct mib_group *g, void *view,
+		       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r)
+{
+	const oid *sfx = r->requestvb->name + g->base_len;
+	size_t n = r->requestvb->name_length - g->base_len;
+	const struct mib_setter *setter = NULL;
+	size_t off = 0;
+	uint64_t undo = 0, *saved;
+	int err = find_setter(g, view, sfx, n, &setter, &off);
+
+	if (err != SNMP_ERR_NOERROR) {
+		if (reqinfo->mode == MODE_SET_RESERVE1)
+			netsnmp_set_request_error(reqinfo, r, err);
+		return;
+	}
+	switch (reqinfo->mode) {
+	case MODE_SET_RESERVE1:
+		err = setter->check(sfx + off, n - off, r->requestvb);
+		if (err != SNMP_ERR_NOERROR)
+			netsnmp_set_request_error(reqinfo, r, err);
+		break;
+	case MODE_SET_ACTION:
+		err = setter->apply(sfx + off, n - off, r->requestvb, &undo);
+		if (err != SNMP_ERR_NOERROR) {
+			netsnmp_set_request_error(reqinfo, r, err);
+			break;
+		}
+		saved = malloc(sizeof(*saved));
+		if (saved == NULL) {
+			setter->undo(sfx + off, n - off, undo);
+			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_RESOURCEUNAVAILABLE);
+			break;
+		}
+		*saved = undo;
+		netsnmp_request_add_list_data(r, netsnmp_create_data_list("cm-undo", saved, free));
+		break;
+	case MODE_SET_UNDO:
+		saved = netsnmp_request_get_list_data(r, "cm-undo");
+		if (saved != NULL)
+			setter->undo(sfx + off, n - off, *saved);
+		break;
+	default: /* RESERVE2, COMMIT, FREE: nothing held, nothing to do */
+		break;
+	}
+}
+
+static bool in_group(const struct mib_group *g, const netsnmp_variable_list *vb)
+{
+	return vb->name_length >= g->base_len &&
+	       snmp_oid_compare(vb->name, g->base_len, g->base, g->base_len) == 0;
+}
+
+static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct mib_group *g = handler->myvoid;
+	void *view = g->acquire ? g->acquire() : NULL;
+
+	(void)reg;
+	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
+		netsnmp_variable_list *vb = r->requestvb;
+
+		if (r->processed)
+			continue;
+		if (reqinfo->mode == MODE_GETNEXT) {
+			get_next(g, view, r);
+		} else if (!in_group(g, vb)) {
+			snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+		} else if (reqinfo->mode == MODE_GET) {
+			get_exact(g, view, vb, vb->name + g->base_len, vb->name_length - g->base_len);
+		} else {
+			handle_set(g, view, reqinfo, r);
+		}
+	}
+	if (g->release)
+		g->release(view);
+	return SNMP_ERR_NOERROR;
+}
+
+int mib_group_register(const struct mib_group *g)
+{
+	netsnmp_handler_registration *reg;
+
+	reg = netsnmp_create_handler_registration(g->name, group_handler, g->base,
+						  g->base_len, HANDLER_CAN_RWRITE);
+	if (reg == NULL)
+		return -1;
+	reg->handler->myvoid = (void *)(uintptr_t)g;
+	return netsnmp_register_handler(reg) == MIB_REGISTERED_OK ? 0 : -1;
+}

@@ -1,0 +1,80 @@
+/*
+ * group.h - one handler per MIB group, serving its scalars and tables.
+ *
+ * Each group is registered once at its subtree, so the master routes the
+ * whole group to one small table-driven handler: GET, GETNEXT (GETBULK is
+ * turned into GETNEXT by the agent library) and simple SETs. Group files only
+ * describe objects and read values out of a snapshot ("view").
+ */
+#ifndef CLUSTERMON_MIB_GROUP_H
+#define CLUSTERMON_MIB_GROUP_H
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A value about to be encoded. Strings point into the view or into buf. */
+struct mib_value {
+	u_char type;           /* ASN_INTEGER, ASN_COUNTER64, ASN_OCTET_STR, ... */
+	uint64_t num;          /* every numeric type */
+	const void *ptr;       /* ASN_OCTET_STR bytes, ASN_OBJECT_ID oids */
+	size_t len;            /* bytes (strings) or sub-identifiers (oids) */
+	char buf[256];
+};
+
+/* Return values of get callbacks. */
+#define MIB_PRESENT 0
+#define MIB_ABSENT (-1)
+
+static inline int mib_u64(struct mib_value *v, u_char type, uint64_t n)
+{
+	v->type = type;
+	v->num = n;
+	return MIB_PRESENT;
+}
+
+int mib_string(struct mib_value *v, const char *s);
+
+/* A writable column or scalar. check returns an SNMP_ERR_* status; apply
+ * remembers what undo needs in *undo. Both run on the SNMP thread. */
+struct mib_setter {
+	int (*check)(const oid *idx, size_t idx_len, const netsnmp_variable_list *var);
+	int (*apply)(const oid *idx, size_t idx_len, const netsnmp_variable_list *var,
+		     uint64_t *undo);
+	void (*undo)(const oid *idx, size_t idx_len, uint64_t undo);
+};
+
+struct mib_table {
+	unsigned min_col, max_col;
+	unsigned index_len;  /* sub-identifiers in every row index */
+	size_t (*rows)(void *view);
+	/* Row indexes must ascend in OID order. */
+	void (*row_index)(void *view, size_t row, oid *out);
+	int (*get)(void *view, size_t row, unsigned col, struct mib_value *v);
+	unsigned writable_col;          /* 0: none */
+	const struct mib_setter *setter;
+};
+
+struct mib_object {
+	unsigned arc;
+	int (*get)(void *view, struct mib_value *v);  /* a scalar ... */
+	const struct mib_table *table;                /* ... or a table */
+	const struct mib_setter *setter;              /* writable scalar */
+};
+
+struct mib_group {
+	const char *name;
+	const oid *base;
+	size_t base_len;
+	const struct mib_object *objects; /* ascending arcs */
+	size_t nobjects;
+	void *(*acquire)(void);   /* may be NULL: view is NULL */
+	void (*release)(void *view);
+};
+
+int mib_group_register(const struct mib_group *g);
+
+#endif

@@ -1,0 +1,83 @@
+/* memory.c - clusterMonMemory: sizes, faults, swap and pressure from the mem snapshot. */
+#include "group.h"
+#include "mib.h"
+
+#include "../sources/sources.h"
+
+static const oid memory_oid[] = { CLUSTERMON_OBJECTS_OID, 4 };
+
+static void *mem_acquire(void)
+{
+	return snapshot_acquire(&mem_slot);
+}
+
+static void mem_release(void *view)
+{
+	snapshot_release(&mem_slot, view);
+}
+
+/* Sizes are CounterBasedGauge64 (Counter64 on the wire): they never wrap. */
+#define MEM_SCALAR(fn, present, field)                                   \
+	static int fn(void *view, struct mib_value *v)                   \
+	{                                                                \
+		const struct mem_snapshot *s = view;                     \
+		if (s == NULL || !(present))                             \
+			return MIB_ABSENT;                               \
+		return mib_u64(v, ASN_COUNTER64, s->field);              \
+	}
+
+MEM_SCALAR(get_total, 1, total_kb)
+MEM_SCALAR(get_available, s->have_available, available_kb)
+MEM_SCALAR(get_free, 1, free_kb)
+MEM_SCALAR(get_cached, 1, cached_kb)
+MEM_SCALAR(get_buffers, 1, buffers_kb)
+MEM_SCALAR(get_dirty, 1, dirty_kb)
+MEM_SCALAR(get_swap_total, 1, swap_total_kb)
+MEM_SCALAR(get_swap_free, 1, swap_free_kb)
+MEM_SCALAR(get_minor, 1, minor_faults)
+MEM_SCALAR(get_major, 1, major_faults)
+MEM_SCALAR(get_swap_ins, 1, swap_ins)
+MEM_SCALAR(get_swap_outs, 1, swap_outs)
+
+static int get_psi_some10(void *view, struct mib_value *v)
+{
+	const struct mem_snapshot *s = view;
+
+	if (s == NULL || !s->psi_mem.present)
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_GAUGE, s->psi_mem.some10);
+}
+
+static int get_psi_full10(void *view, struct mib_value *v)
+{
+	const struct mem_snapshot *s = view;
+
+	if (s == NULL || !s->psi_mem.present)
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_GAUGE, s->psi_mem.full10);
+}
+
+static const struct mib_object memory_objects[] = {
+	{ .arc = 1, .get = get_total },       { .arc = 2, .get = get_available },
+	{ .arc = 3, .get = get_free },        { .arc = 4, .get = get_cached },
+	{ .arc = 5, .get = get_buffers },     { .arc = 6, .get = get_dirty },
+	{ .arc = 7, .get = get_swap_total },  { .arc = 8, .get = get_swap_free },
+	{ .arc = 9, .get = get_minor },       { .arc = 10, .get = get_major },
+	{ .arc = 11, .get = get_swap_ins },   { .arc = 12, .get = get_swap_outs },
+	{ .arc = 13, .get = get_psi_some10 }, { .arc = 14, .get = get_psi_full10 },
+};
+
+static const struct mib_group memory_group = {
+	.name = "clusterMonMemory",
+	.base = memory_oid,
+	.base_len = OID_LENGTH(memory_oid),
+	.objects = memory_objects,
+	.nobjects = sizeof(memory_objects) / sizeof(memory_objects[0]),
+	.acquire = mem_acquire,
+	.release = mem_release,
+};
+
+int mib_memory_register(void)
+{
+	return mib_group_register(&memory_group);
+}

@@ -1,0 +1,10 @@
+/* mib.c - registers every clusterMon group with the agent library. */
+#include "mib.h"
+
+int mib_register_all(void)
+{
+	if (mib_system_register() != 0 || mib_sampling_register() != 0 ||
+	    mib_cpu_register() != 0 || mib_memory_register() != 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* mib.h - the clusterMon groups this agent serves. */
+#ifndef CLUSTERMON_MIB_H
+#define CLUSTERMON_MIB_H
+
+#include <stdint.h>
+
+/* clusterMonObjects: NET-SNMP-MIB::netSnmpExperimental.77.1 */
+#define CLUSTERMON_OBJECTS_OID 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
+#define CLUSTERMON_OBJECTS_LEN 10
+
+enum helper_status { HELPER_RUNNING = 1, HELPER_ABSENT = 2, HELPER_FAILED = 3 };
+
+/* Registers every group; -1 if one could not be registered. */
+int mib_register_all(void);
+
+/* Values the system group serves, kept by main.c. */
+void mib_system_set_node_name(const char *name);
+/* Marks a counter discontinuity now (start-up, counters restarted). */
+void mib_system_mark_discontinuity(void);
+
+int mib_system_register(void);
+int mib_sampling_register(void);
+int mib_cpu_register(void);
+int mib_memory_register(void);
+
+#endif

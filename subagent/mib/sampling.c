@@ -1,0 +1,127 @@
+/*
+ * sampling.c - clusterMonSourceTable: each source's interval (writable), the
+ * cost of its last sample and how many it took.
+ */
+#include "group.h"
+#include "mib.h"
+
+#include "../sampler.h"
+
+static const oid sampling_oid[] = { CLUSTERMON_OBJECTS_OID, 2 };
+
+enum {
+	COL_INDEX = 1, COL_NAME, COL_INTERVAL, COL_LAST_US, COL_SAMPLES, COL_LATE, COL_ERRORS
+};
+
+/* Rows are the sources this build has, in index order; the view is unused. */
+static size_t source_rows(void *view)
+{
+	size_t n = 0;
+
+	(void)view;
+	for (unsigned i = sampler_next(0); i != 0; i = sampler_next(i))
+		n++;
+	return n;
+}
+
+static unsigned source_at(size_t row)
+{
+	unsigned i = sampler_next(0);
+
+	while (row-- > 0 && i != 0)
+		i = sampler_next(i);
+	return i;
+}
+
+static void source_index(void *view, size_t row, oid *out)
+{
+	(void)view;
+	out[0] = source_at(row);
+}
+
+static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	struct source_stats st;
+
+	(void)view;
+	if (sampler_stats(source_at(row), &st) != 0)
+		return MIB_ABSENT;
+	switch (col) {
+	case COL_NAME:
+		return mib_string(v, st.name);
+	case COL_INTERVAL:
+		return mib_u64(v, ASN_UNSIGNED, st.interval_ms);
+	case COL_LAST_US:
+		return mib_u64(v, ASN_GAUGE, st.last_cost_us);
+	case COL_SAMPLES:
+		return mib_u64(v, ASN_COUNTER64, st.samples);
+	case COL_LATE:
+		return mib_u64(v, ASN_COUNTER64, st.late);
+	case COL_ERRORS:
+		return mib_u64(v, ASN_COUNTER64, st.errors);
+	default:
+		return MIB_ABSENT; /* the index is not-accessible */
+	}
+}
+
+static int interval_check(const oid *idx, size_t len, const netsnmp_variable_list *var)
+{
+	(void)idx;
+	(void)len;
+	if (var->type != ASN_UNSIGNED || var->val_len != sizeof(long))
+		return SNMP_ERR_WRONGTYPE;
+	if (*var->val.integer < (long)SOURCE_INTERVAL_MIN_MS ||
+	    *var->val.integer > (long)SOURCE_INTERVAL_MAX_MS)
+		return SNMP_ERR_WRONGVALUE;
+	return SNMP_ERR_NOERROR;
+}
+
+static int interval_apply(const oid *idx, size_t len, const netsnmp_variable_list *var,
+			  uint64_t *undo)
+{
+	(void)len;
+	*undo = sampler_interval((unsigned)idx[0]);
+	if (sampler_set_interval((unsigned)idx[0], (uint32_t)*var->val.integer) != 0)
+		return SNMP_ERR_COMMITFAILED;
+	return SNMP_ERR_NOERROR;
+}
+
+static void interval_undo(const oid *idx, size_t len, uint64_t undo)
+{
+	(void)len;
+	sampler_set_interval((unsigned)idx[0], (uint32_t)undo);
+}
+
+static const struct mib_setter interval_setter = {
+	.check = interval_check,
+	.apply = interval_apply,
+	.undo = interval_undo,
+};
+
+static const struct mib_table source_table = {
+	.min_col = COL_NAME,
+	.max_col = COL_ERRORS,
+	.index_len = 1,
+	.rows = source_rows,
+	.row_index = source_index,
+	.get = source_get,
+	.writable_col = COL_INTERVAL,
+	.setter = &interval_setter,
+};
+
+static const struct mib_object sampling_objects[] = {
+	{ .arc = 1, .table = &source_table },
+};
+
+static const struct mib_group sampling_group = {
+	.name = "clusterMonSampling",
+	.base = sampling_oid,
+	.base_len = OID_LENGTH(sampling_oid),
+	.objects = sampling_objects,
+	.nobjects = 1,
+};
+
+int mib_sampling_register(void)
+{
+	return mib_group_register(&sampling_group);
+}

@@ -1,0 +1,71 @@
+/* system.c - clusterMonSystem: who this node and agent are. */
+#include "group.h"
+#include "mib.h"
+
+#include <string.h>
+
+
+static const oid system_oid[] = { CLUSTERMON_OBJECTS_OID, 1 };
+
+static char node_name[256];
+static uint32_t discontinuity_ticks;
+
+void mib_system_set_node_name(const char *name)
+{
+	snprintf(node_name, sizeof(node_name), "%s", name);
+}
+
+/*
+ * TimeStamp is relative to sysUpTime. As a subagent we answer with the agent
+ * library's uptime, which it keeps in step with the master's sysUpTime on
+ * every AgentX exchange.
+ */
+void mib_system_mark_discontinuity(void)
+{
+	discontinuity_ticks = (uint32_t)netsnmp_get_agent_uptime();
+}
+
+static int get_node_name(void *view, struct mib_value *v)
+{
+	(void)view;
+	return mib_string(v, node_name);
+}
+
+static int get_version(void *view, struct mib_value *v)
+{
+	(void)view;
+	return mib_string(v, CLUSTERMON_VERSION);
+}
+
+static int get_discontinuity(void *view, struct mib_value *v)
+{
+	(void)view;
+	return mib_u64(v, ASN_TIMETICKS, discontinuity_ticks);
+}
+
+static int get_helper_status(void *view, struct mib_value *v)
+{
+	(void)view;
+	/* The kprobe helper is not wired in yet: always absent. */
+	return mib_u64(v, ASN_INTEGER, HELPER_ABSENT);
+}
+
+static const struct mib_object system_objects[] = {
+	{ .arc = 1, .get = get_node_name },
+	{ .arc = 2, .get = get_version },
+	{ .arc = 3, .get = get_discontinuity },
+	{ .arc = 4, .get = get_helper_status },
+};
+
+static const struct mib_group system_group = {
+	.name = "clusterMonSystem",
+	.base = system_oid,
+	.base_len = OID_LENGTH(system_oid),
+	.objects = system_objects,
+	.nobjects = sizeof(system_objects) / sizeof(system_objects[0]),
+};
+
+int mib_system_register(void)
+{
+	return mib_group_register(&system_group);
+}

@@ -1,0 +1,73 @@
+/*
+ * privdrop.c - start as root to open what only root may open, then run as an
+ * ordinary user. Files and counters opened before the drop stay readable
+ * through their fds, so the steady state needs few or no capabilities.
+ */
+#include "privdrop.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static int lookup_user(const char *user, uid_t *uid, gid_t *gid)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	unsigned long n;
+
+	if (pw != NULL) {
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(user, &end, 10);
+	if (errno != 0 || *end != '\0' || end == user)
+		return -1;
+	*uid = (uid_t)n;
+	*gid = (gid_t)n;
+	return 0;
+}
+
+static int keep_only(const cap_value_t *keep, size_t nkeep)
+{
+	cap_t caps = cap_init();
+	int rc = -1;
+
+	if (caps == NULL)
+		return -1;
+	if (nkeep == 0 ||
+	    (cap_set_flag(caps, CAP_PERMITTED, (int)nkeep, keep, CAP_SET) == 0 &&
+	     cap_set_flag(caps, CAP_EFFECTIVE, (int)nkeep, keep, CAP_SET) == 0))
+		rc = cap_set_proc(caps);
+	cap_free(caps);
+	return rc;
+}
+
+int privdrop(const char *user, const cap_value_t *keep, size_t nkeep, char *err, size_t errlen)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (lookup_user(user, &uid, &gid) != 0) {
+		snprintf(err, errlen, "unknown user '%s'", user);
+		return -1;
+	}
+	/* KEEPCAPS carries the permitted set across setuid; we trim it next. */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || setgroups(0, NULL) != 0 ||
+	    setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) {
+		snprintf(err, errlen, "cannot become '%s': %s", user, strerror(errno));
+		return -1;
+	}
+	if (keep_only(keep, nkeep) != 0 || prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		snprintf(err, errlen, "cannot limit capabilities: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,265 @@
+/*
+ * sampler.c - one thread, many sources, each on its own interval.
+ *
+ * Deadlines are absolute (CLOCK_MONOTONIC), so a slow sample does not shift
+ * every later one; a source that falls more than a whole interval behind skips
+ * ahead instead of bursting to catch up, and the miss is counted as late.
+ */
+#include "sampler.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const source_names[SOURCE_LAST + 1] = {
+	[SOURCE_CPU] = "cpu",   [SOURCE_MEM] = "mem",   [SOURCE_PROC] = "proc",
+	[SOURCE_TCP] = "tcp",   [SOURCE_PCAP] = "pcap", [SOURCE_PROBES] = "probes",
+};
+
+struct source {
+	const struct source_ops *ops;
+	void *ctx;
+	uint32_t interval_ms;
+	uint64_t next_due_ns;
+	uint64_t last_start_ns;
+	struct source_stats stats;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running;
+	bool stop;
+	struct source src[SOURCE_LAST + 1];
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+unsigned source_index_by_name(const char *name)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if (strcmp(source_names[i], name) == 0)
+			return i;
+	return 0;
+}
+
+const char *source_name(unsigned index)
+{
+	return index >= 1 && index <= SOURCE_LAST ? source_names[index] : NULL;
+}
+
+int sampler_add(unsigned index, const struct source_ops *ops, const char *root)
+{
+	struct source *s;
+
+	if (index < 1 || index > SOURCE_LAST || S.running) {
+		errno = EINVAL;
+		return -1;
+	}
+	s = &S.src[index];
+	s->ctx = ops->init(root);
+	if (s->ctx == NULL)
+		return -1;
+	s->ops = ops;
+	if (s->interval_ms == 0)
+		s->interval_ms = ops->default_interval_ms;
+	s->stats.name = source_names[index];
+	return 0;
+}
+
+bool sampler_has(unsigned index)
+{
+	return index >= 1 && index <= SOURCE_LAST && S.src[index].ops != NULL;
+}
+
+unsigned sampler_next(unsigned after)
+{
+	for (unsigned i = after + 1; i <= SOURCE_LAST; i++)
+		if (S.src[i].ops != NULL)
+			return i;
+	return 0;
+}
+
+int sampler_set_interval(unsigned index, uint32_t ms)
+{
+	struct source *s;
+	uint64_t soonest;
+
+	if (!sampler_has(index)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (ms < SOURCE_INTERVAL_MIN_MS || ms > SOURCE_INTERVAL_MAX_MS) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&S.lock);
+	s = &S.src[index];
+	s->interval_ms = ms;
+	/* A shorter interval takes effect now, not after the old deadline. */
+	soonest = mono_ns() + (uint64_t)ms * 1000000u;
+	if (s->next_due_ns > soonest)
+		s->next_due_ns = soonest;
+	if (S.running)
+		pthread_cond_signal(&S.wake);
+	pthread_mutex_unlock(&S.lock);
+	return 0;
+}
+
+uint32_t sampler_interval(unsigned index)
+{
+	uint32_t ms;
+
+	pthread_mutex_lock(&S.lock);
+	ms = sampler_has(index) ? S.src[index].interval_ms : 0;
+	pthread_mutex_unlock(&S.lock);
+	return ms;
+}
+
+uint32_t sampler_default_interval(unsigned index)
+{
+	return sampler_has(index) ? S.src[index].ops->default_interval_ms : 0;
+}
+
+int sampler_stats(unsigned index, struct source_stats *out)
+{
+	if (!sampler_has(index))
+		return -1;
+	pthread_mutex_lock(&S.lock);
+	*out = S.src[index].stats;
+	out->interval_ms = S.src[index].interval_ms;
+	pthread_mutex_unlock(&S.lock);
+	return 0;
+}
+
+/* Runs one source without the lock held; the bookkeeping takes it. */
+static void run_source(struct source *s, uint64_t start)
+{
+	int rc = s->ops->sample(s->ctx);
+	uint64_t cost_ns = mono_ns() - start;
+	uint64_t interval_ns;
+
+	pthread_mutex_lock(&S.lock);
+	interval_ns = (uint64_t)s->interval_ms * 1000000u;
+	if (s->last_start_ns != 0 && start - s->last_start_ns > 2 * interval_ns)
+		s->stats.late++;
+	s->last_start_ns = start;
+	s->stats.samples++;
+	s->stats.last_cost_us = (uint32_t)(cost_ns / 1000u);
+	if (rc != 0)
+		s->stats.errors++;
+	s->next_due_ns += interval_ns;
+	if (s->next_due_ns <= start)
+		s->next_due_ns = start + interval_ns;
+	pthread_mutex_unlock(&S.lock);
+}
+
+/* With the lock held: the source due first, or NULL while stopping. */
+static struct source *earliest_locked(void)
+{
+	struct source *best = NULL;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		struct source *s = &S.src[i];
+
+		if (s->ops != NULL && (best == NULL || s->next_due_ns < best->next_due_ns))
+			best = s;
+	}
+	return best;
+}
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&S.lock);
+	while (!S.stop) {
+		struct source *s = earliest_locked();
+		uint64_t now = mono_ns();
+		struct timespec until;
+
+		if (s == NULL)
+			break;
+		if (s->next_due_ns > now) {
+			until.tv_sec = (time_t)(s->next_due_ns / 1000000000u);
+			until.tv_nsec = (long)(s->next_due_ns % 1000000000u);
+			pthread_cond_timedwait(&S.wake, &S.lock, &until);
+			continue;
+		}
+		pthread_mutex_unlock(&S.lock);
+		run_source(s, now);
+		pthread_mutex_lock(&S.lock);
+	}
+	pthread_mutex_unlock(&S.lock);
+	return NULL;
+}
+
+static int init_wake_condition(void)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&S.wake, &attr);
+	pthread_condattr_destroy(&attr);
+	return rc;
+}
+
+int sampler_start(void)
+{
+	sigset_t all, old;
+	int rc;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		struct source *s = &S.src[i];
+
+		if (s->ops == NULL)
+			continue;
+		s->next_due_ns = mono_ns();
+		run_source(s, s->next_due_ns);
+	}
+	if (init_wake_condition() != 0)
+		return -1;
+	/* Signals belong to the SNMP thread, whose loop handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	S.stop = false;
+	rc = pthread_create(&S.thread, NULL, sampler_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	S.running = true;
+	return 0;
+}
+
+void sampler_stop(void)
+{
+	if (S.running) {
+		pthread_mutex_lock(&S.lock);
+		S.stop = true;
+		pthread_cond_signal(&S.wake);
+		pthread_mutex_unlock(&S.lock);
+		pthread_join(S.thread, NULL);
+		S.running = false;
+		pthread_cond_destroy(&S.wake);
+	}
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		struct source *s = &S.src[i];
+
+		if (s->ops != NULL) {
+			s->ops->fini(s->ctx);
+			memset(s, 0, sizeof(*s));
+		}
+	}
+}

@@ -1,0 +1,66 @@
+/*
+ * sampler.h - the sampling core: every source runs on its own interval on one
+ * sampler thread, apart from the SNMP thread (dproc: capture kept apart from
+ * inspection). Sources publish snapshots; the MIB reads only those.
+ */
+#ifndef CLUSTERMON_SAMPLER_H
+#define CLUSTERMON_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* clusterMonSourceIndex values: fixed, so an index never changes meaning
+ * when a later version adds a source. */
+enum source_index {
+	SOURCE_CPU = 1,
+	SOURCE_MEM,
+	SOURCE_PROC,
+	SOURCE_TCP,
+	SOURCE_PCAP,
+	SOURCE_PROBES,
+	SOURCE_LAST = SOURCE_PROBES
+};
+
+#define SOURCE_INTERVAL_MIN_MS 10u
+#define SOURCE_INTERVAL_MAX_MS 3600000u
+
+/* What a source plugs in: init with the root of the kernel files ("" = live),
+ * one sample (returns -1 when a reader failed; the previous snapshot stays). */
+struct source_ops {
+	const char *name;
+	uint32_t default_interval_ms;
+	void *(*init)(const char *root);
+	int (*sample)(void *ctx);
+	void (*fini)(void *ctx);
+};
+
+struct source_stats {
+	const char *name;
+	uint32_t interval_ms;
+	uint32_t last_cost_us;
+	uint64_t samples;
+	uint64_t late;
+	uint64_t errors;
+};
+
+/* Known names, available or not in this build: "cpu", "mem", "proc", ... */
+unsigned source_index_by_name(const char *name);
+const char *source_name(unsigned index);
+
+/* Adds a source (before sampler_start). Fatal errors are the caller's. */
+int sampler_add(unsigned index, const struct source_ops *ops, const char *root);
+bool sampler_has(unsigned index);
+/* Next available index after `after` (0 = first), 0 at the end. */
+unsigned sampler_next(unsigned after);
+/* -1 with errno EINVAL (out of 10..3600000) or ENOENT (no such source). */
+int sampler_set_interval(unsigned index, uint32_t ms);
+uint32_t sampler_interval(unsigned index);
+uint32_t sampler_default_interval(unsigned index);
+int sampler_stats(unsigned index, struct source_stats *out);
+
+/* Takes one sample of every source synchronously, so the first GET after
+ * start-up already has data; then starts the thread. */
+int sampler_start(void);
+void sampler_stop(void);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * sources.h - the snapshots each source publishes, and the source plug-ins.
+ *
+ * A snapshot holds served values only (monotonic counters, finished rates),
+ * so MIB glue never does arithmetic on raw kernel numbers.
+ */
+#ifndef CLUSTERMON_SOURCES_H
+#define CLUSTERMON_SOURCES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sampler.h"
+#include "../snapshot.h"
+
+/* PSI averages in hundredths of a percent; present only when the kernel has
+ * /proc/pressure (served as noSuchInstance otherwise, never as zero). */
+struct psi_avgs {
+	bool present;
+	uint32_t some10, some60, some300, full10;
+};
+
+enum cpu_time_kind {
+	CPU_USER, CPU_NICE, CPU_SYSTEM, CPU_IDLE, CPU_IOWAIT, CPU_IRQ, CPU_SOFTIRQ,
+	CPU_STEAL, CPU_TIME_KINDS
+};
+
+struct cpu_row {
+	unsigned cpu;                    /* kernel CPU number */
+	uint64_t ms[CPU_TIME_KINDS];     /* Counter64 milliseconds */
+	uint32_t util;                   /* hundredths of a percent busy */
+	bool have_ctxsw;
+	uint64_t ctxsw;
+};
+
+struct cpu_snapshot {
+	struct snapshot hdr;
+	uint32_t total_util;
+	uint64_t ctxt;
+	uint32_t procs_running, procs_blocked;
+	struct psi_avgs psi_cpu, psi_io;
+	unsigned ncpu;
+	struct cpu_row rows[];           /* online CPUs, ascending cpu */
+};
+
+struct mem_snapshot {
+	struct snapshot hdr;
+	uint64_t total_kb, available_kb, free_kb, cached_kb, buffers_kb, dirty_kb;
+	uint64_t swap_total_kb, swap_free_kb;
+	bool have_available;
+	uint64_t minor_faults, major_faults, swap_ins, swap_outs;
+	struct psi_avgs psi_mem;
+};
+
+extern struct snapshot_slot cpu_slot;
+extern struct snapshot_slot mem_slot;
+
+extern const struct source_ops cpu_source_ops;
+extern const struct source_ops mem_source_ops;
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * bench_get.c - GET latency through the master: an object clustermond
+ * serves over AgentX against sysUpTime.0, which snmpd answers itself.
+ * Requests alternate so both see the same machine noise.
+ *
+ * usage: bench_get HOST:PORT [COUNT]
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static const oid sys_uptime[] = { 1, 3, 6, 1, 2, 1, 1, 3, 0 };
+static const oid cpu_util_1[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1, 3, 20, 1, 10, 1 };
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* One GET; returns its round trip in us, or -1 on any error. */
+static double timed_get(netsnmp_session *ss, const oid *name, size_t len)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *resp = NULL;
+	double t0, dt = -1;
+
+	snmp_add_null_var(pdu, name, len);
+	t0 = now_us();
+	if (snmp_synch_response(ss, pdu, &resp) == STAT_SUCCESS && resp &&
+	    resp->errstat == SNMP_ERR_NOERROR && resp->variables &&
+	    resp->variables->type != SNMP_NOSUCHOBJECT &&
+	    resp->variables->type != SNMP_NOSUCHINSTANCE)
+		dt = now_us() - t0;
+	if (resp)
+		snmp_free_pdu(resp);
+	return dt;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	netsnmp_session init, *ss;
+	int n = argc > 2 ? atoi(argv[2]) : 2000;
+	double *ours = calloc(n, sizeof(double)), *base = calloc(n, sizeof(double));
+	double med_ours, med_base, p99_ours;
+
+	if (argc < 2 || n < 10 || !ours || !base) {
+		fprintf(stderr, "usage: bench_get HOST:PORT [COUNT>=10]\n");
+		return 2;
+	}
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	init_snmp("bench_get");
+	snmp_sess_init(&init);
+	init.peername = argv[1];
+	init.version = SNMP_VERSION_2c;
+	init.community = (u_char *)"public";
+	init.community_len = 6;
+	init.timeout = 1000000;
+	ss = snmp_open(&init);
+	if (ss == NULL) {
+		snmp_perror("bench_get");
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		base[i] = timed_get(ss, sys_uptime, OID_LENGTH(sys_uptime));
+		ours[i] = timed_get(ss, cpu_util_1, OID_LENGTH(cpu_util_1));
+		if (base[i] < 0 || ours[i] < 0) {
+			fprintf(stderr, "bench_get: request %d failed\n", i);
+			return 1;
+		}
+	}
+	qsort(ours, n, sizeof(double), cmp_double);
+	qsort(base, n, sizeof(double), cmp_double);
+	med_ours = ours[n / 2];
+	med_base = base[n / 2];
+	p99_ours = ours[n * 99 / 100];
+	printf("GET clusterMonCpuUtil.1: median %.1f us, p99 %.1f us (%.2fx its median)\n",
+	       med_ours, p99_ours, p99_ours / med_ours);
+	printf("GET sysUpTime.0 (snmpd itself): median %.1f us, p99 %.1f us\n", med_base,
+	       base[n * 99 / 100]);
+	printf("median ratio clustermond/snmpd: %.2f (target <= 1.4); p99/median %.2f (target < 3)\n",
+	       med_ours / med_base, p99_ours / med_ours);
+	snmp_close(ss);
+	free(ours);
+	free(base);
+	return 0;
+}

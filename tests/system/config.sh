@@ -1,0 +1,42 @@
+#!/bin/bash
+# config.sh - clustermond.conf: bad lines are refused with file:line and the
+# reason; SIGHUP applies a good file and keeps the old one when the new is bad;
+# SIGTERM exits cleanly and removes the pidfile.
+. "$(dirname "$0")/lib.sh"
+
+plan 12
+start_master || bail "snmpd did not start"
+
+bad() { # bad DESCRIPTION LINE EXPECTED-REASON
+	printf '# a comment\n%s\n' "$2" >"$T/bad.conf"
+	out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && contains "bad.conf: line 2:" "$out" && contains "$3" "$out"
+	ok $? "$1 is refused at start-up (exit $rc)"
+	[ $rc -ne 0 ] || diag "$out"
+}
+bad "an interval below 10 ms" "sampleInterval cpu 5" "10..3600000"
+bad "an unknown source" "sampleInterval disk 100" "unknown source 'disk'"
+bad "a missing argument" "sampleInterval cpu" "expected SOURCE MILLISECONDS"
+bad "a non-number" "sampleInterval mem 1s" "'1s' is not a number"
+bad "a relative helper socket" "helperSocket run/x.sock" "absolute path"
+
+echo "sampleInterval cpu 250" >"$T/good.conf"
+start_agent -c "$T/good.conf" || bail "clustermond did not start with a good config"
+is "$(get "$CM.2.1.1.3.1")" 250 "sampleInterval from -c FILE is in force"
+
+echo "sampleInterval cpu 50" >"$T/good.conf"
+kill -HUP "$AGENT_PID"
+check "SIGHUP applies the new interval" wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -Oqv $TARGET $CM.2.1.1.3.1)\" = 50 ]"
+printf 'sampleInterval cpu 70\nsampleInterval cpu 1\n' >"$T/good.conf"
+kill -HUP "$AGENT_PID"
+sleep 1
+is "$(get "$CM.2.1.1.3.1")" 50 "SIGHUP with a broken file keeps the running configuration"
+check "the broken file is reported with its line" grep -q "good.conf: line 2:" "$T/clustermond.log"
+check "clustermond still answers after the bad reload" get "$CM.1.1.0"
+
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID"; rc=$?; AGENT_PID=
+is "$rc" 0 "SIGTERM exits with status 0"
+check "the pidfile is removed on exit" test ! -e "$T/clustermond.pid"
+finish
