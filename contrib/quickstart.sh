@@ -22,7 +22,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-export SNMP_PERSISTENT_DIR="$tmp" SNMPCONFPATH="$tmp"
+export SNMP_PERSISTENT_DIR="$tmp" SNMPCONFPATH="$tmp" MIBS=
 cat >"$tmp/snmpd.conf" <<EOC
 agentAddress udp:127.0.0.1:$port
 master agentx
@@ -40,6 +40,6 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 sleep 0.3
-mibs="$top/mibs:/usr/share/snmp/mibs:/usr/local/share/snmp/mibs:$top/tests/mibs"
+mibs="$top/mibs:/usr/share/snmp/mibs:/usr/share/snmp/mibs/ietf:$top/tests/mibs"
 echo "quickstart: snmpwalk -v2c -c public -M $mibs -m +CLUSTER-MON-MIB 127.0.0.1:$port CLUSTER-MON-MIB::clusterMonObjects"
 snmpwalk -v2c -c public -M "$mibs" -m +CLUSTER-MON-MIB "127.0.0.1:$port" CLUSTER-MON-MIB::clusterMonObjects

@@ -21,7 +21,9 @@ mkdir -p "$SNMP_PERSISTENT_DIR" "$SNMPCONFPATH"
 MASTER_PID= AGENT_PID=
 
 tap_n=0 tap_failed=0
-plan() { echo "1..$1"; }
+# One test point more than asked: finish checks clustermond's stderr for
+# sanitizer and valgrind reports.
+plan() { echo "1..$(( $1 + 1 ))"; }
 ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
 	tap_n=$((tap_n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"
@@ -42,6 +44,7 @@ skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 bail() { echo "Bail out! $*"; exit 1; }
 
 cleanup() {
+	stop_agent
 	[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "$MASTER_PID" ] && kill -9 "$MASTER_PID" 2>/dev/null
 	wait 2>/dev/null
@@ -89,14 +92,21 @@ stop_master() {
 	MASTER_PID=
 }
 
+# CLUSTERMOND_WRAPPER (e.g. "valgrind -q --error-exitcode=99") runs the agent under a tool.
 start_agent() { # start_agent [extra clustermond args...]
-	"$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" -p "$T/clustermond.pid" "$@" &
+	${CLUSTERMOND_WRAPPER:-} "$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" \
+		-p "$T/clustermond.pid" "$@" 2>>"$T/clustermond.stderr" &
 	AGENT_PID=$!
 	wait_for 5 get "$CM.1.1.0"
 }
 
+# SIGTERM, so sanitizers and valgrind see a normal exit and report leaks.
 stop_agent() {
-	[ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+	[ -n "$AGENT_PID" ] || return 0
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID" 2>/dev/null
 	AGENT_PID=
 }
 
@@ -128,14 +138,20 @@ set_ro() { snmpset -v2c -c public -t 1 -r 1 -On "$TARGET" "$@" 2>&1; }
 # for the few modules Debian cannot supply (used only if the real ones are absent).
 mib_dirs() {
 	local d dirs="$top_srcdir/mibs"
-	for d in /usr/share/snmp/mibs /usr/local/share/snmp/mibs "$HOME/.snmp/mibs"; do
+	for d in /usr/share/snmp/mibs /usr/share/snmp/mibs/ietf /usr/local/share/snmp/mibs; do
 		[ -d "$d" ] && dirs="$dirs:$d"
 	done
 	echo "$dirs:$top_srcdir/tests/mibs"
 }
 
 finish() {
-	[ "$tap_n" -gt 0 ] || echo "1..0"
+	stop_agent
+	if grep -q "Sanitizer\|runtime error\|== Invalid\|definitely lost: [1-9]" "$T/clustermond.stderr" 2>/dev/null; then
+		ok 1 "clustermond ran without sanitizer or valgrind reports"
+		sed 's/^/# /' "$T/clustermond.stderr" | head -n 40
+	else
+		ok 0 "clustermond ran without sanitizer or valgrind reports"
+	fi
 	exit $(( tap_failed > 0 ))
 }
 

@@ -5,7 +5,7 @@
 
 plan 7
 # The subagent first: the master's socket does not exist yet.
-"$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" &
+"$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" 2>>"$T/clustermond.stderr" &
 AGENT_PID=$!
 sleep 1
 check "clustermond keeps running without a master" kill -0 "$AGENT_PID"
