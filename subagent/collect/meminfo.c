@@ -24,8 +24,11 @@ static const struct meminfo_key keys[] = {
 static const struct meminfo_key *key_of(const char *line)
 {
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		size_t n = strlen(keys[i].name);
+		size_t n;
 
+		if (line[0] != keys[i].name[0])
+			continue;
+		n = strlen(keys[i].name);
 		if (strncmp(line, keys[i].name, n) == 0 && line[n] == ':')
 			return &keys[i];
 	}

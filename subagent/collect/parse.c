@@ -41,7 +41,11 @@ const char *next_line(const char *p)
 
 bool line_is(const char *p, const char *word)
 {
-	size_t n = strlen(word);
+	size_t n;
 
+	/* Most lines differ in the first byte: skip strlen and strncmp there. */
+	if (p[0] != word[0])
+		return false;
+	n = strlen(word);
 	return strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\t' || p[n] == ':');
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../collect/collect.h"
@@ -31,8 +32,26 @@ struct cpu_source {
 	struct cpustat_times prev_total;
 	bool have_prev_total;
 	struct ctxsw ctxsw;
+	uint64_t ctxsw_read_ns; /* when the counters were last read */
 	unsigned hz;
 };
+
+/*
+ * Reading a perf counter that lives on another CPU costs an inter-processor
+ * interrupt there (smp_call_function_single): at 100 Hz on every CPU that is
+ * most of a sample's cost and disturbs the CPUs we measure. Context-switch
+ * counts are read at most once a second; between reads the row keeps its
+ * last count, which stays monotonic.
+ */
+#define CTXSW_REFRESH_NS 1000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void cpu_fini(void *ctx)
 {
@@ -151,7 +170,7 @@ static uint32_t util_between(const struct cpustat_times *prev, const struct cpus
 }
 
 static void fill_row(struct cpu_source *cs, const struct cpustat_cpu *in,
-		     struct cpu_track *tr, struct cpu_row *row)
+		     struct cpu_track *tr, struct cpu_row *row, bool read_ctxsw)
 {
 	const uint64_t raw[CPU_TIME_KINDS] = {
 		in->t.user, in->t.nice, in->t.system, in->t.idle,
@@ -167,11 +186,10 @@ static void fill_row(struct cpu_source *cs, const struct cpustat_cpu *in,
 	row->util = tr->seen ? util_between(&tr->prev, &in->t) : 0;
 	tr->prev = in->t;
 	tr->seen = true;
-	row->have_ctxsw = ctxsw_read(&cs->ctxsw, in->cpu, &ctx) == 0;
-	if (row->have_ctxsw) {
+	if (read_ctxsw && ctxsw_read(&cs->ctxsw, in->cpu, &ctx) == 0)
 		mono_counter_feed(&tr->ctxsw, ctx, NULL);
-		row->ctxsw = tr->ctxsw.value;
-	}
+	row->have_ctxsw = tr->ctxsw.primed;
+	row->ctxsw = tr->ctxsw.value;
 }
 
 static void read_psi(struct cpu_source *cs, struct procfile *pf, struct psi_avgs *out)
@@ -205,7 +223,11 @@ static int cpu_sample(void *ctx)
 {
 	struct cpu_source *cs = ctx;
 	struct cpu_snapshot *snap;
+	uint64_t now = mono_ns();
+	bool read_ctxsw = cs->ctxsw_read_ns == 0 || now - cs->ctxsw_read_ns >= CTXSW_REFRESH_NS;
 
+	if (read_ctxsw)
+		cs->ctxsw_read_ns = now;
 	if (read_grow(&cs->stat, &cs->buf, &cs->bufcap) != 0 || parse_stat_grow(cs) != 0)
 		return -1;
 	snap = calloc(1, sizeof(*snap) + cs->raw.ncpu * sizeof(snap->rows[0]));
@@ -220,7 +242,7 @@ static int cpu_sample(void *ctx)
 			free(snap);
 			return -1;
 		}
-		fill_row(cs, &cs->raw.cpus[i], tr, &snap->rows[snap->ncpu++]);
+		fill_row(cs, &cs->raw.cpus[i], tr, &snap->rows[snap->ncpu++], read_ctxsw);
 	}
 	qsort(snap->rows, snap->ncpu, sizeof(snap->rows[0]), compare_rows);
 	snap->total_util = cs->have_prev_total ? util_between(&cs->prev_total, &cs->raw.total) : 0;
