@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <stdint.h>
 #include <time.h>
 
 static const char *const source_names[SOURCE_LAST + 1] = {
@@ -27,10 +28,15 @@ struct source {
 	struct source_stats stats;
 };
 
+/* Thread 0 runs every ordinary source; a source with own_thread gets thread
+ * number == its index. */
+#define SAMPLER_THREADS (SOURCE_LAST + 1)
+
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	pthread_t thread;
+	pthread_t thread[SAMPLER_THREADS];
+	bool started[SAMPLER_THREADS];
 	bool running;
 	bool stop;
 	struct source src[SOURCE_LAST + 1];
@@ -110,7 +116,7 @@ int sampler_set_interval(unsigned index, uint32_t ms)
 	if (s->next_due_ns > soonest)
 		s->next_due_ns = soonest;
 	if (S.running)
-		pthread_cond_signal(&S.wake);
+		pthread_cond_broadcast(&S.wake);
 	pthread_mutex_unlock(&S.lock);
 	return 0;
 }
@@ -163,15 +169,21 @@ static void run_source(struct source *s, uint64_t start)
 	pthread_mutex_unlock(&S.lock);
 }
 
-/* With the lock held: the source due first, or NULL while stopping. */
-static struct source *earliest_locked(void)
+static unsigned thread_of(unsigned index)
+{
+	return S.src[index].ops->own_thread ? index : 0;
+}
+
+/* With the lock held: this thread's source due first. */
+static struct source *earliest_locked(unsigned thread)
 {
 	struct source *best = NULL;
 
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		struct source *s = &S.src[i];
 
-		if (s->ops != NULL && (best == NULL || s->next_due_ns < best->next_due_ns))
+		if (s->ops != NULL && thread_of(i) == thread &&
+		    (best == NULL || s->next_due_ns < best->next_due_ns))
 			best = s;
 	}
 	return best;
@@ -179,10 +191,11 @@ static struct source *earliest_locked(void)
 
 static void *sampler_main(void *arg)
 {
-	(void)arg;
+	unsigned thread = (unsigned)(uintptr_t)arg;
+
 	pthread_mutex_lock(&S.lock);
 	while (!S.stop) {
-		struct source *s = earliest_locked();
+		struct source *s = earliest_locked(thread);
 		uint64_t now = mono_ns();
 		struct timespec until;
 
@@ -233,13 +246,22 @@ int sampler_start(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	S.stop = false;
-	rc = pthread_create(&S.thread, NULL, sampler_main, NULL);
+	S.running = true;
+	rc = 0;
+	for (unsigned i = 1; i <= SOURCE_LAST && rc == 0; i++) {
+		unsigned t;
+
+		if (S.src[i].ops == NULL || S.started[t = thread_of(i)])
+			continue;
+		rc = pthread_create(&S.thread[t], NULL, sampler_main, (void *)(uintptr_t)t);
+		S.started[t] = rc == 0;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
+		sampler_stop();
 		errno = rc;
 		return -1;
 	}
-	S.running = true;
 	return 0;
 }
 
@@ -248,9 +270,12 @@ void sampler_stop(void)
 	if (S.running) {
 		pthread_mutex_lock(&S.lock);
 		S.stop = true;
-		pthread_cond_signal(&S.wake);
+		pthread_cond_broadcast(&S.wake);
 		pthread_mutex_unlock(&S.lock);
-		pthread_join(S.thread, NULL);
+		for (unsigned t = 0; t < SAMPLER_THREADS; t++)
+			if (S.started[t])
+				pthread_join(S.thread[t], NULL);
+		memset(S.started, 0, sizeof(S.started));
 		S.running = false;
 		pthread_cond_destroy(&S.wake);
 	}

@@ -29,6 +29,9 @@ enum source_index {
 struct source_ops {
 	const char *name;
 	uint32_t default_interval_ms;
+	/* Sources that may take milliseconds (the process table) get a thread
+	 * of their own so they never delay the 100 Hz ones. */
+	bool own_thread;
 	void *(*init)(const char *root);
 	int (*sample)(void *ctx);
 	void (*fini)(void *ctx);

@@ -1,26 +1,45 @@
 #!/bin/bash
 # run-suite.sh - the whole test suite on this machine: installs what is
 # missing, builds out of tree with -Werror, runs `make check` (unit tests,
-# MIB lint, system tests against a private snmpd), and ends with one line
+# MIB lint, system tests against a private snmpd), runs it again on an
+# ASan+UBSan build, checks `make distcheck`, and ends with one line
 # "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-build="$top/build"
-log="$build/suite.log"
+pass=0 fail=0 skip=0
 
 "$top/tests/setup-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
-mkdir -p "$build"
-(
-	set -e
-	cd "$top" && autoreconf -fi >/dev/null 2>&1
-	cd "$build" && "$top/configure" -q --enable-werror >/dev/null
-	make -s -j"$(nproc)" >/dev/null
-) || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+(cd "$top" && autoreconf -fi >/dev/null 2>&1) || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
 
-cd "$build" && make -s check VERBOSE=1 2>&1 | tee "$log" | grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):'
-sum() { awk -v k="# $1:" 'index($0, k) == 1 { n += $3 } END { print n + 0 }' "$build/test-suite.log"; }
-pass=$(sum PASS); skip=$(sum SKIP); fail=$(( $(sum FAIL) + $(sum ERROR) + $(sum XPASS) ))
-if [ ! -s "$build/test-suite.log" ]; then
+# check_in DIR CONFIGURE-ARGS...: build in DIR and run make check there.
+check_in() {
+	local dir=$1 log n; shift
+	echo "== make check in $dir ($*)"
+	mkdir -p "$dir"
+	if ! (cd "$dir" && "$top/configure" -q "$@" >/dev/null && make -s -j"$(nproc)" >/dev/null); then
+		echo "FAIL: build in $dir"
+		fail=$((fail + 1))
+		return
+	fi
+	(cd "$dir" && make -s check 2>&1) | grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):'
+	log="$dir/test-suite.log"
+	if [ ! -s "$log" ]; then fail=$((fail + 1)); return; fi
+	n() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { print s + 0 }' "$log"; }
+	pass=$((pass + $(n PASS)))
+	skip=$((skip + $(n SKIP)))
+	fail=$((fail + $(n FAIL) + $(n ERROR) + $(n XPASS)))
+	grep -E '^(FAIL|ERROR):' -A40 "$log" | head -n 200 || true
+}
+
+check_in "$top/build" --enable-werror
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+check_in "$top/build-sanitize" --enable-werror CFLAGS="-O1 -g $san" LDFLAGS="$san"
+
+echo "== make distcheck"
+if (cd "$top/build" && make -s distcheck >"$top/build/distcheck.log" 2>&1); then
+	echo "PASS: make distcheck"; pass=$((pass + 1))
+else
+	echo "FAIL: make distcheck (see build/distcheck.log)"; tail -n 30 "$top/build/distcheck.log"
 	fail=$((fail + 1))
 fi
 echo "$pass passed, $fail failed, $skip skipped"
