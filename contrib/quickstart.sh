@@ -41,5 +41,5 @@ for _ in $(seq 1 50); do
 done
 sleep 0.3
 mibs="$top/mibs:/usr/share/snmp/mibs:/usr/share/snmp/mibs/ietf:$top/tests/mibs"
-echo "quickstart: snmpwalk -v2c -c public -M $mibs -m +CLUSTER-MON-MIB 127.0.0.1:$port CLUSTER-MON-MIB::clusterMonObjects"
-snmpwalk -v2c -c public -M "$mibs" -m +CLUSTER-MON-MIB "127.0.0.1:$port" CLUSTER-MON-MIB::clusterMonObjects
+echo "quickstart: snmpwalk -v2c -c public -M $mibs -m CLUSTER-MON-MIB 127.0.0.1:$port CLUSTER-MON-MIB::clusterMonObjects"
+snmpwalk -v2c -c public -M "$mibs" -m CLUSTER-MON-MIB "127.0.0.1:$port" CLUSTER-MON-MIB::clusterMonObjects
