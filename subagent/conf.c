@@ -11,6 +11,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,16 +103,69 @@ static void parse_helper_socket(const char *token, char *line)
 	strcpy(staged.helper_socket, line);
 }
 
+static int parse_filter_word(const char *word, struct proc_filter *f)
+{
+	const char *v = strchr(word, '=');
+	uint32_t n;
+
+	if (v == NULL)
+		return -1;
+	v++;
+	if (strncmp(word, "name=", 5) == 0 && v[0] != '\0' && strlen(v) < sizeof(f->name)) {
+		strcpy(f->name, v);
+		return 0;
+	}
+	if (strncmp(word, "uid=", 4) == 0) {
+		struct passwd *pw = getpwnam(v);
+
+		if (pw != NULL)
+			f->uid = pw->pw_uid;
+		else if (parse_u32(v, &n) == 0)
+			f->uid = n;
+		else
+			return -1;
+		return 0;
+	}
+	if (strncmp(word, "top=", 4) == 0 && parse_u32(v, &n) == 0) {
+		f->top = n;
+		return 0;
+	}
+	return -1;
+}
+
+/* procFilter [name=GLOB] [uid=USER|N] [top=N]: which processes the table shows. */
+static void parse_proc_filter(const char *token, char *line)
+{
+	struct proc_filter f = { .uid = -1 };
+	char *save = NULL;
+	char *word = strtok_r(line, " \t", &save);
+
+	(void)token;
+	if (word == NULL) {
+		conf_error("procFilter: expected name=GLOB, uid=USER and/or top=N%s", "");
+		return;
+	}
+	for (; word != NULL; word = strtok_r(NULL, " \t", &save)) {
+		if (parse_filter_word(word, &f) != 0) {
+			conf_error("procFilter: '%s' is not name=GLOB, uid=USER|N or top=N", word);
+			return;
+		}
+	}
+	staged.proc_filter = f;
+}
+
 static int before_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
 	memset(&staged, 0, sizeof(staged));
+	staged.proc_filter.uid = -1;
 	read_errors = 0;
 	return SNMP_ERR_NOERROR;
 }
 
 static void apply(void)
 {
+	proc_filter_set(&active.proc_filter);
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		uint32_t ms = active.interval_ms[i];
 
@@ -141,6 +195,8 @@ void conf_init(void)
 	register_app_config_handler("sampleInterval", parse_sample_interval, NULL,
 				    "SOURCE MILLISECONDS");
 	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
+	register_app_config_handler("procFilter", parse_proc_filter, NULL,
+				    "[name=GLOB] [uid=USER|N] [top=N]");
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
 			       before_read, NULL);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,

@@ -10,10 +10,12 @@
 #include <stdint.h>
 
 #include "sampler.h"
+#include "sources/sources.h"
 
 struct clustermon_conf {
 	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
 	char helper_socket[PATH_MAX];
+	struct proc_filter proc_filter;
 };
 
 /* Registers the directives with net-snmp (before init_snmp). */

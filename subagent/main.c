@@ -153,7 +153,8 @@ static void setup_netsnmp(const struct options *o)
 static void add_sources(const char *root)
 {
 	if (sampler_add(SOURCE_CPU, &cpu_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_MEM, &mem_source_ops, root) != 0) {
+	    sampler_add(SOURCE_MEM, &mem_source_ops, root) != 0 ||
+	    sampler_add(SOURCE_PROC, &proc_source_ops, root) != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot read kernel statistics under '%s': %s\n",
 			 root[0] ? root : "/", strerror(errno));
 		exit(1);
@@ -236,6 +237,7 @@ int main(int argc, char **argv)
 	sampler_stop();
 	snapshot_clear(&cpu_slot);
 	snapshot_clear(&mem_slot);
+	snapshot_clear(&proc_slot);
 	snmp_shutdown(APP_NAME);
 	shutdown_agent();
 	if (o.pidfile)

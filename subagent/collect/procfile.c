@@ -48,6 +48,11 @@ ssize_t procfile_read(struct procfile *pf, char *buf, size_t cap)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/* A short read is the end: seq_file fills the buffer while it has
+		 * text, and a regular file only comes up short at EOF. Skipping
+		 * the read that would return 0 saves a syscall per file. */
+		if ((size_t)n < cap - 1 - (len - (size_t)n))
+			break;
 		if (len == cap - 1) {
 			char probe;
 

@@ -22,5 +22,6 @@ int mib_system_register(void);
 int mib_sampling_register(void);
 int mib_cpu_register(void);
 int mib_memory_register(void);
+int mib_proc_register(void);
 
 #endif

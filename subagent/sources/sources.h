@@ -52,6 +52,42 @@ struct mem_snapshot {
 	struct psi_avgs psi_mem;
 };
 
+struct proc_row {
+	int32_t pid;
+	char state;
+	uint32_t uid;
+	uint32_t threads;
+	uint32_t util;         /* hundredths of a percent of one CPU, last interval */
+	uint32_t system_share; /* hundredths of a percent of its CPU time in the kernel */
+	uint64_t user_ms, system_ms;
+	bool have_schedstat;
+	uint64_t cpu_ns, run_delay_ns;
+	uint64_t rss_kb, minflt, majflt, vol_ctxsw, invol_ctxsw;
+	uint64_t start_time;   /* seconds since the epoch */
+	char comm[64];
+	char cmdline[256];
+};
+
+struct proc_snapshot {
+	struct snapshot hdr;
+	size_t nrows;
+	size_t followed;       /* processes read, before filtering */
+	struct proc_row rows[]; /* ascending pid */
+};
+
+/* clusterMonProcTable filters (procFilter, and the writable scalars). */
+struct proc_filter {
+	char name[64];  /* fnmatch pattern on the command name; "" = any */
+	int64_t uid;    /* -1 = any */
+	uint32_t top;   /* 0 = all; else the N busiest over the last interval */
+};
+
+void proc_filter_get(struct proc_filter *out);
+void proc_filter_set(const struct proc_filter *f);
+
+extern struct snapshot_slot proc_slot;
+extern const struct source_ops proc_source_ops;
+
 extern struct snapshot_slot cpu_slot;
 extern struct snapshot_slot mem_slot;
 

@@ -1,0 +1,256 @@
+/*
+ * proc.c - clusterMonProc: the process table (WallMon) from the proc
+ * snapshot, and the writable filter scalars that bound its cost.
+ */
+#include "group.h"
+#include "mib.h"
+
+#include <string.h>
+
+#include "../sources/sources.h"
+
+static const oid proc_oid[] = { CLUSTERMON_OBJECTS_OID, 5 };
+
+enum {
+	COL_PID = 1, COL_NAME, COL_STATE, COL_USER_MS, COL_SYSTEM_MS, COL_CPU_NS,
+	COL_RUN_DELAY_NS, COL_CPU_UTIL, COL_RSS_KB, COL_THREADS, COL_MINFLT, COL_MAJFLT,
+	COL_VOL_CTXSW, COL_INVOL_CTXSW, COL_SYSTEM_SHARE, COL_UID, COL_CMDLINE,
+	COL_START_TIME
+};
+
+static void *proc_acquire(void)
+{
+	return snapshot_acquire(&proc_slot);
+}
+
+static void proc_release(void *view)
+{
+	snapshot_release(&proc_slot, view);
+}
+
+/* clusterMonProcState: the /proc state letter as an enumeration. */
+static int32_t state_value(char c)
+{
+	static const char letters[] = "RSDZTtXI";
+	const char *p = c ? strchr(letters, c) : NULL;
+
+	return p ? (int32_t)(p - letters) + 1 : 9;
+}
+
+static size_t proc_rows(void *view)
+{
+	const struct proc_snapshot *s = view;
+
+	return s ? s->nrows : 0;
+}
+
+static void proc_index(void *view, size_t row, oid *out)
+{
+	out[0] = (oid)((const struct proc_snapshot *)view)->rows[row].pid;
+}
+
+static int proc_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	const struct proc_row *r = &((const struct proc_snapshot *)view)->rows[row];
+
+	switch (col) {
+	case COL_NAME: return mib_string(v, r->comm);
+	case COL_STATE: return mib_u64(v, ASN_INTEGER, (uint64_t)state_value(r->state));
+	case COL_USER_MS: return mib_u64(v, ASN_COUNTER64, r->user_ms);
+	case COL_SYSTEM_MS: return mib_u64(v, ASN_COUNTER64, r->system_ms);
+	case COL_CPU_NS:
+		return r->have_schedstat ? mib_u64(v, ASN_COUNTER64, r->cpu_ns) : MIB_ABSENT;
+	case COL_RUN_DELAY_NS:
+		return r->have_schedstat ? mib_u64(v, ASN_COUNTER64, r->run_delay_ns) : MIB_ABSENT;
+	case COL_CPU_UTIL: return mib_u64(v, ASN_GAUGE, r->util);
+	case COL_RSS_KB: return mib_u64(v, ASN_COUNTER64, r->rss_kb);
+	case COL_THREADS: return mib_u64(v, ASN_GAUGE, r->threads);
+	case COL_MINFLT: return mib_u64(v, ASN_COUNTER64, r->minflt);
+	case COL_MAJFLT: return mib_u64(v, ASN_COUNTER64, r->majflt);
+	case COL_VOL_CTXSW: return mib_u64(v, ASN_COUNTER64, r->vol_ctxsw);
+	case COL_INVOL_CTXSW: return mib_u64(v, ASN_COUNTER64, r->invol_ctxsw);
+	case COL_SYSTEM_SHARE: return mib_u64(v, ASN_GAUGE, r->system_share);
+	case COL_UID: return mib_u64(v, ASN_UNSIGNED, r->uid);
+	case COL_CMDLINE: return mib_string(v, r->cmdline);
+	case COL_START_TIME: return mib_u64(v, ASN_COUNTER64, r->start_time);
+	default: return MIB_ABSENT;
+	}
+}
+
+static int get_filter_name(void *view, struct mib_value *v)
+{
+	struct proc_filter f;
+
+	(void)view;
+	proc_filter_get(&f);
+	return mib_string(v, f.name);
+}
+
+static int get_filter_uid(void *view, struct mib_value *v)
+{
+	struct proc_filter f;
+
+	(void)view;
+	proc_filter_get(&f);
+	return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)f.uid);
+}
+
+static int get_filter_top(void *view, struct mib_value *v)
+{
+	struct proc_filter f;
+
+	(void)view;
+	proc_filter_get(&f);
+	return mib_u64(v, ASN_UNSIGNED, f.top);
+}
+
+static int get_count(void *view, struct mib_value *v)
+{
+	const struct proc_snapshot *s = view;
+
+	return s ? mib_u64(v, ASN_GAUGE, s->nrows) : MIB_ABSENT;
+}
+
+/* ------------------------------------------------------- filter SETs */
+
+static int check_name(const oid *idx, size_t len, const netsnmp_variable_list *var)
+{
+	(void)idx, (void)len;
+	if (var->type != ASN_OCTET_STR)
+		return SNMP_ERR_WRONGTYPE;
+	if (var->val_len > 63)
+		return SNMP_ERR_WRONGLENGTH;
+	if (memchr(var->val.string, '\0', var->val_len) != NULL)
+		return SNMP_ERR_WRONGVALUE;
+	return SNMP_ERR_NOERROR;
+}
+
+/* Undo of a name SET: the old pattern, kept in a small ring because the undo
+ * token is a number. A request rarely sets the name more than once. */
+static char saved_names[8][64];
+static unsigned next_saved;
+
+static int apply_name(const oid *idx, size_t len, const netsnmp_variable_list *var,
+		      uint64_t *undo)
+{
+	struct proc_filter f;
+	unsigned slot = next_saved++ % 8;
+
+	(void)idx, (void)len;
+	proc_filter_get(&f);
+	memcpy(saved_names[slot], f.name, sizeof(f.name));
+	memcpy(f.name, var->val.string, var->val_len);
+	f.name[var->val_len] = '\0';
+	proc_filter_set(&f);
+	*undo = slot;
+	return SNMP_ERR_NOERROR;
+}
+
+static void undo_name(const oid *idx, size_t len, uint64_t undo)
+{
+	struct proc_filter f;
+
+	(void)idx, (void)len;
+	proc_filter_get(&f);
+	memcpy(f.name, saved_names[undo % 8], sizeof(f.name));
+	proc_filter_set(&f);
+}
+
+static int check_uid(const oid *idx, size_t len, const netsnmp_variable_list *var)
+{
+	(void)idx, (void)len;
+	if (var->type != ASN_INTEGER)
+		return SNMP_ERR_WRONGTYPE;
+	return *var->val.integer < -1 || *var->val.integer > 2147483647L ?
+		       SNMP_ERR_WRONGVALUE : SNMP_ERR_NOERROR;
+}
+
+static int apply_uid(const oid *idx, size_t len, const netsnmp_variable_list *var,
+		     uint64_t *undo)
+{
+	struct proc_filter f;
+
+	(void)idx, (void)len;
+	proc_filter_get(&f);
+	*undo = (uint64_t)f.uid;
+	f.uid = *var->val.integer;
+	proc_filter_set(&f);
+	return SNMP_ERR_NOERROR;
+}
+
+static void undo_uid(const oid *idx, size_t len, uint64_t undo)
+{
+	struct proc_filter f;
+
+	(void)idx, (void)len;
+	proc_filter_get(&f);
+	f.uid = (int64_t)undo;
+	proc_filter_set(&f);
+}
+
+static int check_top(const oid *idx, size_t len, const netsnmp_variable_list *var)
+{
+	(void)idx, (void)len;
+	if (var->type != ASN_UNSIGNED)
+		return SNMP_ERR_WRONGTYPE;
+	return *var->val.integer > 100000 ? SNMP_ERR_WRONGVALUE : SNMP_ERR_NOERROR;
+}
+
+static int apply_top(const oid *idx, size_t len, const netsnmp_variable_list *var,
+		     uint64_t *undo)
+{
+	struct proc_filter f;
+
+	(void)idx, (void)len;
+	proc_filter_get(&f);
+	*undo = f.top;
+	f.top = (uint32_t)*var->val.integer;
+	proc_filter_set(&f);
+	return SNMP_ERR_NOERROR;
+}
+
+static void undo_top(const oid *idx, size_t len, uint64_t undo)
+{
+	struct proc_filter f;
+
+	(void)idx, (void)len;
+	proc_filter_get(&f);
+	f.top = (uint32_t)undo;
+	proc_filter_set(&f);
+}
+
+static const struct mib_setter name_setter = { check_name, apply_name, undo_name };
+static const struct mib_setter uid_setter = { check_uid, apply_uid, undo_uid };
+static const struct mib_setter top_setter = { check_top, apply_top, undo_top };
+
+static const struct mib_table proc_table = {
+	.min_col = COL_NAME,
+	.max_col = COL_START_TIME,
+	.index_len = 1,
+	.rows = proc_rows,
+	.row_index = proc_index,
+	.get = proc_get,
+};
+
+static const struct mib_object proc_objects[] = {
+	{ .arc = 1, .table = &proc_table },
+	{ .arc = 2, .get = get_filter_name, .setter = &name_setter },
+	{ .arc = 3, .get = get_filter_uid, .setter = &uid_setter },
+	{ .arc = 4, .get = get_filter_top, .setter = &top_setter },
+	{ .arc = 5, .get = get_count },
+};
+
+static const struct mib_group proc_group = {
+	.name = "clusterMonProc",
+	.base = proc_oid,
+	.base_len = OID_LENGTH(proc_oid),
+	.objects = proc_objects,
+	.nobjects = sizeof(proc_objects) / sizeof(proc_objects[0]),
+	.acquire = proc_acquire,
+	.release = proc_release,
+};
+
+int mib_proc_register(void)
+{
+	return mib_group_register(&proc_group);
+}

@@ -1,0 +1,56 @@
+#!/bin/bash
+# proc.sh - the process table: a named busy child and an idle one appear with
+# the right names and states, the busy one's CPU time grows at one CPU-second
+# per second, rows of exited processes go, and the filters shrink the table.
+. "$(dirname "$0")/lib.sh"
+
+plan 14
+PT="$CM.5.1.1"
+ln -s "$(command -v sh)" "$T/cmbusy"
+ln -s "$(command -v sleep)" "$T/cmidle"
+"$T/cmbusy" -c 'while :; do :; done' &
+busy=$!
+(sleep 30; kill "$busy") 2>/dev/null &   # bounded even if this script dies
+"$T/cmidle" 20 &
+idle=$!
+echo "sampleInterval proc 100" >"$T/clustermond.conf"
+start_master || bail "snmpd did not start"
+start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
+sleep 1.2
+
+is "$(get "$PT.2.$busy")" '"cmbusy"' "the busy child's clusterMonProcName"
+is "$(get "$PT.2.$idle")" '"cmidle"' "the idle child's clusterMonProcName"
+is "$(get "$PT.3.$busy")" 1 "the busy child is running(1)"
+is "$(get "$PT.3.$idle")" 2 "the idle child is sleeping(2)"
+contains "cmidle 20" "$(get "$PT.17.$idle")"; ok $? "clusterMonProcCmdline has the arguments"
+
+t0=$(date +%s%N); c0=$(get "$PT.6.$busy")
+sleep 3
+t1=$(date +%s%N); c1=$(get "$PT.6.$busy")
+rate=$(( (c1 - c0) * 1000 / (t1 - t0) ))   # CPU ns per wall ns, per mille
+check "clusterMonProcCpuNs grows at 1e9/s within 10% ($rate per mille)" test "$rate" -ge 900 -a "$rate" -le 1100
+util=$(get "$PT.8.$busy")
+check "clusterMonProcCpuUtil of the busy child is $util (> 9000)" test "$util" -gt 9000
+util=$(get "$PT.8.$idle")
+check "clusterMonProcCpuUtil of the idle child is $util (< 100)" test "$util" -lt 100
+is "$(get "$PT.16.$idle")" "$(id -u)" "clusterMonProcUid is ours"
+
+kill "$idle"; wait "$idle" 2>/dev/null
+sleep 0.3
+contains "No Such Instance" "$(get_raw "$PT.2.$idle")"; ok $? "an exited child's row is gone within two intervals"
+
+# Filters, by SET and by configuration.
+set_rw "$CM.5.2.0" s 'cm*' >/dev/null
+sleep 0.3
+names=$(walk "$PT.2" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+is "$names" '"cmbusy" ' "clusterMonProcFilterName 'cm*' leaves only the cm* processes"
+set_rw "$CM.5.2.0" s '' "$CM.5.4.0" u 1 >/dev/null
+sleep 0.3
+is "$(get "$CM.5.5.0")" 1 "clusterMonProcFilterTopN 1 leaves one row"
+is "$(walk "$PT.2" | awk '{ print $2 }')" '"cmbusy"' "and it is the busiest process"
+echo 'procFilter uid=65534' >>"$T/clustermond.conf"
+kill -HUP "$AGENT_PID"
+sleep 0.5
+check "procFilter uid=65534 (SIGHUP) hides our root-owned children" contains "No Such Instance" "$(get_raw "$PT.2.$busy")"
+kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
+finish
