@@ -1,0 +1,23 @@
+#!/bin/bash
+# privdrop.sh - clustermond -u USER runs as that user with no capabilities and
+# no_new_privs, and still serves what it opened as root.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root to start as root and drop to nobody"
+id nobody >/dev/null 2>&1 || skip_all "no user nobody on this machine"
+plan 6
+write_master_conf
+# The unprivileged agent must reach the master's socket (agentXPerms).
+sed -i 's/^agentXPerms .*/agentXPerms 0666 0777/' "$T/snmpd.conf"
+chmod 0755 "$T"
+start_master || bail "snmpd did not start"
+start_agent -u nobody || bail "clustermond -u nobody did not register"
+
+status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$AGENT_PID/status"; }
+is "$(status Uid)" "$(id -u nobody)" "runs as nobody"
+is "$(status NoNewPrivs)" 1 "no_new_privs is set"
+is "$(status CapEff)" 0000000000000000 "no effective capabilities"
+is "$(status CapPrm)" 0000000000000000 "no permitted capabilities"
+check "still serves CPU counters read through fds opened as root" get "$CM.3.20.1.2.1"
+check "and the process table" get "$CM.5.5.0"
+finish
