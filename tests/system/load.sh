@@ -1,0 +1,45 @@
+#!/bin/bash
+# load.sh - GETs never wait for sampling and sampling never waits for GETs:
+# concurrent bulkwalks of the whole MIB for a bounded time while cpu samples
+# at 100 Hz and the process table at 10 Hz; no walk fails or times out, no
+# sample starts later than twice its interval, and a GETBULK asking for
+# 10000 repetitions is answered.
+. "$(dirname "$0")/lib.sh"
+
+WALKERS=8 SECONDS_OF_LOAD=10
+plan 5
+printf 'sampleInterval cpu 10\nsampleInterval proc 100\n' >"$T/clustermond.conf"
+start_master || bail "snmpd did not start"
+start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
+late0=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") ))
+
+walker() { # walker N: bulkwalks until the time is up; counts failures
+	local end=$(( $(date +%s) + SECONDS_OF_LOAD )) walks=0 fails=0
+	while [ "$(date +%s)" -lt "$end" ]; do
+		if snmpbulkwalk -v2c -c public -Cr25 -t 3 -r 0 -On "$TARGET" "$CM" >"$T/walk.$1" 2>&1 &&
+		   ! grep -q '^Timeout\|Error in packet\|OID not increasing' "$T/walk.$1"; then
+			walks=$((walks + 1))
+		else
+			fails=$((fails + 1))
+		fi
+	done
+	echo "$walks $fails" >"$T/walker.$1"
+}
+for i in $(seq 1 $WALKERS); do walker "$i" & done
+wait_walkers() { for i in $(seq 1 $WALKERS); do [ -s "$T/walker.$i" ] || return 1; done; }
+wait_for $((SECONDS_OF_LOAD + 20)) wait_walkers
+walks=$(cat "$T"/walker.* | awk '{ s += $1 } END { print s + 0 }')
+fails=$(cat "$T"/walker.* | awk '{ s += $2 } END { print s + 0 }')
+check "$walks whole-MIB bulkwalks by $WALKERS walkers in ${SECONDS_OF_LOAD}s" test "$walks" -gt "$WALKERS"
+is "$fails" 0 "no walk failed or timed out"
+late=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") - late0 ))
+is "$late" 0 "no cpu or proc sample started later than twice its interval"
+diag "cpu samples: $(get "$CM.2.1.1.5.1"), last cost $(get "$CM.2.1.1.4.1") us; proc last cost $(get "$CM.2.1.1.4.3") us"
+
+out=$(snmpbulkget -v2c -c public -Cn0 -Cr10000 -t 5 -On "$TARGET" "$CM" 2>&1)
+n=$(grep -c "^$CM" <<<"$out")
+# snmpd caps repetitions (100 here): an answer within that limit, no error.
+check "GETBULK with max-repetitions 10000 is answered within the master's limit ($n varbinds)" \
+	test "$n" -ge 50 -a "$(grep -c 'Error\|Timeout' <<<"$out")" -eq 0
+check "clustermond still answers afterwards" get "$CM.1.1.0"
+finish
