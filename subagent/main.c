@@ -223,13 +223,16 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.pidfile)
 		write_pidfile(o.pidfile);
-	if (o.user)
-		drop_privileges(o.user);
 	install_signals();
+	/* The sampler threads start before the drop so they can raise their
+	 * priority; setresuid then moves every thread to the user, and threads
+	 * without KEEPCAPS lose all capabilities with it. */
 	if (sampler_start() != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot start the sampler: %s\n", strerror(errno));
 		return 1;
 	}
+	if (o.user)
+		drop_privileges(o.user);
 	mib_system_mark_discontinuity();
 	snmp_log(LOG_INFO, APP_NAME " " CLUSTERMON_VERSION " started\n");
 	run();

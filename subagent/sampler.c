@@ -12,7 +12,10 @@
 #include <signal.h>
 #include <string.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const source_names[SOURCE_LAST + 1] = {
 	[SOURCE_CPU] = "cpu",   [SOURCE_MEM] = "mem",   [SOURCE_PROC] = "proc",
@@ -189,10 +192,24 @@ static struct source *earliest_locked(unsigned thread)
 	return best;
 }
 
+/*
+ * Sampling deadlines matter more than request latency: a burst of walks must
+ * not make a 10 ms sample late. Raise the sampler threads' priority while we
+ * may (root, before the privilege drop has taken CAP_SYS_NICE); failure only
+ * means the default priority.
+ */
+static void prefer_sampling(void)
+{
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -10) != 0) {
+		/* not permitted: keep the default */
+	}
+}
+
 static void *sampler_main(void *arg)
 {
 	unsigned thread = (unsigned)(uintptr_t)arg;
 
+	prefer_sampling();
 	pthread_mutex_lock(&S.lock);
 	while (!S.stop) {
 		struct source *s = earliest_locked(thread);

@@ -5,7 +5,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to start as root and drop to nobody"
 id nobody >/dev/null 2>&1 || skip_all "no user nobody on this machine"
-plan 6
+plan 7
 write_master_conf
 # The unprivileged agent must reach the master's socket (agentXPerms).
 sed -i 's/^agentXPerms .*/agentXPerms 0666 0777/' "$T/snmpd.conf"
@@ -18,6 +18,16 @@ is "$(status Uid)" "$(id -u nobody)" "runs as nobody"
 is "$(status NoNewPrivs)" 1 "no_new_privs is set"
 is "$(status CapEff)" 0000000000000000 "no effective capabilities"
 is "$(status CapPrm)" 0000000000000000 "no permitted capabilities"
+every_thread_dropped() {
+	local f
+	for f in /proc/$AGENT_PID/task/*/status; do
+		awk '$1 == "Uid:" && $2 != '"$(id -u nobody)"' { bad = 1 }
+		     $1 == "CapEff:" && $2 != "0000000000000000" { bad = 1 }
+		     $1 == "CapPrm:" && $2 != "0000000000000000" { bad = 1 }
+		     END { exit bad }' "$f" || return 1
+	done
+}
+check "every thread (sampler threads too) runs as nobody without capabilities" every_thread_dropped
 check "still serves CPU counters read through fds opened as root" get "$CM.3.20.1.2.1"
 check "and the process table" get "$CM.5.5.0"
 finish
