@@ -1,0 +1,68 @@
+/* log2hist.c - log2 buckets, counts and interpolated percentiles. */
+#include "log2hist.h"
+
+void log2hist_init(struct log2hist *h, unsigned nbuckets)
+{
+	if (nbuckets < 2)
+		nbuckets = 2;
+	if (nbuckets > LOG2HIST_MAX_BUCKETS)
+		nbuckets = LOG2HIST_MAX_BUCKETS;
+	*h = (struct log2hist){ .nbuckets = nbuckets };
+}
+
+unsigned log2hist_bucket_of(const struct log2hist *h, uint64_t value)
+{
+	/* Position of the highest set bit: 0 for 0 and 1. */
+	unsigned i = value > 1 ? 63u - (unsigned)__builtin_clzll(value) : 0;
+
+	return i < h->nbuckets - 1 ? i : h->nbuckets - 1;
+}
+
+void log2hist_add(struct log2hist *h, uint64_t value)
+{
+	h->bucket[log2hist_bucket_of(h, value)]++;
+	h->count++;
+	h->sum += value;
+}
+
+uint64_t log2hist_low(const struct log2hist *h, unsigned i)
+{
+	(void)h;
+	return i == 0 ? 0 : (uint64_t)1 << i;
+}
+
+uint64_t log2hist_high(const struct log2hist *h, unsigned i)
+{
+	if (i >= h->nbuckets - 1 || i >= 63)
+		return UINT64_MAX;
+	return ((uint64_t)1 << (i + 1)) - 1;
+}
+
+uint64_t log2hist_percentile(const struct log2hist *h, unsigned per_mille)
+{
+	uint64_t rank, before = 0;
+
+	if (h->count == 0)
+		return 0;
+	if (per_mille > 1000)
+		per_mille = 1000;
+	/* ceil(count * p / 1000) without overflow for any count */
+	rank = h->count / 1000 * per_mille + (h->count % 1000 * per_mille + 999) / 1000;
+	if (rank == 0)
+		rank = 1;
+	for (unsigned i = 0; i < h->nbuckets; i++) {
+		uint64_t n = h->bucket[i], low, span;
+
+		if (before + n < rank) {
+			before += n;
+			continue;
+		}
+		low = log2hist_low(h, i);
+		if (i == h->nbuckets - 1)
+			return low;
+		span = log2hist_high(h, i) - low;
+		/* k = rank - before - 1 values of this bucket lie below the rank */
+		return low + (uint64_t)((unsigned __int128)span * (rank - before - 1) / n);
+	}
+	return log2hist_low(h, h->nbuckets - 1);
+}
