@@ -3,21 +3,13 @@
 #include <string.h>
 
 #include "collect/collect.h"
-#include "tap.h"
+#include "fixture.h"
 
 static char buf[4096];
 
 static int parse_file(const char *fixture, const char *rel, struct pressure *p)
 {
-	char root[512];
-	struct procfile pf;
-	ssize_t n;
-
-	if (procfile_open(&pf, fixture_root(root, sizeof(root), fixture), rel) != 0)
-		return -2;
-	n = procfile_read(&pf, buf, sizeof(buf));
-	procfile_close(&pf);
-	return n < 0 ? -2 : pressure_parse(buf, p);
+	return read_fixture(fixture, rel, buf, sizeof(buf)) ? pressure_parse(buf, p) : -2;
 }
 
 int main(void)

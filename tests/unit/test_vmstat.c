@@ -3,21 +3,13 @@
 #include <string.h>
 
 #include "collect/collect.h"
-#include "tap.h"
+#include "fixture.h"
 
 static char buf[1 << 16];
 
 static int parse_file(const char *fixture, const char *rel, struct vmstat *vm)
 {
-	char root[512];
-	struct procfile pf;
-	ssize_t n;
-
-	if (procfile_open(&pf, fixture_root(root, sizeof(root), fixture), rel) != 0)
-		return -2;
-	n = procfile_read(&pf, buf, sizeof(buf));
-	procfile_close(&pf);
-	return n < 0 ? -2 : vmstat_parse(buf, vm);
+	return read_fixture(fixture, rel, buf, sizeof(buf)) ? vmstat_parse(buf, vm) : -2;
 }
 
 int main(void)
