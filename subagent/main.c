@@ -209,6 +209,7 @@ int main(int argc, char **argv)
 	setup_netsnmp(&o);
 	add_sources(o.root);
 	set_node_name();
+	mib_system_watch_sessions();
 	if (mib_register_all() != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot register CLUSTER-MON-MIB groups\n");
 		return 1;

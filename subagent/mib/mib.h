@@ -17,6 +17,8 @@ int mib_register_all(void);
 void mib_system_set_node_name(const char *name);
 /* Marks a counter discontinuity now (start-up, counters restarted). */
 void mib_system_mark_discontinuity(void);
+/* Resets the discontinuity to 0 when the master restarts (call before init_snmp). */
+void mib_system_watch_sessions(void);
 
 int mib_system_register(void);
 int mib_sampling_register(void);

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <net-snmp/agent/agent_callbacks.h>
+
 
 static const oid system_oid[] = { CLUSTERMON_OBJECTS_OID, 1 };
 
@@ -23,6 +25,29 @@ void mib_system_set_node_name(const char *name)
 void mib_system_mark_discontinuity(void)
 {
 	discontinuity_ticks = (uint32_t)netsnmp_get_agent_uptime();
+}
+
+/*
+ * After the master restarts, its sysUpTime starts again from 0 and our
+ * counters started before that: RFC 2579 says a TimeStamp of an occurrence
+ * before the last re-initialization is 0. net-snmp announces a (re)opened
+ * AgentX session with SNMPD_CALLBACK_INDEX_START; the first one is our own
+ * start-up, marked by mib_system_mark_discontinuity().
+ */
+static int sessions_opened;
+
+static int on_session_open(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	if (sessions_opened++ > 0)
+		discontinuity_ticks = 0;
+	return SNMP_ERR_NOERROR;
+}
+
+void mib_system_watch_sessions(void)
+{
+	snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_INDEX_START,
+			       on_session_open, NULL);
 }
 
 static int get_node_name(void *view, struct mib_value *v)

@@ -3,7 +3,7 @@
 # back within 3 s each time the master is killed and restarted.
 . "$(dirname "$0")/lib.sh"
 
-plan 7
+plan 8
 # The subagent first: the master's socket does not exist yet.
 "$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" 2>>"$T/clustermond.stderr" &
 AGENT_PID=$!
@@ -19,4 +19,7 @@ for i in 1 2 3 4 5; do
 	if wait_for 3 get "$CM.3.1.0"; then rc=0; else rc=1; fi
 	ok $rc "answers again within 3 s of master restart $i ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
 done
+# Our counters predate the restarted master: a TimeStamp from before its
+# re-initialization is 0 (RFC 2579), never a time after its sysUpTime.
+is "$(get "$CM.1.3.0")" 0 "clusterMonDiscontinuityTime is 0 after the master restarted"
 finish
