@@ -6,10 +6,12 @@
  * ahead instead of bursting to catch up, and the miss is counted as late.
  */
 #include "sampler.h"
+#include "dist.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -24,6 +26,7 @@ static const char *const source_names[SOURCE_LAST + 1] = {
 
 struct source {
 	const struct source_ops *ops;
+	unsigned cost_dist;      /* distribution sample.cost.NAME, in us */
 	void *ctx;
 	uint32_t interval_ms;
 	uint64_t next_due_ns;
@@ -69,6 +72,7 @@ const char *source_name(unsigned index)
 int sampler_add(unsigned index, const struct source_ops *ops, const char *root)
 {
 	struct source *s;
+	char dist_name[64];
 
 	if (index < 1 || index > SOURCE_LAST || S.running) {
 		errno = EINVAL;
@@ -82,6 +86,8 @@ int sampler_add(unsigned index, const struct source_ops *ops, const char *root)
 	if (s->interval_ms == 0)
 		s->interval_ms = ops->default_interval_ms;
 	s->stats.name = source_names[index];
+	snprintf(dist_name, sizeof(dist_name), "sample.cost.%s", source_names[index]);
+	s->cost_dist = dist_register(dist_name, "us", 32);
 	return 0;
 }
 
@@ -166,6 +172,7 @@ static void run_source(struct source *s, uint64_t start)
 	s->stats.last_cost_us = (uint32_t)(cost_ns / 1000u);
 	if (rc != 0)
 		s->stats.errors++;
+	dist_add(s->cost_dist, cost_ns / 1000u);
 	s->next_due_ns += interval_ns;
 	if (s->next_due_ns <= start)
 		s->next_due_ns = start + interval_ns;

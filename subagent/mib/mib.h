@@ -25,5 +25,6 @@ int mib_sampling_register(void);
 int mib_cpu_register(void);
 int mib_memory_register(void);
 int mib_proc_register(void);
+int mib_dist_register(void);
 
 #endif

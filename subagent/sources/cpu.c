@@ -11,6 +11,7 @@
 #include "../collect/collect.h"
 #include "../core/counter.h"
 #include "sources.h"
+#include "../dist.h"
 
 struct snapshot_slot cpu_slot = SNAPSHOT_SLOT_INIT;
 
@@ -33,6 +34,7 @@ struct cpu_source {
 	bool have_prev_total;
 	struct ctxsw ctxsw;
 	uint64_t ctxsw_read_ns; /* when the counters were last read */
+	unsigned util_dist;     /* distribution cpu.util */
 	unsigned hz;
 };
 
@@ -78,6 +80,8 @@ static void *cpu_init(const char *root)
 		return NULL;
 	cs->stat.fd = cs->psi_cpu.fd = cs->psi_io.fd = -1;
 	cs->hz = (unsigned)sysconf(_SC_CLK_TCK);
+	/* Every interval's total busy share, in hundredths (0..10000 fits 15 buckets). */
+	cs->util_dist = dist_register("cpu.util", "hundredths", 15);
 	cs->bufcap = 64 * 1024;
 	cs->raw.cap = possible > 0 ? (unsigned)possible : 1;
 	cs->buf = malloc(cs->bufcap);
@@ -246,6 +250,8 @@ static int cpu_sample(void *ctx)
 	}
 	qsort(snap->rows, snap->ncpu, sizeof(snap->rows[0]), compare_rows);
 	snap->total_util = cs->have_prev_total ? util_between(&cs->prev_total, &cs->raw.total) : 0;
+	if (cs->have_prev_total)
+		dist_add(cs->util_dist, snap->total_util);
 	cs->prev_total = cs->raw.total;
 	cs->have_prev_total = true;
 	snap->ctxt = cs->raw.ctxt;

@@ -1,0 +1,30 @@
+/*
+ * dist.h - the distributions clusterMonHistSourceTable serves: log2
+ * histograms that collectors feed from their threads and the SNMP thread
+ * copies out per request.
+ */
+#ifndef CLUSTERMON_DIST_H
+#define CLUSTERMON_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/log2hist.h"
+
+#define DIST_MAX 64
+
+struct dist_copy {
+	unsigned index;        /* clusterMonHistSourceIndex, from 1, stable */
+	char name[64];
+	char unit[16];
+	struct log2hist h;
+};
+
+/* Registers a distribution (at start-up); its index, or 0 when full. */
+unsigned dist_register(const char *name, const char *unit, unsigned nbuckets);
+/* Records one value; callable from any thread. index 0 is ignored. */
+void dist_add(unsigned index, uint64_t value);
+/* Copies every distribution into out[] (up to max); returns the count. */
+size_t dist_copy_all(struct dist_copy *out, size_t max);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * dist.c - clusterMonDistributions: clusterMonHistSourceTable (count, sum,
+ * percentiles of each distribution) and clusterMonHistBucketTable (its log2
+ * buckets, cumulative, never reset by reading).
+ */
+#include "group.h"
+#include "mib.h"
+
+#include <stdlib.h>
+
+#include "../dist.h"
+
+static const oid dist_oid[] = { CLUSTERMON_OBJECTS_OID, 9 };
+
+enum { SRC_NAME = 2, SRC_UNIT, SRC_COUNT, SRC_SUM, SRC_P50, SRC_P90, SRC_P99 };
+enum { BKT_LOW = 2, BKT_HIGH, BKT_COUNT };
+
+/* The view: a copy of every histogram taken at the start of the request. */
+struct dist_view {
+	size_t n;
+	size_t nbuckets;               /* rows of the bucket table */
+	struct dist_copy d[DIST_MAX];
+};
+
+static void *dist_acquire(void)
+{
+	struct dist_view *v = malloc(sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->n = dist_copy_all(v->d, DIST_MAX);
+	v->nbuckets = 0;
+	for (size_t i = 0; i < v->n; i++)
+		v->nbuckets += v->d[i].h.nbuckets;
+	return v;
+}
+
+static void dist_release(void *view)
+{
+	free(view);
+}
+
+static size_t source_rows(void *view)
+{
+	return ((struct dist_view *)view)->n;
+}
+
+static void source_index(void *view, size_t row, oid *out)
+{
+	out[0] = ((struct dist_view *)view)->d[row].index;
+}
+
+static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	const struct dist_copy *d = &((struct dist_view *)view)->d[row];
+
+	switch (col) {
+	case SRC_NAME: return mib_string(v, d->name);
+	case SRC_UNIT: return mib_string(v, d->unit);
+	case SRC_COUNT: return mib_u64(v, ASN_COUNTER64, d->h.count);
+	case SRC_SUM: return mib_u64(v, ASN_COUNTER64, d->h.sum);
+	case SRC_P50: return mib_u64(v, ASN_COUNTER64, log2hist_percentile(&d->h, 500));
+	case SRC_P90: return mib_u64(v, ASN_COUNTER64, log2hist_percentile(&d->h, 900));
+	case SRC_P99: return mib_u64(v, ASN_COUNTER64, log2hist_percentile(&d->h, 990));
+	default: return MIB_ABSENT;
+	}
+}
+
+/* Bucket rows run through every distribution's buckets in index order. */
+static const struct dist_copy *bucket_at(const struct dist_view *v, size_t row, unsigned *bucket)
+{
+	size_t i = 0;
+
+	while (i < v->n && row >= v->d[i].h.nbuckets)
+		row -= v->d[i++].h.nbuckets;
+	*bucket = (unsigned)row;
+	return &v->d[i];
+}
+
+static size_t bucket_rows(void *view)
+{
+	return ((struct dist_view *)view)->nbuckets;
+}
+
+static void bucket_index(void *view, size_t row, oid *out)
+{
+	unsigned b;
+	const struct dist_copy *d = bucket_at(view, row, &b);
+
+	out[0] = d->index;
+	out[1] = b + 1;
+}
+
+static int bucket_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	unsigned b;
+	const struct dist_copy *d = bucket_at(view, row, &b);
+
+	switch (col) {
+	case BKT_LOW: return mib_u64(v, ASN_COUNTER64, log2hist_low(&d->h, b));
+	case BKT_HIGH: return mib_u64(v, ASN_COUNTER64, log2hist_high(&d->h, b));
+	case BKT_COUNT: return mib_u64(v, ASN_COUNTER64, d->h.bucket[b]);
+	default: return MIB_ABSENT;
+	}
+}
+
+static const struct mib_table source_table = {
+	.min_col = SRC_NAME, .max_col = SRC_P99, .index_len = 1,
+	.rows = source_rows, .row_index = source_index, .get = source_get,
+};
+
+static const struct mib_table bucket_table = {
+	.min_col = BKT_LOW, .max_col = BKT_COUNT, .index_len = 2,
+	.rows = bucket_rows, .row_index = bucket_index, .get = bucket_get,
+};
+
+static const struct mib_object dist_objects[] = {
+	{ .arc = 1, .table = &source_table },
+	{ .arc = 2, .table = &bucket_table },
+};
+
+static const struct mib_group dist_group = {
+	.name = "clusterMonDistributions",
+	.base = dist_oid,
+	.base_len = OID_LENGTH(dist_oid),
+	.objects = dist_objects,
+	.nobjects = 2,
+	.acquire = dist_acquire,
+	.release = dist_release,
+};
+
+int mib_dist_register(void)
+{
+	return mib_group_register(&dist_group);
+}
