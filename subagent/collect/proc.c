@@ -1,10 +1,21 @@
 /*
  * proc.c - every process from kept-open /proc/PID files (WallMon).
  *
- * The cost WallMon measured is mostly opening and parsing procfs files. We
- * open each process's files once, re-read them with pread every sample, and
- * list /proc again only when the caller asks for a rescan. A process is known
- * by (pid, start time), so a reused pid is seen as the new process it is.
+ * WallMon found that most of the cost of watching every process is opening
+ * and parsing procfs files. Here each process's stat, schedstat and status
+ * are opened once, when the process is first seen, and re-read with pread
+ * from offset 0 (seq_file regenerates the text then). /proc is listed again
+ * only when the caller asks for a rescan; between rescans a process that
+ * exits is noticed because its kept-open files fail with ESRCH.
+ *
+ * A process is known by (pid, start time): the kernel ties a /proc/PID fd to
+ * the task, so a reused pid normally shows up as "gone" and then "new" at the
+ * next rescan, but a start time that changes under a kept-open file (fixture
+ * trees, or any future kernel that rebinds) is handled as a new process too.
+ *
+ * Steady state (no process appearing) allocates nothing: one read buffer per
+ * scanner, entries reached through an array of pointers so that dropping a
+ * process moves 8 bytes per survivor rather than a whole entry.
  */
 #include "proc.h"
 #include "collect.h"
@@ -12,70 +23,87 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Fields of /proc/PID/stat after "pid (comm) ", counted from 3 (state). */
+/* ------------------------------------------------------------------ parsers */
+
+/* Fields of /proc/PID/stat, numbered as in proc(5). */
 enum { F_STATE = 3, F_MINFLT = 10, F_MAJFLT = 12, F_UTIME = 14, F_STIME = 15,
        F_THREADS = 20, F_START = 22, F_RSS = 24 };
 
-/* The next blank-separated unsigned field; fails on junk or a cut line. */
-static bool next_field(const char **p, uint64_t *v)
+static bool field_is_ours(int f)
 {
-	*p = skip_blanks(*p);
-	if (**p == '-') { /* a few fields are signed: they are not ours, skip */
-		(*p)++;
-	}
-	return scan_u64(p, v);
+	return f == F_MINFLT || f == F_MAJFLT || f == F_UTIME || f == F_STIME ||
+	       f == F_THREADS || f == F_START || f == F_RSS;
 }
 
-static int parse_after_comm(const char *p, struct proc_sample *out)
+/*
+ * Fields 4..24 into v[]. Some fields we skip are signed (tty_nr, tpgid,
+ * priority, nice), so a '-' is allowed there and only there: a negative
+ * value in one of ours would mean the line is not what we think it is.
+ */
+static int scan_stat_fields(const char *p, uint64_t v[F_RSS + 1])
 {
-	uint64_t v;
-
-	p = skip_blanks(p);
-	if (*p == '\0' || *p == '\n')
-		return -1;
-	out->state = *p++;
 	for (int f = F_STATE + 1; f <= F_RSS; f++) {
-		if (!next_field(&p, &v))
+		p = skip_blanks(p);
+		if (*p == '-' && !field_is_ours(f))
+			p++;
+		if (!scan_u64(&p, &v[f]))
 			return -1;
-		switch (f) {
-		case F_MINFLT: out->minflt = v; break;
-		case F_MAJFLT: out->majflt = v; break;
-		case F_UTIME: out->utime_ticks = v; break;
-		case F_STIME: out->stime_ticks = v; break;
-		case F_THREADS: out->threads = (uint32_t)v; break;
-		case F_START: out->start_ticks = v; break;
-		case F_RSS: out->rss_pages = v; break;
-		default: break;
-		}
 	}
 	return 0;
 }
 
+/* "PID (" at the start of the line; the '(' or NULL. */
+static const char *scan_pid(const char *buf, uint64_t *pid)
+{
+	const char *p = buf;
+
+	if (!scan_u64(&p, pid) || *pid == 0 || *pid > INT_MAX)
+		return NULL;
+	return p[0] == ' ' && p[1] == '(' ? p + 1 : NULL;
+}
+
 int procstat_parse(const char *buf, struct proc_sample *out)
 {
-	const char *open = strchr(buf, '(');
-	const char *close = strrchr(buf, ')');
-	const char *p = buf;
-	uint64_t pid;
+	uint64_t pid, v[F_RSS + 1];
+	const char *open, *close, *p;
 	size_t n;
+	char state;
 
-	/* comm may hold spaces and ')': it ends at the LAST ')'. */
-	if (open == NULL || close == NULL || close < open || !scan_u64(&p, &pid) ||
-	    pid == 0 || pid > 0x7fffffff || strchr(close, '\n') == NULL)
+	/* comm is whatever the task named itself, ')' and ' ' included (and
+	 * even '\n'): it ends at the LAST ')' of the line, never the first. */
+	open = scan_pid(buf, &pid);
+	close = open != NULL ? strrchr(open, ')') : NULL;
+	/* No newline after comm means the read was cut short: refuse it
+	 * whole rather than fill half a row. */
+	if (close == NULL || strchr(close, '\n') == NULL)
 		goto bad;
+	p = close + 1;
+	if (p[0] != ' ' || p[1] == ' ' || p[1] == '\n' || p[1] == '\0' || p[2] != ' ')
+		goto bad;
+	state = p[1];
+	if (scan_stat_fields(p + 2, v) != 0 || v[F_THREADS] > UINT32_MAX)
+		goto bad;
+
 	n = (size_t)(close - open - 1);
 	if (n >= sizeof(out->comm))
 		n = sizeof(out->comm) - 1;
 	memcpy(out->comm, open + 1, n);
 	out->comm[n] = '\0';
 	out->pid = (pid_t)pid;
-	if (parse_after_comm(close + 1, out) != 0)
-		goto bad;
+	out->state = state;
+	out->minflt = v[F_MINFLT];
+	out->majflt = v[F_MAJFLT];
+	out->utime_ticks = v[F_UTIME];
+	out->stime_ticks = v[F_STIME];
+	out->threads = (uint32_t)v[F_THREADS];
+	out->start_ticks = v[F_START];
+	out->rss_pages = v[F_RSS];
 	return 0;
 bad:
 	errno = EINVAL;
@@ -85,70 +113,101 @@ bad:
 int schedstat_parse(const char *buf, uint64_t *cpu_ns, uint64_t *run_delay_ns)
 {
 	const char *p = buf;
+	uint64_t run, delay;
 
-	if (!scan_u64(&p, cpu_ns) || !scan_u64(&p, run_delay_ns)) {
+	/* The kernel writes the whole line at once; no newline means a cut
+	 * read whose last number may be short of digits. */
+	if (!scan_u64(&p, &run) || !scan_u64(&p, &delay) || strchr(p, '\n') == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
+	*cpu_ns = run;
+	*run_delay_ns = delay;
 	return 0;
+}
+
+/* "Name:<blanks>NUMBER" on the line at p, the number in *v. */
+static bool scan_status_value(const char *p, size_t namelen, uint64_t *v)
+{
+	p += namelen + 1; /* the name and its ':' */
+	return scan_u64(&p, v);
 }
 
 int procstatus_parse(const char *buf, struct proc_sample *out)
 {
-	unsigned seen = 0;
+	uint64_t uid = 0, vol = 0, invol = 0;
+	bool have_uid = false;
+	size_t len = strlen(buf);
 
-	for (const char *p = buf; p != NULL && *p != '\0'; p = next_line(p)) {
-		const char *v;
-		uint64_t n;
-
-		if (strchr(p, '\n') == NULL)
-			break;
+	/* status always ends in a newline; without it the read was cut. */
+	if (len == 0 || buf[len - 1] != '\n')
+		goto bad;
+	for (const char *p = buf; p != NULL; p = next_line(p)) {
 		if (line_is(p, "Uid")) {
-			v = p + 4;
-			if (!scan_u64(&v, &n))
+			/* real, effective, saved, fs: the first is the owner */
+			if (!scan_status_value(p, 3, &uid) || uid > UINT32_MAX)
 				goto bad;
-			out->uid = (uint32_t)n;
-			seen |= 1;
+			have_uid = true;
 		} else if (line_is(p, "voluntary_ctxt_switches")) {
-			v = p + 24;
-			if (!scan_u64(&v, &out->vol_ctxsw))
+			if (!scan_status_value(p, 23, &vol))
 				goto bad;
-			seen |= 2;
 		} else if (line_is(p, "nonvoluntary_ctxt_switches")) {
-			v = p + 27;
-			if (!scan_u64(&v, &out->invol_ctxsw))
+			if (!scan_status_value(p, 26, &invol))
 				goto bad;
-			seen |= 4;
 		}
 	}
-	if (seen & 1)
-		return 0;
+	/* Context switch lines date from 2.6.23; a kernel without them reads 0. */
+	if (!have_uid)
+		goto bad;
+	out->uid = (uint32_t)uid;
+	out->vol_ctxsw = vol;
+	out->invol_ctxsw = invol;
+	return 0;
 bad:
 	errno = EINVAL;
 	return -1;
 }
 
-/* ---------------------------------------------------------------- scanner */
+/* ------------------------------------------------------------------ scanner */
 
+/* What a followed process keeps between samples: its files, what identifies
+ * it, and what is read less often than every sample. */
 struct proc_entry {
 	struct procfile stat, sched, status;
-	struct proc_sample s;  /* the last values; status fields persist */
-	bool alive;
+	pid_t pid;
+	bool known;               /* start_ticks holds the first sample's */
+	uint64_t start_ticks;
+	bool have_status;
+	uint32_t uid;
+	uint64_t vol_ctxsw, invol_ctxsw;
+	char cmdline[PROC_CMDLINE_MAX];
 };
 
 struct proc_scanner {
 	char root[256];
-	struct proc_entry *e;  /* ascending pid */
+	struct proc_entry **e;    /* followed processes, ascending pid */
+	struct proc_entry **next; /* a rescan merges into this one, then swaps */
 	size_t n, cap;
+	pid_t *pids;              /* the last listing of /proc, reused */
+	size_t pids_cap;
+	/* Large enough for status with wide Cpus_allowed/Mems_allowed masks. */
 	char buf[16384];
 };
 
+/* How one read of a process turned out. */
+enum sample_rc { S_OK, S_SKIP, S_GONE };
+
 struct proc_scanner *proc_scanner_new(const char *root)
 {
-	struct proc_scanner *ps = calloc(1, sizeof(*ps));
+	struct proc_scanner *ps;
 
+	if (strlen(root) >= sizeof(ps->root)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	ps = calloc(1, sizeof(*ps));
 	if (ps != NULL)
-		snprintf(ps->root, sizeof(ps->root), "%s", root);
+		strcpy(ps->root, root);
 	return ps;
 }
 
@@ -159,13 +218,21 @@ static void entry_close(struct proc_entry *e)
 	procfile_close(&e->status);
 }
 
+static void entry_free(struct proc_entry *e)
+{
+	entry_close(e);
+	free(e);
+}
+
 void proc_scanner_free(struct proc_scanner *ps)
 {
 	if (ps == NULL)
 		return;
 	for (size_t i = 0; i < ps->n; i++)
-		entry_close(&ps->e[i]);
+		entry_free(ps->e[i]);
 	free(ps->e);
+	free(ps->next);
+	free(ps->pids);
 	free(ps);
 }
 
@@ -174,89 +241,174 @@ size_t proc_scanner_count(const struct proc_scanner *ps)
 	return ps->n;
 }
 
-/* The command line, read once per process: it rarely changes and is long. */
-static void read_cmdline(struct proc_scanner *ps, pid_t pid, char *out, size_t len)
+/* Out of descriptors: the process cannot be followed now, but one that
+ * simply lacks the file (no CONFIG_SCHED_INFO, hidepid) can. */
+static bool out_of_fds(void)
+{
+	return errno == EMFILE || errno == ENFILE;
+}
+
+static int open_one(struct proc_scanner *ps, struct procfile *pf, pid_t pid, const char *file)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "proc/%d/%s", (int)pid, file);
+	return procfile_open(pf, ps->root, rel);
+}
+
+/*
+ * The command line, read once per process: it is long, and changes only when
+ * a process rewrites its argv. NULs between arguments become spaces; the
+ * trailing ones are dropped. Kernel threads and zombies have none: "".
+ */
+static int read_cmdline(struct proc_scanner *ps, struct proc_entry *e)
 {
 	struct procfile pf;
-	char rel[64];
-	ssize_t n;
+	size_t len = 0;
 
-	out[0] = '\0';
-	snprintf(rel, sizeof(rel), "proc/%d/cmdline", (int)pid);
-	if (procfile_open(&pf, ps->root, rel) != 0)
-		return;
-	n = pread(pf.fd, out, len - 1, 0);
+	e->cmdline[0] = '\0';
+	if (open_one(ps, &pf, e->pid, "cmdline") != 0)
+		return out_of_fds() ? -1 : 0;
+	/* Not procfile_read: a command line longer than ours is cut, not
+	 * refused. */
+	while (len < sizeof(e->cmdline) - 1) {
+		ssize_t n = pread(pf.fd, e->cmdline + len, sizeof(e->cmdline) - 1 - len,
+				  (off_t)len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
 	procfile_close(&pf);
-	if (n <= 0)
-		return;
-	out[n] = '\0';
-	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0')
-			out[i] = ' ';
-	while (n > 0 && out[n - 1] == ' ')
-		out[--n] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if (e->cmdline[i] == '\0')
+			e->cmdline[i] = ' ';
+	while (len > 0 && e->cmdline[len - 1] == ' ')
+		len--;
+	e->cmdline[len] = '\0';
+	return 0;
 }
 
-static int open_entry(struct proc_scanner *ps, struct proc_entry *e, pid_t pid)
+/* Opens a process's files and reads its command line; -1 when it cannot be
+ * followed (gone already, or out of descriptors), with nothing left open. */
+static int entry_open(struct proc_scanner *ps, struct proc_entry *e)
 {
-	char rel[64];
-
-	memset(e, 0, sizeof(*e));
+	e->known = false;
+	e->have_status = false;
 	e->stat.fd = e->sched.fd = e->status.fd = -1;
-	e->s.pid = pid;
-	snprintf(rel, sizeof(rel), "proc/%d/stat", (int)pid);
-	if (procfile_open(&e->stat, ps->root, rel) != 0)
-		return -1;
-	snprintf(rel, sizeof(rel), "proc/%d/schedstat", (int)pid);
-	procfile_open(&e->sched, ps->root, rel);
-	snprintf(rel, sizeof(rel), "proc/%d/status", (int)pid);
-	procfile_open(&e->status, ps->root, rel);
-	read_cmdline(ps, pid, e->s.cmdline, sizeof(e->s.cmdline));
+	if (open_one(ps, &e->stat, e->pid, "stat") != 0)
+		goto fail;
+	if (open_one(ps, &e->sched, e->pid, "schedstat") != 0 && out_of_fds())
+		goto fail;
+	if (open_one(ps, &e->status, e->pid, "status") != 0 && out_of_fds())
+		goto fail;
+	if (read_cmdline(ps, e) != 0)
+		goto fail;
 	return 0;
+fail:
+	entry_close(e);
+	return -1;
 }
 
-/* Reads stat (and schedstat) into e->s; -1 when the process is gone. */
-static int read_stat(struct proc_scanner *ps, struct proc_entry *e, struct proc_sample *tmp)
+static struct proc_entry *entry_new(struct proc_scanner *ps, pid_t pid)
 {
-	*tmp = e->s;
-	if (procfile_read(&e->stat, ps->buf, sizeof(ps->buf)) <= 0 ||
-	    procstat_parse(ps->buf, tmp) != 0 || tmp->pid != e->s.pid)
-		return -1;
-	tmp->have_schedstat = e->sched.fd >= 0 &&
-			      procfile_read(&e->sched, ps->buf, sizeof(ps->buf)) > 0 &&
-			      schedstat_parse(ps->buf, &tmp->cpu_ns, &tmp->run_delay_ns) == 0;
-	return 0;
+	struct proc_entry *e = malloc(sizeof(*e));
+
+	if (e == NULL)
+		return NULL;
+	e->pid = pid;
+	if (entry_open(ps, e) != 0) {
+		free(e);
+		return NULL;
+	}
+	return e;
 }
 
-static void read_status(struct proc_scanner *ps, struct proc_entry *e)
+/* A failed read: ESRCH (the task is gone), ENOENT, or nothing at all mean
+ * the process exited; anything else is a bad sample of a live process. */
+static enum sample_rc read_failed(ssize_t n)
 {
-	e->s.have_status = e->status.fd >= 0 &&
-			   procfile_read(&e->status, ps->buf, sizeof(ps->buf)) > 0 &&
-			   procstatus_parse(ps->buf, &e->s) == 0;
+	if (n == 0 || errno == ESRCH || errno == ENOENT)
+		return S_GONE;
+	return S_SKIP;
 }
 
-/* One process's sample; false when it is gone. */
-static bool sample_entry(struct proc_scanner *ps, struct proc_entry *e, bool with_status)
+/* stat and schedstat into o; o is left unused unless this returns S_OK. */
+static enum sample_rc read_stat(struct proc_scanner *ps, struct proc_entry *e,
+				struct proc_sample *o)
+{
+	ssize_t n = procfile_read(&e->stat, ps->buf, sizeof(ps->buf));
+
+	if (n <= 0)
+		return read_failed(n);
+	if (procstat_parse(ps->buf, o) != 0 || o->pid != e->pid)
+		return S_SKIP;
+	o->have_schedstat = false;
+	if (e->sched.fd < 0)
+		return S_OK;
+	n = procfile_read(&e->sched, ps->buf, sizeof(ps->buf));
+	if (n <= 0 && read_failed(n) == S_GONE)
+		return S_GONE; /* exited between the two reads */
+	o->have_schedstat = n > 0 &&
+			    schedstat_parse(ps->buf, &o->cpu_ns, &o->run_delay_ns) == 0;
+	return S_OK;
+}
+
+/* status into the entry; a bad read keeps the last values. */
+static enum sample_rc read_status(struct proc_scanner *ps, struct proc_entry *e)
 {
 	struct proc_sample tmp;
-	pid_t pid = e->s.pid;
+	ssize_t n;
 
-	if (read_stat(ps, e, &tmp) != 0)
-		return false;
-	if (e->alive && tmp.start_ticks != e->s.start_ticks) {
-		/* The pid was reused: a new process behind the same number. */
-		entry_close(e);
-		if (open_entry(ps, e, pid) != 0 || read_stat(ps, e, &tmp) != 0)
-			return false;
+	if (e->status.fd < 0)
+		return S_OK;
+	n = procfile_read(&e->status, ps->buf, sizeof(ps->buf));
+	if (n <= 0)
+		return read_failed(n) == S_GONE ? S_GONE : S_OK;
+	if (procstatus_parse(ps->buf, &tmp) != 0)
+		return S_OK;
+	e->have_status = true;
+	e->uid = tmp.uid;
+	e->vol_ctxsw = tmp.vol_ctxsw;
+	e->invol_ctxsw = tmp.invol_ctxsw;
+	return S_OK;
+}
+
+/* The pid now belongs to another process: start over with fresh files. */
+static enum sample_rc reopen(struct proc_scanner *ps, struct proc_entry *e,
+			     struct proc_sample *o)
+{
+	entry_close(e);
+	if (entry_open(ps, e) != 0)
+		return S_GONE;
+	return read_stat(ps, e, o);
+}
+
+/* One process into o: stat fields fresh, status fields as last read. */
+static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e,
+				   struct proc_sample *o, bool with_status)
+{
+	enum sample_rc rc = read_stat(ps, e, o);
+
+	if (rc == S_OK && e->known && o->start_ticks != e->start_ticks)
+		rc = reopen(ps, e, o);
+	if (rc != S_OK)
+		return rc;
+	if (!e->known) {
+		e->known = true;
+		e->start_ticks = o->start_ticks;
 		with_status = true;
 	}
-	if (!e->alive)
-		with_status = true;
-	e->s = tmp;
-	e->alive = true;
-	if (with_status)
-		read_status(ps, e);
-	return true;
+	if (with_status && read_status(ps, e) == S_GONE)
+		return S_GONE;
+	o->have_status = e->have_status;
+	o->uid = e->have_status ? e->uid : 0;
+	o->vol_ctxsw = e->have_status ? e->vol_ctxsw : 0;
+	o->invol_ctxsw = e->have_status ? e->invol_ctxsw : 0;
+	memcpy(o->cmdline, e->cmdline, strlen(e->cmdline) + 1);
+	return S_OK;
 }
 
 static int compare_pid(const void *a, const void *b)
@@ -266,100 +418,136 @@ static int compare_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The numeric entries of ROOT/proc, ascending; NULL on failure. */
-static pid_t *list_pids(const struct proc_scanner *ps, size_t *count)
+/* Room for want entries: doubling, from 256, so rescans rarely realloc. */
+static size_t grown(size_t cap, size_t want)
 {
-	char path[300];
-	DIR *d;
-	struct dirent *de;
-	pid_t *pids = NULL, *bigger;
-	size_t n = 0, cap = 0;
+	size_t c = cap ? cap : 256;
 
-	snprintf(path, sizeof(path), "%s/proc", ps->root[0] ? ps->root : "");
-	d = opendir(path);
-	if (d == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		const char *p = de->d_name;
-		uint64_t v;
-
-		if (!scan_u64(&p, &v) || *p != '\0' || v == 0 || v > 0x7fffffff)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			bigger = realloc(pids, cap * sizeof(*pids));
-			if (bigger == NULL)
-				break;
-			pids = bigger;
-		}
-		pids[n++] = (pid_t)v;
-	}
-	closedir(d);
-	if (pids == NULL)
-		pids = malloc(sizeof(*pids));
-	qsort(pids, n, sizeof(*pids), compare_pid);
-	*count = n;
-	return pids;
+	while (c < want)
+		c *= 2;
+	return c;
 }
 
+/* Both entry arrays keep the same capacity, ps->cap: a rescan merges one
+ * into the other. */
 static int reserve_entries(struct proc_scanner *ps, size_t want)
 {
-	struct proc_entry *bigger;
-	size_t cap = ps->cap ? ps->cap : 256;
+	size_t c = grown(ps->cap, want);
+	struct proc_entry **bigger;
 
-	while (cap < want)
-		cap *= 2;
-	if (cap == ps->cap)
+	if (c == ps->cap)
 		return 0;
-	bigger = realloc(ps->e, cap * sizeof(*bigger));
+	bigger = realloc(ps->e, c * sizeof(*bigger));
 	if (bigger == NULL)
 		return -1;
 	ps->e = bigger;
-	ps->cap = cap;
+	bigger = realloc(ps->next, c * sizeof(*bigger));
+	if (bigger == NULL)
+		return -1; /* ps->e is larger than ps->cap says: harmless */
+	ps->next = bigger;
+	ps->cap = c;
 	return 0;
 }
 
-/* Merges a fresh pid list into the followed set: new pids are opened (a
- * process we cannot open, gone already or out of fds, is skipped), pids no
- * longer listed are closed. Both lists ascend, so one pass does it. */
+static int reserve_pids(struct proc_scanner *ps, size_t want)
+{
+	size_t c = grown(ps->pids_cap, want);
+	pid_t *bigger;
+
+	if (c == ps->pids_cap)
+		return 0;
+	bigger = realloc(ps->pids, c * sizeof(*bigger));
+	if (bigger == NULL)
+		return -1;
+	ps->pids = bigger;
+	ps->pids_cap = c;
+	return 0;
+}
+
+static bool pid_name(const char *name, pid_t *pid)
+{
+	uint64_t v;
+
+	if (name[0] < '1' || name[0] > '9' || !scan_u64(&name, &v) || *name != '\0' ||
+	    v > INT_MAX)
+		return false;
+	*pid = (pid_t)v;
+	return true;
+}
+
+/* The numeric entries of ROOT/proc into ps->pids, ascending; count or -1. */
+static ssize_t list_pids(struct proc_scanner *ps)
+{
+	char path[300];
+	struct dirent *de;
+	size_t n = 0;
+	bool sorted = true;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/proc", ps->root);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid;
+
+		if (!pid_name(de->d_name, &pid))
+			continue;
+		if (n == ps->pids_cap && reserve_pids(ps, n + 1) != 0) {
+			closedir(d);
+			return -1;
+		}
+		sorted = sorted && (n == 0 || ps->pids[n - 1] < pid);
+		ps->pids[n++] = pid;
+	}
+	closedir(d);
+	/* procfs lists in pid order; fixture directories need not. */
+	if (!sorted)
+		qsort(ps->pids, n, sizeof(*ps->pids), compare_pid);
+	return (ssize_t)n;
+}
+
+/*
+ * Merges the fresh listing into the followed set: pids no longer listed are
+ * closed, new ones opened (one that cannot be, because it is gone already or
+ * we are out of descriptors, is skipped and tried again next rescan). Both
+ * lists ascend, so one pass does it.
+ */
 static int rescan(struct proc_scanner *ps)
 {
+	ssize_t listed = list_pids(ps);
 	size_t npids, i = 0, j = 0, k = 0;
-	pid_t *pids = list_pids(ps, &npids);
-	struct proc_entry *old;
-	size_t nold = ps->n;
+	struct proc_entry **out;
 
-	if (pids == NULL)
+	if (listed < 0)
 		return -1;
-	old = malloc((nold ? nold : 1) * sizeof(*old));
-	if (old == NULL || reserve_entries(ps, npids) != 0) {
-		free(old);
-		free(pids);
+	npids = (size_t)listed;
+	if (reserve_entries(ps, npids) != 0)
 		return -1;
-	}
-	memcpy(old, ps->e, nold * sizeof(*old));
-	while (i < nold || j < npids) {
-		if (j == npids || (i < nold && old[i].s.pid < pids[j])) {
-			entry_close(&old[i++]);         /* gone */
-		} else if (i == nold || pids[j] < old[i].s.pid) {
-			if (open_entry(ps, &ps->e[k], pids[j]) == 0)
-				k++;                    /* new */
-			j++;
+	out = ps->next;
+	while (i < ps->n || j < npids) {
+		if (j == npids || (i < ps->n && ps->e[i]->pid < ps->pids[j])) {
+			entry_free(ps->e[i++]);
+		} else if (i == ps->n || ps->pids[j] < ps->e[i]->pid) {
+			struct proc_entry *e = entry_new(ps, ps->pids[j++]);
+
+			if (e != NULL)
+				out[k++] = e;
 		} else {
-			ps->e[k++] = old[i++];          /* still there */
+			out[k++] = ps->e[i++];
 			j++;
 		}
 	}
+	ps->next = ps->e;
+	ps->e = out;
 	ps->n = k;
-	free(old);
-	free(pids);
 	return 0;
 }
 
 int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sample **out,
 			size_t *cap)
 {
-	size_t kept = 0;
+	size_t kept = 0, nout = 0;
 
 	if (do_rescan && rescan(ps) != 0)
 		return -1;
@@ -372,15 +560,20 @@ int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sam
 		*cap = ps->n;
 	}
 	for (size_t i = 0; i < ps->n; i++) {
-		struct proc_entry *e = &ps->e[i];
+		struct proc_entry *e = ps->e[i];
 
-		if (!sample_entry(ps, e, do_rescan)) {
-			entry_close(e);                 /* vanished: never half-filled */
+		switch (sample_entry(ps, e, &(*out)[nout], do_rescan)) {
+		case S_OK:
+			nout++;
+			break;
+		case S_SKIP:
+			break; /* alive but unreadable now: follow, don't report */
+		case S_GONE:
+			entry_free(e);
 			continue;
 		}
-		(*out)[kept] = e->s;
-		ps->e[kept++] = *e;
+		ps->e[kept++] = e;
 	}
 	ps->n = kept;
-	return (int)kept;
+	return (int)nout;
 }

@@ -1,14 +1,22 @@
-/* test_proc.c - /proc/PID parsers and the kept-open process scanner. */
+/*
+ * test_proc.c - /proc/PID parsers and the kept-open process scanner, on the
+ * proc-procs fixtures, on a scratch copy of them that the test edits while
+ * the scanner follows it, and on the live system.
+ */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "collect/proc.h"
+#include "fixture.h"
 #include "tap.h"
+
+static char buf[16384];
 
 static const struct proc_sample *find(const struct proc_sample *s, int n, pid_t pid)
 {
@@ -18,43 +26,127 @@ static const struct proc_sample *find(const struct proc_sample *s, int n, pid_t 
 	return NULL;
 }
 
-static void parsers(void)
+/* Parses fixture proc/PID/stat; -1 if it cannot be read or is refused. */
+static int parse_fixture_stat(int pid, struct proc_sample *s)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	if (read_fixture("proc-procs", rel, buf, sizeof(buf)) == NULL)
+		return -1;
+	return procstat_parse(buf, s);
+}
+
+static void stat_fixtures(void)
 {
 	struct proc_sample s;
-	uint64_t a, b;
 
 	memset(&s, 0, sizeof(s));
-	ok(procstat_parse("4242 (a b) c) R 1 4242 4242 0 -1 4194304 1234 0 5 0 700 300 0 0 20 0 3 0 "
-			  "99999 2000000 512 18446744073709551615 1\n", &s) == 0, "comm with ') ' parses");
-	ok(strcmp(s.comm, "a b) c") == 0, "comm runs to the last ')': '%s'", s.comm);
-	ok(s.state == 'R' && s.minflt == 1234 && s.majflt == 5, "state and faults");
-	ok(s.utime_ticks == 700 && s.stime_ticks == 300 && s.threads == 3, "times and threads");
-	ok(s.start_ticks == 99999 && s.rss_pages == 512, "start time and rss");
-	ok(procstat_parse("812 ((sd-pam)) S 811 811 811 0 -1 1 50 0 0 0 1 2 0 0 20 0 1 0 2500 1 1 1\n",
-			  &s) == 0 && strcmp(s.comm, "(sd-pam)") == 0, "comm '(sd-pam)'");
-	ok(procstat_parse("6000 (cut) S 1 6000 6000 0 -1 4194304 12 0 0 0 3 4 0 0 20 0 1 0 77", &s) == -1,
-	   "a stat cut before rss is refused");
-	ok(procstat_parse("", &s) == -1 && errno == EINVAL, "empty stat is refused");
-	ok(procstat_parse("12 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 99999999999999999999 1 1\n",
-			  &s) == -1, "a start time past 2^64 is refused");
-	ok(procstat_parse("\x01\xff(garbage\n", &s) == -1, "garbage is refused");
-	ok(schedstat_parse("480000000 12000000 900\n", &a, &b) == 0 && a == 480000000 && b == 12000000,
-	   "schedstat runtime and run delay");
-	ok(schedstat_parse("x 1 2\n", &a, &b) == -1, "bad schedstat is refused");
-	ok(procstatus_parse("Name:\tx\nUid:\t1000\t1000\t1000\t1000\nvoluntary_ctxt_switches:\t7\n"
-			    "nonvoluntary_ctxt_switches:\t1\n", &s) == 0 &&
-	   s.uid == 1000 && s.vol_ctxsw == 7 && s.invol_ctxsw == 1, "status uid and context switches");
+	ok(parse_fixture_stat(1, &s) == 0 && s.pid == 1 && strcmp(s.comm, "systemd") == 0,
+	   "init's stat parses");
+	ok(s.state == 'S' && s.minflt == 45000 && s.majflt == 90, "state and faults");
+	is_u64(s.utime_ticks, 150, "utime");
+	is_u64(s.stime_ticks, 320, "stime");
+	is_u64(s.threads, 1, "threads");
+	is_u64(s.start_ticks, 12, "start time");
+	is_u64(s.rss_pages, 3000, "rss");
+
+	ok(parse_fixture_stat(4242, &s) == 0 && strcmp(s.comm, "a b) c") == 0,
+	   "comm runs from the first '(' to the last ')': '%s'", s.comm);
+	ok(s.state == 'R' && s.utime_ticks == 700 && s.stime_ticks == 300 && s.threads == 3 &&
+	   s.start_ticks == 99999 && s.rss_pages == 512,
+	   "fields after an odd comm, past a negative priority");
+	ok(parse_fixture_stat(812, &s) == 0 && strcmp(s.comm, "(sd-pam)") == 0, "comm '(sd-pam)'");
+	ok(parse_fixture_stat(2, &s) == 0 && strcmp(s.comm, "kthreadd") == 0 && s.rss_pages == 0,
+	   "a kernel thread");
+	ok(parse_fixture_stat(5000, &s) == 0 && s.state == 'Z', "a zombie");
+
+	memset(&s, 0x5a, sizeof(s));
+	ok(parse_fixture_stat(6000, &s) == -1 && errno == EINVAL, "a stat cut mid-line is refused");
+	ok(s.pid == 0x5a5a5a5a && s.comm[0] == 0x5a && s.utime_ticks == 0x5a5a5a5a5a5a5a5aull,
+	   "and nothing of it is written");
 }
 
-static void copy_tree(const char *from, const char *to)
+static void stat_bad(void)
 {
-	char cmd[1200];
+	static const struct { const char *text, *why; } bad[] = {
+		{ "", "empty" },
+		{ "\n", "a bare newline" },
+		{ "\x01\xff(garbage\n", "garbage" },
+		{ "hello world\n", "words" },
+		{ "12 x (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n",
+		  "junk between pid and comm" },
+		{ "12 (a S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", "no ')'" },
+		{ "12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n", "fields missing" },
+		{ "12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21",
+		  "no newline (cut after rss)" },
+		{ "12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 99999999999999999999 1 1\n",
+		  "a start time past 2^64" },
+		{ "12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 -21\n", "a negative rss" },
+		{ "12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 4294967296 18 19 20 21\n",
+		  "more than 2^32 threads" },
+		{ "12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 2x1\n", "a word for rss" },
+		{ "0 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", "pid 0" },
+		{ "12 (a)  1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", "no state" },
+	};
+	struct proc_sample s;
 
-	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s'", from, to);
-	if (system(cmd) != 0)
-		perror(cmd);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		ok(procstat_parse(bad[i].text, &s) == -1 && errno == EINVAL, "stat refused: %s",
+		   bad[i].why);
+	}
+	ok(procstat_parse("12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", &s) == 0 &&
+	   s.rss_pages == 21 && s.start_ticks == 19, "the shortest acceptable line (rss last)");
+	ok(procstat_parse("12 (0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefXYZ) "
+			  "S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", &s) == 0 &&
+	   strlen(s.comm) == PROC_COMM_MAX - 1, "a comm too long is cut to fit");
 }
 
+static void schedstat_cases(void)
+{
+	uint64_t a = 1, b = 1;
+
+	ok(read_fixture("proc-procs", "proc/1/schedstat", buf, sizeof(buf)) != NULL &&
+	   schedstat_parse(buf, &a, &b) == 0, "init's schedstat parses");
+	is_u64(a, 480000000, "runtime ns");
+	is_u64(b, 12000000, "run delay ns");
+	a = b = 7;
+	ok(schedstat_parse("", &a, &b) == -1 && errno == EINVAL, "empty schedstat is refused");
+	ok(schedstat_parse("x 1 2\n", &a, &b) == -1, "garbage schedstat is refused");
+	ok(schedstat_parse("480000000 12\n", &a, &b) == 0, "two fields are enough");
+	ok(schedstat_parse("480000000 12", &a, &b) == -1, "a cut schedstat is refused");
+	ok(schedstat_parse("18446744073709551616 1 1\n", &a, &b) == -1,
+	   "a runtime past 2^64 is refused");
+	a = b = 7;
+	ok(schedstat_parse("5 x 1\n", &a, &b) == -1 && a == 7 && b == 7, "and nothing is written");
+}
+
+static void status_cases(void)
+{
+	struct proc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	ok(read_fixture("proc-procs", "proc/4242/status", buf, sizeof(buf)) != NULL &&
+	   procstatus_parse(buf, &s) == 0, "a full status parses");
+	is_u64(s.uid, 1000, "real uid");
+	is_u64(s.vol_ctxsw, 12, "voluntary context switches");
+	is_u64(s.invol_ctxsw, 4, "involuntary context switches");
+	ok(procstatus_parse("Name:\tx\nUid:\t5\t0\t0\t0\n", &s) == 0 && s.uid == 5 &&
+	   s.vol_ctxsw == 0 && s.invol_ctxsw == 0, "context switch lines are optional");
+	s.uid = 77;
+	ok(procstatus_parse("", &s) == -1 && s.uid == 77, "empty status is refused");
+	ok(procstatus_parse("Name:\tx\nState:\tS\n", &s) == -1, "status without Uid is refused");
+	ok(procstatus_parse("Uid:\t1000\t1000\t1000\t1000\nvoluntary_ctxt_switches:\t9", &s) == -1 &&
+	   s.uid == 77, "a cut status is refused whole");
+	ok(procstatus_parse("Uid:\t4294967296\t0\t0\t0\n", &s) == -1, "a uid past 2^32 is refused");
+	ok(procstatus_parse("Uid:\t1\t0\t0\t0\nvoluntary_ctxt_switches:\t99999999999999999999\n",
+			    &s) == -1, "a count past 2^64 is refused");
+	ok(procstatus_parse("\x01\xfe garbage\n", &s) == -1, "garbage status is refused");
+}
+
+/* Writes text over dir/rel in place: the scanner's kept-open fd must see it
+ * (a new file renamed over would leave the fd on the old one). */
 static void put(const char *dir, const char *rel, const char *text)
 {
 	char path[600];
@@ -64,82 +156,217 @@ static void put(const char *dir, const char *rel, const char *text)
 	f = fopen(path, "r+");
 	if (f == NULL)
 		f = fopen(path, "w");
-	/* In place: the scanner's kept-open fd must see the new text. */
-	if (ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
+	if (f == NULL || ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
 		perror(path);
-	fclose(f);
+	if (f != NULL)
+		fclose(f);
 }
 
-static void scanner_on_fixtures(void)
+static int sh(const char *fmt, const char *a, const char *b)
 {
-	char src[512], dir[] = "/tmp/cm-procs-XXXXXX", path[600];
-	struct proc_scanner *ps;
-	struct proc_sample *s = NULL;
-	const struct proc_sample *p;
-	size_t cap = 0;
-	int n;
+	char cmd[1400];
 
-	if (mkdtemp(dir) == NULL)
-		return;
-	copy_tree(fixture_root(src, sizeof(src), "proc-procs/proc"), dir);
-	ps = proc_scanner_new(dir);
-	n = proc_scanner_sample(ps, true, &s, &cap);
-	ok(n == 5, "five processes; the truncated stat is skipped (%d)", n);
-	ok(n == 5 && s[0].pid == 1 && s[4].pid == 5000, "sorted by pid");
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	return system(cmd);
+}
+
+/* The first sample of the fixture copy: everything but the cut stat. */
+static void first_sample(struct proc_sample *s, int n, struct proc_scanner *ps)
+{
+	const struct proc_sample *p;
+
+	ok(n == 5, "first sample: five processes, the cut stat skipped (%d)", n);
+	ok(proc_scanner_count(ps) == 6, "the unreadable one is still followed (%zu)",
+	   proc_scanner_count(ps));
+	ok(n == 5 && s[0].pid == 1 && s[1].pid == 2 && s[2].pid == 812 && s[3].pid == 4242 &&
+	   s[4].pid == 5000, "sorted by pid");
 	p = find(s, n, 1);
 	ok(p && strcmp(p->cmdline, "/sbin/init splash") == 0, "cmdline NULs become spaces");
 	ok(p && p->have_schedstat && p->cpu_ns == 480000000 && p->run_delay_ns == 12000000,
 	   "schedstat read");
-	ok(p && p->have_status && p->vol_ctxsw == 5000 && p->invol_ctxsw == 300, "status read");
+	ok(p && p->have_status && p->uid == 0 && p->vol_ctxsw == 5000 && p->invol_ctxsw == 300,
+	   "status read when first seen");
 	p = find(s, n, 2);
-	ok(p && p->cmdline[0] == '\0', "a kernel thread has an empty cmdline");
+	ok(p && p->cmdline[0] == '\0' && strcmp(p->comm, "kthreadd") == 0,
+	   "a kernel thread has an empty cmdline");
 	p = find(s, n, 5000);
-	ok(p && p->state == 'Z' && !p->have_schedstat, "a zombie without schedstat");
+	ok(p && p->state == 'Z' && !p->have_schedstat && p->cmdline[0] == '\0',
+	   "a zombie: no schedstat, no cmdline");
 	p = find(s, n, 4242);
-	ok(p && strcmp(p->comm, "a b) c") == 0 && p->uid == 1000, "odd comm and uid");
+	ok(p && strcmp(p->comm, "a b) c") == 0 && p->uid == 1000 &&
+	   strcmp(p->cmdline, "./a b) c --flag") == 0, "odd comm, its uid and cmdline");
+	p = find(s, n, 812);
+	ok(p && strcmp(p->comm, "(sd-pam)") == 0 && p->utime_ticks == 1, "(sd-pam)");
+}
 
-	/* A dead process's kept-open stat reads as nothing (or ESRCH). */
+static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc_sample **s,
+			   size_t *cap)
+{
+	const struct proc_sample *p;
+	int n;
+
+	put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
+				    "voluntary_ctxt_switches:\t70\nnonvoluntary_ctxt_switches:\t3\n");
+	n = proc_scanner_sample(ps, false, s, cap);
+	p = find(*s, n, 812);
+	ok(p && p->have_status && p->vol_ctxsw == 7, "status is not re-read between rescans");
+	n = proc_scanner_sample(ps, true, s, cap);
+	p = find(*s, n, 812);
+	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "status is re-read on a rescan sample");
+	put(dir, "proc/812/status", "garbage\n");
+	n = proc_scanner_sample(ps, true, s, cap);
+	p = find(*s, n, 812);
+	ok(p && p->have_status && p->vol_ctxsw == 70, "a bad status keeps the last values");
+}
+
+static void gone_and_reused(const char *dir, struct proc_scanner *ps, struct proc_sample **s,
+			    size_t *cap)
+{
+	const struct proc_sample *p;
+	int n;
+
+	/* A dead process's kept-open stat fails with ESRCH; an unlinked
+	 * regular file would still read, so empty it before removing. */
 	put(dir, "proc/812/stat", "");
-	ok(proc_scanner_sample(ps, false, &s, &cap) == 4 && !find(s, 4, 812),
-	   "a process whose stat reads empty is dropped without a rescan");
+	sh("rm -rf '%s/proc/812'", dir, "");
+	n = proc_scanner_sample(ps, false, s, cap);
+	ok(n == 4 && !find(*s, n, 812), "a removed pid is gone after the next sample (%d)", n);
+	ok(proc_scanner_count(ps) == 5, "and no longer followed");
+
+	sh("rm -rf '%s/proc/2'", dir, "");
+	n = proc_scanner_sample(ps, true, s, cap);
+	ok(n == 3 && !find(*s, n, 2), "a pid missing from the listing is dropped by a rescan");
 
 	put(dir, "proc/4242/stat", "4242 (other) S 1 4242 4242 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
-			      "123456 1 7 1\n");
-	put(dir, "proc/4242/cmdline", "other");
-	n = proc_scanner_sample(ps, false, &s, &cap);
-	p = find(s, n, 4242);
-	ok(p && p->start_ticks == 123456 && strcmp(p->cmdline, "other") == 0,
-	   "a new start time is pid reuse: files reopened, cmdline re-read");
+				   "123456 1 7 1 1 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n");
+	put(dir, "proc/4242/cmdline", "other\0");
+	put(dir, "proc/4242/status", "Name:\tother\nUid:\t33\t33\t33\t33\n");
+	n = proc_scanner_sample(ps, false, s, cap);
+	p = find(*s, n, 4242);
+	ok(p && p->start_ticks == 123456 && strcmp(p->comm, "other") == 0,
+	   "a new start time under the same pid is another process");
+	ok(p && strcmp(p->cmdline, "other") == 0, "its cmdline is re-read");
+	ok(p && p->have_status && p->uid == 33 && p->vol_ctxsw == 0,
+	   "its status is read at once, not kept from the old process");
+}
 
-	snprintf(path, sizeof(path), "cp -r '%s/proc/1' '%s/proc/7777'", dir, dir);
-	ok(system(path) == 0, "a new process appears in the tree");
+static void appears(const char *dir, struct proc_scanner *ps, struct proc_sample **s,
+		    size_t *cap)
+{
+	int n;
+
+	ok(sh("cp -r '%s/proc/1' '%s/proc/7777'", dir, dir) == 0, "a new process dir is made");
 	put(dir, "proc/7777/stat", "7777 (newbie) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 555 1 1 1\n");
-	n = proc_scanner_sample(ps, false, &s, &cap);
-	ok(!find(s, n, 7777), "not seen before a rescan");
+	n = proc_scanner_sample(ps, false, s, cap);
+	ok(!find(*s, n, 7777), "a new pid is not seen before a rescan");
+	n = proc_scanner_sample(ps, true, s, cap);
+	ok(find(*s, n, 7777) != NULL && strcmp(find(*s, n, 7777)->comm, "newbie") == 0,
+	   "and seen after one");
+	ok(n >= 2 && (*s)[n - 1].pid == 7777, "still sorted");
+}
+
+/* Out of descriptors: the processes that cannot be opened are skipped, the
+ * rest served, and the skipped ones picked up once fds are back. */
+static void out_of_fds(const char *dir)
+{
+	struct proc_scanner *ps = proc_scanner_new(dir);
+	struct proc_sample *s = NULL;
+	struct rlimit old, low;
+	size_t cap = 0;
+	int n, spare = dup(0);
+
+	if (spare < 0 || getrlimit(RLIMIT_NOFILE, &old) != 0) {
+		skip("no descriptor to measure from");
+		return;
+	}
+	close(spare);
+	low = old;
+	low.rlim_cur = (rlim_t)spare + 5; /* opendir plus about one process */
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0) {
+		skip("cannot lower RLIMIT_NOFILE");
+		return;
+	}
 	n = proc_scanner_sample(ps, true, &s, &cap);
-	ok(find(s, n, 7777) != NULL, "seen after a rescan");
+	setrlimit(RLIMIT_NOFILE, &old);
+	ok(n >= 0 && n < 4, "with few fds, a rescan skips what it cannot open (%d)", n);
+	n = proc_scanner_sample(ps, true, &s, &cap);
+	ok(n == 4, "with fds back, the next rescan follows them all (%d)", n);
+	ok(s && n == 4 && strcmp(s[0].cmdline, "/sbin/init splash") == 0,
+	   "and a skipped process's cmdline is read then");
 	proc_scanner_free(ps);
 	free(s);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	ok(system(path) == 0, "fixture copy removed");
+}
+
+static void scanner_on_fixtures(void)
+{
+	char src[512], dir[] = "/tmp/cm-procs-XXXXXX", longroot[400];
+	struct proc_scanner *ps;
+	struct proc_sample *s = NULL;
+	size_t cap = 0;
+	int n;
+
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return;
+	}
+	ok(sh("cp -r '%s' '%s'", fixture_root(src, sizeof(src), "proc-procs/proc"), dir) == 0,
+	   "fixture tree copied");
+	ps = proc_scanner_new(dir);
+	ok(ps != NULL, "scanner made");
+	if (ps == NULL)
+		return;
+	n = proc_scanner_sample(ps, true, &s, &cap); /* before s is read */
+	first_sample(s, n, ps);
+	status_cadence(dir, ps, &s, &cap);
+	gone_and_reused(dir, ps, &s, &cap);
+	appears(dir, ps, &s, &cap);
+	proc_scanner_free(ps);
+	free(s);
+	out_of_fds(dir);
+	memset(longroot, 'x', sizeof(longroot) - 1);
+	longroot[sizeof(longroot) - 1] = '\0';
+	ps = proc_scanner_new(longroot);
+	ok(ps == NULL && errno == ENAMETOOLONG, "a root too long is refused");
+	proc_scanner_free(ps);
+	ok(sh("rm -rf '%s'%s", dir, "") == 0, "fixture copy removed");
+}
+
+static void burn_cpu(void)
+{
+	volatile uint64_t x = 0;
+
+	for (uint64_t i = 0; i < 20000000; i++)
+		x += i;
 }
 
 static void scanner_live(void)
 {
 	struct proc_scanner *ps = proc_scanner_new("");
 	struct proc_sample *s = NULL;
+	const struct proc_sample *me;
 	size_t cap = 0;
-	int n = proc_scanner_sample(ps, true, &s, &cap);
-	const struct proc_sample *me = n > 0 ? find(s, n, getpid()) : NULL;
-
-	ok(n > 1, "the live system has processes (%d)", n);
 	pid_t child;
+	int n;
 
-	ok(me && strncmp(me->comm, program_invocation_short_name, 15) == 0 && me->state == 'R',
-	   "we find ourselves running");
-	ok(me && (!me->have_schedstat || me->cpu_ns > 0), "our CPU time in ns");
+	burn_cpu();
+	n = proc_scanner_sample(ps, true, &s, &cap);
+	me = n > 0 ? find(s, n, getpid()) : NULL;
+	ok(n > 1, "the live system has processes (%d)", n);
+	/* Under libtool the binary may be lt-test_proc. */
+	ok(me && strstr(me->comm, "test_proc") != NULL, "we find ourselves: '%s'",
+	   me ? me->comm : "");
+	ok(me && me->state == 'R', "running, as we read our own stat");
+	if (access("/proc/self/schedstat", R_OK) != 0)
+		skip("no /proc/PID/schedstat (CONFIG_SCHED_INFO off)");
+	else
+		ok(me && me->have_schedstat && me->cpu_ns > 0, "our CPU time in ns");
+	ok(me && me->have_status && me->uid == getuid(), "our real uid");
+	ok(me && strstr(me->cmdline, "test_proc") != NULL, "our cmdline: '%s'",
+	   me ? me->cmdline : "");
+
 	child = fork();
 	if (child == 0) {
+		alarm(60);
 		pause();
 		_exit(0);
 	}
@@ -148,14 +375,18 @@ static void scanner_live(void)
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	n = proc_scanner_sample(ps, false, &s, &cap);
-	ok(find(s, n, child) == NULL, "and dropped as soon as it is reaped, without a rescan");
+	ok(find(s, n, child) == NULL, "and dropped once reaped, without a rescan");
+	ok(find(s, n, getpid()) != NULL, "while we stay");
 	proc_scanner_free(ps);
 	free(s);
 }
 
 int main(void)
 {
-	parsers();
+	stat_fixtures();
+	stat_bad();
+	schedstat_cases();
+	status_cases();
 	scanner_on_fixtures();
 	scanner_live();
 	return done_testing();
