@@ -49,7 +49,8 @@ static void wraps(void)
 	uint64_t d;
 
 	mono_counter_feed(&c, UINT64_MAX - 5, NULL);
-	ok(mono_counter_feed(&c, UINT64_MAX, &d) == COUNTER_FORWARD && d == 5 && c.value == UINT64_MAX,
+	ok(mono_counter_feed(&c, UINT64_MAX, &d) == COUNTER_FORWARD && d == 5 &&
+	   c.value == UINT64_MAX,
 	   "forward up to UINT64_MAX");
 	ok(mono_counter_feed(&c, 3, &d) == COUNTER_BACKWARD && d == 0 && c.value == UINT64_MAX,
 	   "a raw u64 wrap is a re-baseline, never a jump of 2^64 - 3");
@@ -65,7 +66,7 @@ static void wraps(void)
 static int util_matches_reference(uint64_t busy, uint64_t total)
 {
 #ifdef __SIZEOF_INT128__
-	unsigned __int128 want = ((unsigned __int128)busy * 20000 + total) / ((unsigned __int128)total * 2);
+	unsigned __int128 b = busy, t = total, want = (b * 20000 + t) / (t * 2);
 
 	return util_hundredths(busy, total) == (uint32_t)want;
 #else
@@ -109,7 +110,8 @@ static void utilisation(void)
 		uint64_t busy = total ? xorshift(&seed) % total : 0;
 
 		if (total && !util_matches_reference(busy, total)) {
-			diag("busy %llu total %llu", (unsigned long long)busy, (unsigned long long)total);
+			diag("busy %llu total %llu", (unsigned long long)busy,
+			     (unsigned long long)total);
 			all = 0;
 			break;
 		}
@@ -131,7 +133,8 @@ static void milliseconds(void)
 	is_u64(ticks_to_ms(1, 1024), 0, "1 tick at 1024 Hz (alpha) rounds down to 0 ms");
 	is_u64(ticks_to_ms(1025, 1024), 1000, "1025 ticks at 1024 Hz = 1000.98 ms, rounded down");
 	is_u64(ticks_to_ms(UINT64_MAX, 1000), UINT64_MAX, "u64 max at 1000 Hz is exact");
-	is_u64(ticks_to_ms(UINT64_MAX, 1024), UINT64_MAX / 1024 * 1000 + UINT64_MAX % 1024 * 1000 / 1024,
+	is_u64(ticks_to_ms(UINT64_MAX, 1024),
+	       UINT64_MAX / 1024 * 1000 + UINT64_MAX % 1024 * 1000 / 1024,
 	       "u64 max at 1024 Hz is exact");
 	is_u64(ticks_to_ms(UINT64_MAX / 10, 100), 18446744073709551610ull,
 	       "UINT64_MAX / 10 ticks at 100 Hz: the largest exact answer near the top");

@@ -64,13 +64,16 @@ static void offline_and_old(void)
 	ok(st.ncpu == 0, "a refused parse leaves no rows");
 	ok(parse_file("proc-offline", "proc/stat", &st, 3) == 0, "exactly cap CPUs fit");
 
-	ok(parse_file("proc-old", "proc/stat", &st, 64) == 0, "an old kernel's 7-column stat parses");
+	ok(parse_file("proc-old",
+	   "proc/stat", &st, 64) == 0, "an old kernel's 7-column stat parses");
 	ok(st.cpus[0].t.softirq == 7 && st.cpus[0].t.steal == 0, "missing steal reads 0");
 	ok(parse_text("cpu  1 2 3 4\ncpu0 1 2 3 4\nctxt 1\n", &st, 64) == 0 &&
 	   st.cpus[0].t.idle == 4 && st.cpus[0].t.iowait == 0, "a 2.4 kernel's 4 columns parse");
-	ok(parse_text("cpu  1 2 3 4 5 6 7 8 9 10 11\nctxt 1\n", &st, 64) == 0 && st.total.steal == 8,
+	ok(parse_text("cpu  1 2 3 4 5 6 7 8 9 10 11\nctxt 1\n", &st, 64) == 0 &&
+	   st.total.steal == 8,
 	   "columns past guest_nice from a future kernel are ignored");
-	ok(parse_text("cpu  1 2 3 4\nctxt 1\n", &st, 64) == 0 && st.ncpu == 0 && st.procs_running == 0,
+	ok(parse_text("cpu  1 2 3 4\nctxt 1\n", &st, 64) == 0 && st.ncpu == 0 &&
+	   st.procs_running == 0,
 	   "no cpuN lines and no procs lines: 0 rows, 0 tasks");
 }
 
@@ -85,9 +88,11 @@ static void truncated(void)
 	   "cut at a blank inside cpu1: EINVAL, no rows");
 	ok(parse_file("bad", "stat-cut-after-ctxt", &st, 64) == -1 && errno == EINVAL,
 	   "cut inside procs_running after ctxt: still refused, not procs_running 0");
-	ok(parse_text("cpu  1 2 3 4 5 6 7 8\nctxt 9\ncpu0 1 2 3 4 5 6 7 8\ncpu1 11 2 3 4", &st, 64) == -1 &&
-	   errno == EINVAL, "a last cpu line without its newline: EINVAL, not a row with a cut number");
-	ok(parse_text("cpu  1 2 3 4\nctxt 9", &st, 64) == -1, "even a complete-looking last line needs its newline");
+	ok(parse_text("cpu  1 2 3 4 5 6 7 8\nctxt 9\ncpu0 1 2 3 4 5 6 7 8\ncpu1 11 2 3 4",
+		      &st, 64) == -1 && errno == EINVAL,
+	   "a last cpu line without its newline: EINVAL, not a row with a cut number");
+	ok(parse_text("cpu  1 2 3 4\nctxt 9", &st, 64) == -1,
+	   "even a complete-looking last line needs its newline");
 	ok(parse_file("bad", "empty", &st, 64) == -1 && errno == EINVAL, "empty file: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\n", &st, 64) == -1 && errno == EINVAL, "no ctxt line: EINVAL");
 	ok(parse_text("ctxt 1\n", &st, 64) == -1 && errno == EINVAL, "no aggregate line: EINVAL");
@@ -97,10 +102,14 @@ static void garbage(void)
 {
 	struct cpustat st;
 
-	ok(parse_file("bad", "stat-no-ctxt-ok", &st, 64) == 0 && st.ncpu == 1, "minimal stat parses");
-	ok(parse_file("bad", "stat-letters", &st, 64) == -1 && errno == EINVAL, "letters in a number: EINVAL");
-	ok(parse_file("bad", "stat-negative", &st, 64) == -1 && errno == EINVAL, "a negative number: EINVAL");
-	ok(parse_file("bad", "stat-3-columns", &st, 64) == -1 && errno == EINVAL, "3 time columns: EINVAL");
+	ok(parse_file("bad",
+	   "stat-no-ctxt-ok", &st, 64) == 0 && st.ncpu == 1, "minimal stat parses");
+	ok(parse_file("bad",
+	   "stat-letters", &st, 64) == -1 && errno == EINVAL, "letters in a number: EINVAL");
+	ok(parse_file("bad",
+	   "stat-negative", &st, 64) == -1 && errno == EINVAL, "a negative number: EINVAL");
+	ok(parse_file("bad",
+	   "stat-3-columns", &st, 64) == -1 && errno == EINVAL, "3 time columns: EINVAL");
 	ok(parse_file("bad", "stat-overflow", &st, 64) == -1 && errno == EINVAL,
 	   "2^64 is refused, not wrapped to 0");
 	ok(parse_file("bad", "stat-u64-max", &st, 64) == 0 && st.total.user == UINT64_MAX &&
@@ -109,12 +118,14 @@ static void garbage(void)
 	   "a CPU listed twice: EINVAL (it would get two rows)");
 	ok(parse_text("cpu  1 2 3 4\ncpu1 1 2 3 4\ncpu0 1 2 3 4\nctxt 1\n", &st, 64) == -1,
 	   "CPUs out of order: EINVAL");
-	ok(parse_text("cpu  1 2 3 4\ncpu  1 2 3 4\nctxt 1\n", &st, 64) == -1, "two aggregate lines: EINVAL");
+	ok(parse_text("cpu  1 2 3 4\ncpu  1 2 3 4\nctxt 1\n", &st, 64) == -1,
+	   "two aggregate lines: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\nctxt 1\nctxt 2\n", &st, 64) == -1, "two ctxt lines: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\nctxt 1 2\n", &st, 64) == -1, "junk after ctxt: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\nctxt 1.5\n", &st, 64) == -1, "a fraction: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\nctxt\n", &st, 64) == -1, "ctxt without a number: EINVAL");
-	ok(parse_text("cpu  1 2 3 4x\nctxt 1\n", &st, 64) == -1, "a number running into a word: EINVAL");
+	ok(parse_text("cpu  1 2 3 4x\nctxt 1\n", &st, 64) == -1,
+	   "a number running into a word: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\ncpu99999999 1 2 3 4\nctxt 1\n", &st, 64) == -1,
 	   "an absurd CPU number: EINVAL");
 	ok(parse_text("cpu  1 2 3 4\ncpufreq 7\nintr 1 x\nctxt 1\n", &st, 64) == 0 && st.ncpu == 0,

@@ -61,10 +61,12 @@ static void bad(void)
 	ok(parse_file("bad", "binary", &p) == -1, "binary bytes are refused");
 	ok(parse_text("some avg10=1.00 avg60=0.00 avg300=0.00 total=5", &p) == -1,
 	   "a line without its newline is not trusted");
-	ok(parse_text("some avg10=1.0 avg60=0.00 avg300=0.00 total=5\n", &p) == -1, "one decimal: EINVAL");
+	ok(parse_text("some avg10=1.0 avg60=0.00 avg300=0.00 total=5\n", &p) == -1,
+	   "one decimal: EINVAL");
 	ok(parse_text("some avg10=1.000 avg60=0.00 avg300=0.00 total=5\n", &p) == -1,
 	   "three decimals: EINVAL");
-	ok(parse_text("some avg10=-1.00 avg60=0.00 avg300=0.00 total=5\n", &p) == -1, "negative: EINVAL");
+	ok(parse_text("some avg10=-1.00 avg60=0.00 avg300=0.00 total=5\n", &p) == -1,
+	   "negative: EINVAL");
 	ok(parse_text("some avg10= 1.00 avg60=0.00 avg300=0.00 total=5\n", &p) == -1,
 	   "a blank after '=': EINVAL");
 	ok(parse_text("some avg10=1.00 avg300=0.00 avg60=0.00 total=5\n", &p) == -1,
@@ -75,7 +77,8 @@ static void bad(void)
 	ok(parse_text("some avg10=1.00 avg60=0.00 avg300=0.00 total=5\nfull junk\n", &p) == -1,
 	   "a malformed full line refuses the file even with a good some line");
 	ok(parse_text("some avg10=1.00 avg60=0.00 avg300=0.00 total=5\n"
-		      "some avg10=2.00 avg60=0.00 avg300=0.00 total=6\n", &p) == -1, "two some lines: EINVAL");
+		      "some avg10=2.00 avg60=0.00 avg300=0.00 total=6\n", &p) == -1,
+	   "two some lines: EINVAL");
 	ok(parse_text("avg10=1.00\n", &p) == -1, "neither some nor full: EINVAL");
 }
 
@@ -83,13 +86,14 @@ static void edges(void)
 {
 	struct pressure p;
 
-	ok(parse_text("full avg10=100.00 avg60=99.99 avg300=0.01 total=18446744073709551615\n", &p) == 0 &&
-	   !p.have_some && p.have_full, "a full line alone parses");
+	ok(parse_text("full avg10=100.00 avg60=99.99 avg300=0.01 total=18446744073709551615\n",
+		      &p) == 0 && !p.have_some && p.have_full, "a full line alone parses");
 	is_u64(p.full.avg10, 10000, "100.00 is 10000");
 	is_u64(p.full.avg60, 9999, "99.99 is 9999");
 	is_u64(p.full.avg300, 1, "0.01 is 1");
 	is_u64(p.full.total_us, UINT64_MAX, "total 2^64-1");
-	ok(parse_text("some avg10=7 avg60=0.00 avg300=0.00 total=0\n", &p) == 0 && p.some.avg10 == 700,
+	ok(parse_text("some avg10=7 avg60=0.00 avg300=0.00 total=0\n", &p) == 0 &&
+	   p.some.avg10 == 700,
 	   "a whole percentage without decimals is 700");
 	ok(parse_text("some avg10=100.01 avg60=0.00 avg300=0.00 total=0\n", &p) == -1,
 	   "100.01 is refused (the kernel never prints it)");

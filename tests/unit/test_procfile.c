@@ -39,7 +39,8 @@ static void paths(void)
 	ok(procfile_open(&pf, "", "proc/self/stat") == 0 && strcmp(pf.path, "/proc/self/stat") == 0,
 	   "root \"\" is the live system");
 	procfile_close(&pf);
-	ok(procfile_open(&pf, "/", "proc/self/stat") == 0 && strcmp(pf.path, "/proc/self/stat") == 0,
+	ok(procfile_open(&pf, "/", "proc/self/stat") == 0 &&
+	   strcmp(pf.path, "/proc/self/stat") == 0,
 	   "root \"/\" is the live system too");
 	ok((fcntl(pf.fd, F_GETFD) & FD_CLOEXEC) != 0, "opened close-on-exec");
 	procfile_close(&pf);
@@ -58,7 +59,8 @@ static void reads(void)
 
 	rewrite("hello\n");
 	procfile_open(&pf, dir, "proc/x");
-	ok(procfile_read(&pf, buf, sizeof(buf)) == 6 && strcmp(buf, "hello\n") == 0, "reads it whole");
+	ok(procfile_read(&pf, buf, sizeof(buf)) == 6 && strcmp(buf, "hello\n") == 0,
+	   "reads it whole");
 	rewrite("again, longer\n");
 	ok(procfile_read(&pf, buf, sizeof(buf)) == 14 && strcmp(buf, "again, longer\n") == 0,
 	   "a second read sees new content from offset 0 through the same fd");
@@ -66,14 +68,17 @@ static void reads(void)
 	ok(procfile_read(&pf, buf, sizeof(buf)) == 6 && strcmp(buf, "short\n") == 0,
 	   "a file that shrank leaves no stale tail");
 	rewrite("");
-	ok(procfile_read(&pf, buf, sizeof(buf)) == 0 && buf[0] == '\0', "an empty file reads as \"\"");
+	ok(procfile_read(&pf, buf, sizeof(buf)) == 0 && buf[0] == '\0',
+	   "an empty file reads as \"\"");
 	rewrite("0123456789abcdefXYZ\n");
 	errno = 0;
 	ok(procfile_read(&pf, buf, sizeof(buf)) == -1 && errno == EFBIG,
 	   "a file larger than the buffer fails with EFBIG, not a silent cut");
-	ok(strcmp(buf, "0123456789abcde") == 0, "after EFBIG the buffer holds the head, NUL-terminated");
+	ok(strcmp(buf, "0123456789abcde") == 0,
+	   "after EFBIG the buffer holds the head, NUL-terminated");
 	rewrite("0123456789abcdef");
-	ok(procfile_read(&pf, buf, sizeof(buf)) == -1 && errno == EFBIG, "cap bytes do not fit (the NUL)");
+	ok(procfile_read(&pf, buf, sizeof(buf)) == -1 && errno == EFBIG,
+	   "cap bytes do not fit (the NUL)");
 	rewrite("0123456789abcde");
 	ok(procfile_read(&pf, buf, sizeof(buf)) == 15, "a file of exactly cap-1 bytes fits");
 	ok(procfile_read(&pf, buf, 0) == -1 && errno == EINVAL, "cap 0: EINVAL");
@@ -82,7 +87,8 @@ static void reads(void)
 	procfile_close(&pf);
 	procfile_close(&pf);
 	ok(pf.fd == -1, "close is idempotent");
-	ok(procfile_read(&pf, buf, sizeof(buf)) == -1 && errno == EBADF, "reading a closed file: EBADF");
+	ok(procfile_read(&pf, buf, sizeof(buf)) == -1 && errno == EBADF,
+	   "reading a closed file: EBADF");
 }
 
 /*
@@ -104,8 +110,8 @@ static void seq_file_pieces(void)
 	piece = pread(pf.fd, first, sizeof(first), 0);
 	n = procfile_read(&pf, buf, sizeof(buf));
 	procfile_close(&pf);
-	ok(n > piece && piece > 0, "a seq_file in pieces is read to its end (%zd bytes, first piece %zd)",
-	   n, piece);
+	ok(n > piece && piece > 0,
+	   "a seq_file in pieces is read to its end (%zd bytes, first piece %zd)", n, piece);
 	ok(n > 0 && buf[n - 1] == '\n' && strstr(buf, "[stack]") != NULL,
 	   "the whole of /proc/self/smaps, up to the stack mapping");
 }
@@ -121,7 +127,8 @@ static void live_files(void)
 
 		if (procfile_open(&pf, "", files[i]) == 0)
 			n = procfile_read(&pf, buf, sizeof(buf));
-		ok(n > 0 && (size_t)n == strlen(buf) && buf[n - 1] == '\n', "/%s reads whole", files[i]);
+		ok(n > 0 && (size_t)n == strlen(buf) && buf[n - 1] == '\n',
+		   "/%s reads whole", files[i]);
 		procfile_close(&pf);
 	}
 }

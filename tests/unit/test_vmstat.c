@@ -42,7 +42,8 @@ static void bad_files(void)
 	struct vmstat vm;
 
 	ok(parse_file("bad", "empty", &vm) == -1 && errno == EINVAL, "empty: EINVAL");
-	ok(parse_file("bad", "vmstat-overflow", &vm) == -1 && errno == EINVAL, "2^64: EINVAL, not wrapped");
+	ok(parse_file("bad",
+	   "vmstat-overflow", &vm) == -1 && errno == EINVAL, "2^64: EINVAL, not wrapped");
 	ok(parse_file("bad", "vmstat-cut", &vm) == -1 && errno == EINVAL,
 	   "cut inside pgmajfault: EINVAL, not a cut number");
 	ok(vm.pgfault == 0 && vm.pswpin == 0, "a refused parse leaves nothing to serve");
