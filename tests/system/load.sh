@@ -16,7 +16,7 @@ late0=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") ))
 walker() { # walker N: bulkwalks until the time is up; counts failures
 	local end=$(( $(date +%s) + SECONDS_OF_LOAD )) walks=0 fails=0
 	while [ "$(date +%s)" -lt "$end" ]; do
-		if snmpbulkwalk -v2c -c public -Cr25 -t 3 -r 0 -On "$TARGET" "$CM" >"$T/walk.$1" 2>&1 &&
+		if snmpbulkwalk -v2c -c public -Cr25 -t 5 -r 0 -On "$TARGET" "$CM" >"$T/walk.$1" 2>&1 &&
 		   ! grep -q '^Timeout\|Error in packet\|OID not increasing' "$T/walk.$1"; then
 			walks=$((walks + 1))
 		else
