@@ -4,6 +4,9 @@
 # at 100 Hz and the process table at 10 Hz; no walk fails or times out, no
 # sample starts later than twice its interval, and a GETBULK asking for
 # 10000 repetitions is answered.
+#
+# Not in make check yet: about one walk in 240 fails under this load for a
+# reason not found yet (see NEWS); run it by hand from the build directory.
 . "$(dirname "$0")/lib.sh"
 
 WALKERS=8 SECONDS_OF_LOAD=10
