@@ -346,7 +346,10 @@ static enum sample_rc read_stat(struct proc_scanner *ps, struct proc_entry *e,
 	if (procstat_parse(ps->buf, o) != 0 || o->pid != e->pid)
 		return S_SKIP;
 	o->have_schedstat = false;
-	if (e->sched.fd < 0)
+	/* /proc/PID/schedstat is the main thread's alone; a multi-threaded
+	 * process would be undercounted, so it gets none (stat's utime and
+	 * stime cover every thread, dead ones included). */
+	if (e->sched.fd < 0 || o->threads > 1)
 		return S_OK;
 	n = procfile_read(&e->sched, ps->buf, sizeof(ps->buf));
 	if (n <= 0 && read_failed(n) == S_GONE)

@@ -27,7 +27,7 @@ struct proc_sample {
 	uint64_t minflt, majflt;
 	uint32_t threads;
 	uint64_t rss_pages;
-	bool have_schedstat;       /* /proc/PID/schedstat (CONFIG_SCHED_INFO) */
+	bool have_schedstat;       /* /proc/PID/schedstat (CONFIG_SCHED_INFO), single-threaded only */
 	uint64_t cpu_ns, run_delay_ns;
 	bool have_status;          /* /proc/PID/status */
 	uint32_t uid;              /* real uid */

@@ -4,6 +4,8 @@
  * the scanner follows it, and on the live system.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +197,8 @@ static void first_sample(struct proc_sample *s, int n, struct proc_scanner *ps)
 	p = find(s, n, 4242);
 	ok(p && strcmp(p->comm, "a b) c") == 0 && p->uid == 1000 &&
 	   strcmp(p->cmdline, "./a b) c --flag") == 0, "odd comm, its uid and cmdline");
+	ok(p && p->threads == 3 && !p->have_schedstat,
+	   "three threads: no schedstat, which counts the main thread only");
 	p = find(s, n, 812);
 	ok(p && strcmp(p->comm, "(sd-pam)") == 0 && p->utime_ticks == 1, "(sd-pam)");
 }
@@ -339,6 +343,47 @@ static void burn_cpu(void)
 		x += i;
 }
 
+static atomic_bool stop_spinning;
+
+static void *spin_until_told(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_spinning))
+		;
+	return NULL;
+}
+
+/* A second thread burns CPU while the main one sleeps: the process's times
+ * must include it (schedstat would show only the sleeping main thread). */
+static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, size_t *cap)
+{
+	const struct proc_sample *me;
+	struct timespec pause_ns = {0, 300000000};
+	pthread_t spinner;
+	uint64_t ticks0 = 0;
+	int n;
+
+	n = proc_scanner_sample(ps, true, s, cap);
+	me = n > 0 ? find(*s, n, getpid()) : NULL;
+	ticks0 = me ? me->utime_ticks + me->stime_ticks : 0;
+	atomic_store(&stop_spinning, false);
+	if (pthread_create(&spinner, NULL, spin_until_told, NULL) != 0) {
+		ok(0, "pthread_create");
+		return;
+	}
+	nanosleep(&pause_ns, NULL);
+	n = proc_scanner_sample(ps, true, s, cap);
+	atomic_store(&stop_spinning, true);
+	pthread_join(spinner, NULL);
+	me = n > 0 ? find(*s, n, getpid()) : NULL;
+	ok(me && me->threads == 2 && !me->have_schedstat,
+	   "two threads: schedstat withheld (threads %u)", me ? me->threads : 0);
+	/* 300 ms of spinning; a loaded machine may give it much less. */
+	ok(me && me->utime_ticks + me->stime_ticks >= ticks0 + 3,
+	   "the spinning thread's time is counted (%llu ticks more)",
+	   me ? (unsigned long long)(me->utime_ticks + me->stime_ticks - ticks0) : 0ULL);
+}
+
 static void scanner_live(void)
 {
 	struct proc_scanner *ps = proc_scanner_new("");
@@ -377,6 +422,7 @@ static void scanner_live(void)
 	n = proc_scanner_sample(ps, false, &s, &cap);
 	ok(find(s, n, child) == NULL, "and dropped once reaped, without a rescan");
 	ok(find(s, n, getpid()) != NULL, "while we stay");
+	two_threads_live(ps, &s, &cap);
 	proc_scanner_free(ps);
 	free(s);
 }
