@@ -31,7 +31,7 @@ const struct clustermon_conf *conf_active(void)
 	return &active;
 }
 
-static void conf_error(const char *fmt, const char *arg)
+void conf_error(const char *fmt, const char *arg)
 {
 	char msg[512];
 

@@ -22,6 +22,8 @@ struct clustermon_conf {
 void conf_init(void);
 /* Errors found by the last read of the config files. */
 int conf_errors(void);
+/* Reports a bad line (net-snmp adds file:line) and counts it: fmt has one %s. */
+void conf_error(const char *fmt, const char *arg);
 /* The configuration in force. */
 const struct clustermon_conf *conf_active(void);
 

@@ -243,6 +243,8 @@ int main(int argc, char **argv)
 	snapshot_clear(&mem_slot);
 	snapshot_clear(&proc_slot);
 	snmp_shutdown(APP_NAME);
+	mib_history_clear();
+	mib_thresholds_clear();
 	shutdown_agent();
 	if (o.pidfile)
 		unlink(o.pidfile);

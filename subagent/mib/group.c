@@ -285,6 +285,11 @@ static void handle_set(const struct mib_group *g, void *view,
 	}
 }
 
+static bool is_set_mode(int mode)
+{
+	return mode != MODE_GET && mode != MODE_GETNEXT && mode != MODE_GETBULK;
+}
+
 static bool in_group(const struct mib_group *g, const netsnmp_variable_list *vb)
 {
 	return vb->name_length >= g->base_len &&
@@ -298,6 +303,10 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	void *view = g->acquire ? g->acquire() : NULL;
 
 	(void)reg;
+	if (g->set_request != NULL && is_set_mode(reqinfo->mode)) {
+		g->set_request(reqinfo, requests);
+		goto out;
+	}
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
 		netsnmp_variable_list *vb = r->requestvb;
 
@@ -313,14 +322,23 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 			handle_set(g, view, reqinfo, r);
 		}
 	}
+out:
 	if (g->release)
 		g->release(view);
 	return SNMP_ERR_NOERROR;
 }
 
+#define MAX_GROUPS 32
+static const struct mib_group *registered[MAX_GROUPS];
+static size_t nregistered;
+
 int mib_group_register(const struct mib_group *g)
 {
 	netsnmp_handler_registration *reg;
+
+	if (nregistered == MAX_GROUPS)
+		return -1;
+	registered[nregistered++] = g;
 
 	reg = netsnmp_create_handler_registration(g->name, group_handler, g->base,
 						  g->base_len, HANDLER_CAN_RWRITE);
@@ -328,4 +346,87 @@ int mib_group_register(const struct mib_group *g)
 		return -1;
 	reg->handler->myvoid = (void *)(uintptr_t)g;
 	return netsnmp_register_handler(reg) == MIB_REGISTERED_OK ? 0 : -1;
+}
+
+static const struct mib_group *group_of(const oid *name, size_t len)
+{
+	for (size_t i = 0; i < nregistered; i++) {
+		const struct mib_group *g = registered[i];
+
+		if (len > g->base_len && snmp_oid_compare(name, g->base_len, g->base,
+							  g->base_len) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+bool mib_instance_shape_ok(const oid *name, size_t len)
+{
+	const struct mib_group *g = group_of(name, len);
+	const struct mib_object *o;
+	const oid *sfx;
+	size_t n;
+
+	if (g == NULL)
+		return false;
+	sfx = name + g->base_len;
+	n = len - g->base_len;
+	o = find_object(g, sfx[0]);
+	if (o == NULL)
+		return false;
+	if (o->table == NULL)
+		return n == 2 && sfx[1] == 0;
+	return n == 3 + o->table->index_len && sfx[1] == 1 && sfx[2] >= o->table->min_col &&
+	       sfx[2] <= o->table->max_col;
+}
+
+static bool numeric_type(u_char type)
+{
+	switch (type) {
+	case ASN_INTEGER: case ASN_COUNTER: case ASN_GAUGE: case ASN_TIMETICKS:
+	case ASN_COUNTER64:
+		return true; /* ASN_UNSIGNED is ASN_GAUGE */
+	default:
+		return false;
+	}
+}
+
+enum mib_read_rc mib_read_number(const oid *name, size_t len, uint64_t *out)
+{
+	const struct mib_group *g = group_of(name, len);
+	netsnmp_variable_list vb;
+	enum mib_read_rc rc;
+	void *view;
+
+	if (g == NULL)
+		return MIB_READ_ABSENT;
+	memset(&vb, 0, sizeof(vb));
+	view = g->acquire ? g->acquire() : NULL;
+	get_exact(g, view, &vb, name + g->base_len, len - g->base_len);
+	if (g->release)
+		g->release(view);
+	rc = MIB_READ_OK;
+	if (vb.type == SNMP_NOSUCHOBJECT || vb.type == SNMP_NOSUCHINSTANCE)
+		rc = MIB_READ_ABSENT;
+	else if (!numeric_type(vb.type))
+		rc = MIB_READ_NOT_NUMERIC;
+	else if (vb.type == ASN_COUNTER64)
+		*out = ((uint64_t)vb.val.counter64->high << 32) |
+		       (vb.val.counter64->low & 0xffffffffu);
+	else if (vb.type == ASN_INTEGER) /* our INTEGERs are never negative */
+		*out = (uint64_t)(uint32_t)*vb.val.integer;
+	else
+		*out = (uint32_t)*vb.val.integer;
+	snmp_free_var_internals(&vb);
+	return rc;
+}
+
+const char *mib_parse_instance(const char *text, oid *name, size_t *len)
+{
+	*len = MAX_OID_LEN;
+	if (snmp_parse_oid(text, name, len) == NULL)
+		return "unknown object (give a numeric OID, or load CLUSTER-MON-MIB)";
+	if (!mib_instance_shape_ok(name, *len))
+		return "not an instance of an object clustermond serves";
+	return NULL;
 }

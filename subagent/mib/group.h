@@ -73,8 +73,29 @@ struct mib_group {
 	size_t nobjects;
 	void *(*acquire)(void);   /* may be NULL: view is NULL */
 	void (*release)(void *view);
+	/* Read-create tables take a SET request whole (every varbind of the
+	 * group in each phase) instead of varbind by varbind. */
+	void (*set_request)(netsnmp_agent_request_info *reqinfo,
+			    netsnmp_request_info *requests);
 };
 
 int mib_group_register(const struct mib_group *g);
+
+/* What reading one instance served by this agent gave. */
+enum mib_read_rc { MIB_READ_OK = 0, MIB_READ_ABSENT = -1, MIB_READ_NOT_NUMERIC = -2 };
+
+/*
+ * The value of one instance of any registered group as an unsigned number
+ * (INTEGER, Counter32/64, Gauge32, Unsigned32, TimeTicks), as a GET would
+ * answer it now: thresholds and histories sample their variables with it.
+ */
+enum mib_read_rc mib_read_number(const oid *name, size_t len, uint64_t *out);
+/* True when name has the shape of an instance of a registered object
+ * (scalar.0, or a table column with an index of the right length), whether
+ * or not that instance exists right now. */
+bool mib_instance_shape_ok(const oid *name, size_t len);
+/* A config file's OBJECT-INSTANCE (numeric, or a name from a loaded MIB)
+ * into name/len; NULL on success, else why not. */
+const char *mib_parse_instance(const char *text, oid *name, size_t *len);
 
 #endif

@@ -26,5 +26,10 @@ int mib_cpu_register(void);
 int mib_memory_register(void);
 int mib_proc_register(void);
 int mib_dist_register(void);
+int mib_history_register(void);
+int mib_thresholds_register(void);
+/* Frees the read-create tables' rows (at exit, after the last snmp_store). */
+void mib_history_clear(void);
+void mib_thresholds_clear(void);
 
 #endif

@@ -16,8 +16,10 @@ CM=.1.3.6.1.4.1.8072.9999.77.1
 T=$(mktemp -d /tmp/clustermon-test.XXXXXX)
 # No MIB modules by default: tests use numeric OIDs, and a machine without the
 # IETF base modules would otherwise print pages of parse errors.
-export MIBS= SNMP_PERSISTENT_DIR="$T/persist" SNMPCONFPATH="$T/conf"
-mkdir -p "$SNMP_PERSISTENT_DIR" "$SNMPCONFPATH"
+# net-snmp reads persistent files only from directories on the config path
+# (its default path ends with the persistent directory).
+export MIBS= SNMP_PERSISTENT_DIR="$T/persist" SNMPCONFPATH="$T/conf:$T/persist"
+mkdir -p "$SNMP_PERSISTENT_DIR" "$T/conf"
 MASTER_PID= AGENT_PID=
 
 tap_n=0 tap_failed=0
@@ -47,6 +49,7 @@ cleanup() {
 	stop_agent
 	[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "$MASTER_PID" ] && kill -9 "$MASTER_PID" 2>/dev/null
+	[ -n "${TRAPD_PID:-}" ] && kill -9 "$TRAPD_PID" 2>/dev/null
 	wait 2>/dev/null
 	if [ "$tap_failed" -gt 0 ]; then
 		for f in "$T"/*.log; do [ -f "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done
@@ -157,3 +160,29 @@ finish() {
 
 contains() { grep -q -- "$1" <<<"$2"; }
 lacks() { ! grep -qi -- "$1" <<<"$2"; }
+
+# start_trapd: snmptrapd on a free loopback port, logging every trap with
+# numeric OIDs to $T/traps.log; the master sends v2c traps there.
+start_trapd() {
+	TRAP_PORT=$(free_udp_port) || return 1
+	echo "disableAuthorization yes" >"$T/snmptrapd.conf"
+	snmptrapd -f -C -c "$T/snmptrapd.conf" -On -Lf "$T/traps.log" -p "$T/snmptrapd.pid" \
+		"udp:127.0.0.1:$TRAP_PORT" &
+	TRAPD_PID=$!
+	write_master_conf
+	echo "trap2sink 127.0.0.1:$TRAP_PORT public" >>"$T/snmpd.conf"
+	wait_for 5 grep -q "NET-SNMP version" "$T/traps.log"
+}
+
+# traps OID [TEXT]: how many notifications of this snmpTrapOID value (and
+# holding TEXT, e.g. a varbind's name) arrived.
+traps() {
+	grep -E "1\.3\.6\.1\.6\.3\.1\.1\.4\.1\.0 = OID: ${1//./\\.}([[:space:]]|\$)" "$T/traps.log" 2>/dev/null |
+		grep -cF -- "${2:-}"
+}
+
+# busy CPU SECONDS: one pinned busy loop that stops by itself; prints its pid.
+busy() {
+	timeout "$2" taskset -c "$1" sh -c 'while :; do :; done' >/dev/null 2>&1 &
+	echo $!
+}

@@ -1,0 +1,572 @@
+/*
+ * history.c - clusterMonHistoryCtlTable and clusterMonHistoryTable: RMON
+ * style history (RFC 2819 historyControlTable) of any numeric instance this
+ * agent serves, in buckets of 10 ms to an hour.
+ *
+ * A row samples its variable ten times per bucket, but never more often
+ * than every 100 ms unless the bucket itself is shorter (then once per
+ * bucket): the sources behind the variables refresh at 100 ms at best, so
+ * faster reads would only see the same value again. Only buckets whose
+ * interval has ended are shown, as in RMON.
+ */
+#include "rowtable.h"
+#include "mib.h"
+#include "watch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "core/ring.h"
+
+static const oid history_oid[] = { CLUSTERMON_OBJECTS_OID, 10 };
+
+enum {
+	COL_VARIABLE = 2, COL_INTERVAL, COL_REQUESTED, COL_GRANTED, COL_OWNER, COL_STORAGE,
+	COL_STATUS,
+};
+enum {
+	HCOL_START = 2, HCOL_SAMPLES, HCOL_MIN, HCOL_MAX, HCOL_MEAN, HCOL_LAST,
+};
+
+#define OWNER_MAX 127
+#define BUCKETS_MAX 65535u
+/* Every row's buckets together: 262144 buckets of 64 bytes, 16 MiB. */
+#define BUCKET_BUDGET 262144u
+
+struct history_row {
+	struct rt_row hdr;
+	oid var[MAX_OID_LEN];
+	size_t var_len;
+	uint32_t interval_ms;
+	uint32_t requested;
+	char owner[OWNER_MAX + 1];
+};
+
+struct history_runtime {
+	struct ring ring;
+	uint32_t period_ms;
+	uint64_t next_due;
+};
+
+static struct rt_table table;
+static uint32_t buckets_granted;   /* over every runtime */
+static uint64_t generation;        /* bumped whenever a bucket may have changed */
+
+/* ------------------------------------------------------------ columns */
+
+static void defaults(struct rt_row *r)
+{
+	struct history_row *h = (struct history_row *)r;
+
+	h->interval_ms = 1000;
+	h->requested = 60;
+}
+
+static int check(unsigned col, const netsnmp_variable_list *var)
+{
+	switch (col) {
+	case COL_VARIABLE:
+		if (var->type != ASN_OBJECT_ID)
+			return SNMP_ERR_WRONGTYPE;
+		return var->val_len >= 2 * sizeof(oid) ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+	case COL_INTERVAL:
+		if (var->type != ASN_UNSIGNED)
+			return SNMP_ERR_WRONGTYPE;
+		return *var->val.integer >= RING_INTERVAL_MIN_MS &&
+			       *var->val.integer <= RING_INTERVAL_MAX_MS ?
+			       SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+	case COL_REQUESTED:
+		if (var->type != ASN_UNSIGNED)
+			return SNMP_ERR_WRONGTYPE;
+		return *var->val.integer >= 1 && *var->val.integer <= BUCKETS_MAX ?
+			       SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+	case COL_OWNER:
+		if (var->type != ASN_OCTET_STR)
+			return SNMP_ERR_WRONGTYPE;
+		return var->val_len <= OWNER_MAX ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGLENGTH;
+	default: /* BucketsGranted */
+		return SNMP_ERR_NOTWRITABLE;
+	}
+}
+
+static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var)
+{
+	struct history_row *h = (struct history_row *)r;
+
+	switch (col) {
+	case COL_VARIABLE:
+		h->var_len = var->val_len / sizeof(oid);
+		memcpy(h->var, var->val.objid, var->val_len);
+		break;
+	case COL_INTERVAL: h->interval_ms = (uint32_t)*var->val.integer; break;
+	case COL_REQUESTED: h->requested = (uint32_t)*var->val.integer; break;
+	case COL_OWNER:
+		memcpy(h->owner, var->val.string, var->val_len);
+		h->owner[var->val_len] = '\0';
+		break;
+	}
+}
+
+static bool ready(const struct rt_row *r)
+{
+	return ((const struct history_row *)r)->var_len > 0;
+}
+
+static bool same_variable(const struct history_row *a, const struct history_row *b)
+{
+	return snmp_oid_compare(a->var, a->var_len, b->var, b->var_len) == 0;
+}
+
+static unsigned inconsistent(const struct rt_row *r, const struct rt_row *o)
+{
+	const struct history_row *h = (const struct history_row *)r;
+	const struct history_row *old = (const struct history_row *)o;
+	bool activating = r->status == ROW_ACTIVE && (o == NULL || o->status != ROW_ACTIVE);
+	uint64_t v;
+
+	if (h->var_len > 0 && (old == NULL || !same_variable(h, old) || activating) &&
+	    mib_read_number(h->var, h->var_len, &v) != MIB_READ_OK)
+		return COL_VARIABLE;
+	return 0;
+}
+
+static bool same_sampling(const struct history_row *a, const struct history_row *b)
+{
+	return same_variable(a, b) && a->interval_ms == b->interval_ms &&
+	       a->requested == b->requested;
+}
+
+static bool same(const struct rt_row *a, const struct rt_row *b)
+{
+	return same_sampling((const struct history_row *)a, (const struct history_row *)b) &&
+	       strcmp(((const struct history_row *)a)->owner,
+		      ((const struct history_row *)b)->owner) == 0;
+}
+
+static uint32_t sample_period(uint32_t interval_ms)
+{
+	uint32_t tenth = interval_ms / 10, floor = interval_ms < 100 ? interval_ms : 100;
+
+	return tenth > floor ? tenth : floor;
+}
+
+static void free_runtime(void *p)
+{
+	struct history_runtime *rt = p;
+
+	buckets_granted -= rt->ring.cap;
+	ring_free(&rt->ring);
+	free(rt);
+	generation++;
+}
+
+/* Buckets come out of a shared budget, as RMON's BucketsGranted does. */
+static int prepare(struct rt_row *r, const struct rt_row *o)
+{
+	struct history_row *h = (struct history_row *)r;
+	struct history_runtime *rt;
+	uint32_t grant;
+
+	if (r->status != ROW_ACTIVE) {
+		r->runtime = NULL;
+		return 0;
+	}
+	if (o != NULL && o->status == ROW_ACTIVE && o->runtime != NULL &&
+	    same_sampling(h, (const struct history_row *)o)) {
+		r->runtime = o->runtime;
+		return 0;
+	}
+	grant = BUCKET_BUDGET - buckets_granted;
+	if (grant > h->requested)
+		grant = h->requested;
+	rt = calloc(1, sizeof(*rt));
+	if (grant == 0 || rt == NULL ||
+	    ring_init(&rt->ring, h->interval_ms, grant,
+		      watch_now_ms() / h->interval_ms * h->interval_ms) != 0) {
+		free(rt);
+		return -1;
+	}
+	/* Buckets start on multiples of the interval, as the samples do. */
+	buckets_granted += grant;
+	rt->period_ms = sample_period(h->interval_ms);
+	r->runtime = rt;
+	generation++;
+	return 0;
+}
+
+static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+{
+	const struct history_row *h = (const struct history_row *)r;
+	const struct history_runtime *rt = r->runtime;
+
+	switch (col) {
+	case COL_VARIABLE:
+		if (h->var_len == 0) {
+			static const oid zero_dot_zero[] = { 0, 0 };
+
+			v->ptr = zero_dot_zero;
+			v->len = 2;
+		} else {
+			v->ptr = h->var;
+			v->len = h->var_len;
+		}
+		v->type = ASN_OBJECT_ID;
+		return MIB_PRESENT;
+	case COL_INTERVAL: return mib_u64(v, ASN_UNSIGNED, h->interval_ms);
+	case COL_REQUESTED: return mib_u64(v, ASN_UNSIGNED, h->requested);
+	case COL_GRANTED: return mib_u64(v, ASN_GAUGE, rt ? rt->ring.cap : 0);
+	case COL_OWNER: return mib_string(v, h->owner);
+	default: return MIB_ABSENT;
+	}
+}
+
+static void save(const struct rt_row *r, char *buf, size_t len)
+{
+	const struct history_row *h = (const struct history_row *)r;
+	char *p;
+	int n;
+
+	if (len < 1800)
+		return;
+	p = read_config_save_objid(buf, (oid *)h->var, h->var_len);
+	n = snprintf(p, len - (size_t)(p - buf), " %u %u ", h->interval_ms, h->requested);
+	read_config_save_octet_string(p + n, (u_char *)h->owner, strlen(h->owner));
+}
+
+static int restore(struct rt_row *r, char *line)
+{
+	struct history_row *h = (struct history_row *)r;
+	oid *var = h->var;
+	size_t len = MAX_OID_LEN;
+	char word[16];
+	unsigned long iv, req;
+
+	line = read_config_read_objid(line, &var, &len);
+	h->var_len = len;
+	if (line == NULL)
+		return -1;
+	line = copy_nword(line, word, sizeof(word));
+	iv = strtoul(word, NULL, 10);
+	if (line == NULL)
+		return -1;
+	line = copy_nword(line, word, sizeof(word));
+	req = strtoul(word, NULL, 10);
+	restore_owner(line, h->owner);
+	if (h->var_len < 2 || iv < RING_INTERVAL_MIN_MS || iv > RING_INTERVAL_MAX_MS ||
+	    req < 1 || req > BUCKETS_MAX)
+		return -1;
+	h->interval_ms = (uint32_t)iv;
+	h->requested = (uint32_t)req;
+	return 0;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+static uint64_t tick(uint64_t now)
+{
+	uint64_t next = WATCH_NEVER, v;
+
+	for (size_t i = 0; i < table.n; i++) {
+		struct history_row *h = (struct history_row *)table.rows[i];
+		struct history_runtime *rt = h->hdr.runtime;
+
+		if (rt == NULL)
+			continue;
+		if (rt->next_due <= now) {
+			if (mib_read_number(h->var, h->var_len, &v) == MIB_READ_OK) {
+				ring_add(&rt->ring, now, v);
+				generation++;
+			}
+			rt->next_due = watch_next_due(now, rt->period_ms);
+		}
+		if (rt->next_due < next)
+			next = rt->next_due;
+	}
+	return next;
+}
+
+/* ------------------------------------------------------------ data table */
+
+/* Where each active row's closed buckets start in the flattened table;
+ * rebuilt when a sample or a row change may have moved them. */
+struct flat_entry {
+	size_t first;
+	const struct history_row *row;
+	uint32_t closed;
+};
+
+static struct flat_entry *flat;
+static size_t flat_n, flat_cap, flat_total;
+static uint64_t flat_generation = UINT64_MAX;
+
+static uint32_t closed_buckets(const struct ring *r, uint64_t now)
+{
+	const struct ring_bucket *b = ring_at(r, r->used ? r->used - 1 : 0);
+
+	if (b != NULL && now < b->start_ms + r->interval_ms)
+		return r->used - 1;
+	return r->used;
+}
+
+static void flatten(void)
+{
+	uint64_t now = watch_now_ms();
+
+	if (flat_generation == generation)
+		return;
+	if (flat_cap < table.n) {
+		struct flat_entry *f = realloc(flat, table.n * sizeof(*f));
+
+		if (f == NULL) {
+			flat_n = flat_total = 0; /* nothing rather than stale rows */
+			return;
+		}
+		flat = f;
+		flat_cap = table.n;
+	}
+	flat_n = flat_total = 0;
+	for (size_t i = 0; i < table.n; i++) {
+		const struct history_row *h = (const struct history_row *)table.rows[i];
+		const struct history_runtime *rt = h->hdr.runtime;
+
+		if (rt == NULL)
+			continue;
+		flat[flat_n] = (struct flat_entry){ flat_total, h, closed_buckets(&rt->ring, now) };
+		flat_total += flat[flat_n++].closed;
+	}
+	flat_generation = generation;
+}
+
+static size_t data_rows(void *view)
+{
+	(void)view;
+	flatten();
+	return flat_total;
+}
+
+/* The entry holding flattened row k, and the bucket's position in it. */
+static const struct ring_bucket *bucket_at(size_t k, const struct history_row **row)
+{
+	size_t lo = 0, hi = flat_n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (flat[mid].first <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* lo is the last entry starting at or before k: entries without closed
+	 * buckets start where the next one does, so it is the one holding k. */
+	*row = flat[lo].row;
+	return ring_at(&((const struct history_runtime *)flat[lo].row->hdr.runtime)->ring,
+		       (uint32_t)(k - flat[lo].first));
+}
+
+static void data_index(void *view, size_t k, oid *out)
+{
+	const struct history_row *h;
+	const struct ring_bucket *b = bucket_at(k, &h);
+
+	(void)view;
+	out[0] = h->hdr.index;
+	out[1] = (oid)(uint32_t)b->index;
+}
+
+static int data_get(void *view, size_t k, unsigned col, struct mib_value *v)
+{
+	const struct history_row *h;
+	const struct ring_bucket *b = bucket_at(k, &h);
+
+	(void)view;
+	switch (col) {
+	case HCOL_START: return mib_u64(v, ASN_TIMETICKS, watch_timestamp(b->start_ms));
+	case HCOL_SAMPLES: return mib_u64(v, ASN_UNSIGNED, b->samples);
+	case HCOL_MIN: return mib_u64(v, ASN_COUNTER64, b->min);
+	case HCOL_MAX: return mib_u64(v, ASN_COUNTER64, b->max);
+	case HCOL_MEAN: return mib_u64(v, ASN_COUNTER64, ring_mean(b));
+	case HCOL_LAST: return mib_u64(v, ASN_COUNTER64, b->last);
+	default: return MIB_ABSENT;
+	}
+}
+
+static const struct mib_table data_table = {
+	.min_col = HCOL_START, .max_col = HCOL_LAST, .index_len = 2,
+	.rows = data_rows, .row_index = data_index, .get = data_get,
+};
+
+/* ------------------------------------------------------------ config file */
+
+static struct rt_row **conf_rows;
+static size_t conf_nrows;
+
+static int parse_number(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static const char *conf_fill(struct history_row *h, char *line)
+{
+	char *save = NULL, *name = strtok_r(line, " \t", &save);
+	char *var = strtok_r(NULL, " \t", &save);
+	char *iv = strtok_r(NULL, " \t", &save);
+	char *buckets = strtok_r(NULL, " \t", &save);
+	const char *why;
+
+	if (name == NULL || var == NULL || iv == NULL || buckets == NULL ||
+	    strtok_r(NULL, " \t", &save) != NULL)
+		return "expected NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS";
+	if (strlen(name) > OWNER_MAX)
+		return "NAME is longer than 127 characters";
+	strcpy(h->owner, name);
+	why = mib_parse_instance(var, h->var, &h->var_len);
+	if (why != NULL)
+		return why;
+	if (parse_number(iv, RING_INTERVAL_MIN_MS, RING_INTERVAL_MAX_MS, &h->interval_ms) != 0)
+		return "INTERVAL-MS is not a number of milliseconds in 10..3600000";
+	if (parse_number(buckets, 1, BUCKETS_MAX, &h->requested) != 0)
+		return "BUCKETS is not a number in 1..65535";
+	return NULL;
+}
+
+/* history NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS */
+static void parse_history(const char *token, char *line)
+{
+	struct history_row *h;
+	struct rt_row **grown;
+	const char *why;
+
+	(void)token;
+	h = (struct history_row *)rt_new_row(&table, (uint32_t)conf_nrows + 1);
+	grown = realloc(conf_rows, (conf_nrows + 1) * sizeof(*grown));
+	if (h == NULL || grown == NULL) {
+		free(h);
+		conf_error("history: out of memory%s", "");
+		return;
+	}
+	conf_rows = grown;
+	why = conf_fill(h, line);
+	if (why != NULL) {
+		conf_error("history: %s", why);
+		rt_free_row(&table, &h->hdr);
+		return;
+	}
+	h->hdr.status = ROW_ACTIVE;
+	h->hdr.storage = STORAGE_READONLY;
+	conf_rows[conf_nrows++] = &h->hdr;
+}
+
+static int before_read(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	conf_nrows = 0;
+	return SNMP_ERR_NOERROR;
+}
+
+static int after_read(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	rt_config_done(&table, conf_rows, conf_nrows, conf_errors() == 0);
+	conf_nrows = 0;
+	return SNMP_ERR_NOERROR;
+}
+
+/* ------------------------------------------------------------ the group */
+
+static void changed(void)
+{
+	generation++;
+	watch_reschedule();
+}
+
+static const struct rt_ops ops = {
+	.name = "clusterMonHistoryCtlTable",
+	.row_size = sizeof(struct history_row),
+	.min_col = COL_VARIABLE, .max_col = COL_STATUS,
+	.status_col = COL_STATUS, .storage_col = COL_STORAGE,
+	.defaults = defaults, .check = check, .set = set, .ready = ready,
+	.inconsistent = inconsistent, .same = same, .prepare = prepare,
+	.free_runtime = free_runtime, .get = get, .save = save, .restore = restore,
+	.changed = changed,
+};
+
+static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonHistoryRow" };
+
+static void *acquire(void)
+{
+	return &table;
+}
+
+/* Only the control table is writable; a request touching the data table
+ * fails whole in its first phase. */
+static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const size_t base = OID_LENGTH(history_oid);
+
+	if (reqinfo->mode == MODE_SET_RESERVE1) {
+		for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
+			const netsnmp_variable_list *vb = r->requestvb;
+			bool data = vb->name_length > base + 2 && vb->name[base] == 2 &&
+				    vb->name[base + 1] == 1 && vb->name[base + 2] >= HCOL_START &&
+				    vb->name[base + 2] <= HCOL_LAST;
+
+			if (vb->name_length <= base || vb->name[base] != 1) {
+				netsnmp_set_request_error(reqinfo, r, data ? SNMP_ERR_NOTWRITABLE :
+									     SNMP_ERR_NOCREATION);
+				return;
+			}
+		}
+	}
+	rt_set_request(&table, reqinfo, requests, base);
+}
+
+static struct mib_object objects[] = {
+	{ .arc = 1, .table = &table.view },
+	{ .arc = 2, .table = &data_table },
+};
+
+static const struct mib_group group = {
+	.name = "clusterMonHistory",
+	.base = history_oid,
+	.base_len = OID_LENGTH(history_oid),
+	.objects = objects,
+	.nobjects = 2,
+	.acquire = acquire,
+	.set_request = set_request,
+};
+
+int mib_history_register(void)
+{
+	rt_init(&table);
+	watch_register(tick);
+	register_app_config_handler("history", parse_history, NULL,
+				    "NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS");
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
+			       before_read, NULL);
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
+			       after_read, NULL);
+	return mib_group_register(&group);
+}
+
+void mib_history_clear(void)
+{
+	rt_clear(&table);
+	free(conf_rows);
+	conf_rows = NULL;
+	free(flat);
+	flat = NULL;
+	flat_n = flat_cap = flat_total = 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * rowtable.h - read-create tables (RowStatus, StorageType) on the SNMP
+ * thread: the clusterMonHistoryCtlTable, clusterMonThresholdTable and later
+ * the probe table share this engine.
+ *
+ * A SET request is staged whole in RESERVE1: every varbind for the table is
+ * applied to a copy of its row, each copy goes through the RowStatus rules
+ * and the table's own consistency check, and any failure leaves the live
+ * rows untouched. ACTION swaps the copies in, UNDO swaps them back, COMMIT
+ * frees what was replaced and saves nonVolatile rows through net-snmp's
+ * persistent storage.
+ *
+ * Each row may own a "runtime" (a ring, a threshold state machine) that the
+ * table's prepare() either shares with the row it replaces (nothing that
+ * matters changed: sampling goes on) or makes afresh.
+ */
+#ifndef CLUSTERMON_MIB_ROWTABLE_H
+#define CLUSTERMON_MIB_ROWTABLE_H
+
+#include "group.h"
+#include "core/rowstatus.h"
+
+#define RT_INDEX_MAX 65535u
+#define RT_MAX_COLS 16
+
+/* Embedded first in every table's row struct. */
+struct rt_row {
+	uint32_t index;
+	enum row_status status;    /* active, notInService or notReady */
+	int storage;               /* enum storage_type */
+	void *runtime;             /* owned by the table's ops; may be shared */
+};
+
+struct rt_ops {
+	const char *name;          /* for log messages */
+	size_t row_size;
+	unsigned min_col, max_col; /* columns after the index column */
+	unsigned status_col, storage_col;
+	void (*defaults)(struct rt_row *row);
+	/* Type, length and range of a value for a column: an SNMP_ERR_* status
+	 * (notWritable for read-only columns). */
+	int (*check)(unsigned col, const netsnmp_variable_list *var);
+	void (*set)(struct rt_row *row, unsigned col, const netsnmp_variable_list *var);
+	bool (*ready)(const struct rt_row *row);
+	/* The column that makes a staged row inconsistent, or 0; old is the
+	 * live row it replaces (NULL for a new row). */
+	unsigned (*inconsistent)(const struct rt_row *row, const struct rt_row *old);
+	/* Same configuration (every read-create column but the RowStatus and
+	 * StorageType): a row that stays the same keeps its runtime. */
+	bool (*same)(const struct rt_row *a, const struct rt_row *b);
+	/* Gives a staged row its runtime: old's (may be NULL) or a new one;
+	 * -1 when out of memory. */
+	int (*prepare)(struct rt_row *row, const struct rt_row *old);
+	void (*free_runtime)(void *runtime);
+	int (*get)(const struct rt_row *row, unsigned col, struct mib_value *v);
+	/* Persistent storage: one line per nonVolatile row, without the token. */
+	void (*save)(const struct rt_row *row, char *buf, size_t len);
+	int (*restore)(struct rt_row *row, char *line); /* 0 or -1 */
+	void (*changed)(void);     /* rows were added, removed or changed */
+};
+
+struct rt_pending;
+
+struct rt_table {
+	const struct rt_ops *ops;
+	unsigned arc;              /* the table's arc in its group */
+	const char *store_token;   /* persistent storage line token */
+	struct rt_row **rows;      /* ascending index */
+	size_t n, cap;
+	struct rt_pending *pending;
+	struct rt_row **restored;  /* read from persistent storage, not yet in */
+	size_t nrestored;
+	struct mib_table view;     /* for group.c's GET and GETNEXT */
+};
+
+/* Sets up t->view and the persistent-storage hooks (before init_snmp). */
+void rt_init(struct rt_table *t);
+/* The SET phases for the varbinds of this table in a request (the group's
+ * set_request hook passes them on); varbinds for other arcs are left alone. */
+void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,
+		    netsnmp_request_info *requests, size_t base_len);
+
+struct rt_row *rt_find(const struct rt_table *t, uint32_t index);
+/* Adds a row made outside SNMP (config file, persistent storage): the row
+ * must be prepared already; -1 if the index is taken or out of memory. */
+int rt_insert(struct rt_table *t, struct rt_row *row);
+/* Puts the rows read back from persistent storage in, after the config
+ * file's rows: one whose index is taken is dropped with a warning, unless it
+ * is the same nonVolatile row (a re-read on SIGHUP). */
+void rt_install_restored(struct rt_table *t);
+/* Replaces the readOnly rows with these (from the configuration file;
+ * taken over or freed). A row equal to the live one keeps the live row and
+ * its runtime; an index held by a row made with SET is logged and skipped. */
+void rt_install_config(struct rt_table *t, struct rt_row **rows, size_t n);
+/* After a read of the configuration files: installs the config rows and
+ * then the restored ones when the read had no error, else frees both and
+ * keeps what runs. Takes rows[] over (not the array). */
+void rt_config_done(struct rt_table *t, struct rt_row **rows, size_t n, bool ok);
+/* The saved owner string at line (may be NULL) into owner[RT_OWNER_MAX + 1]. */
+#define RT_OWNER_MAX 127
+void restore_owner(const char *line, char *owner);
+/* Removes and frees every row of this storage type. */
+void rt_remove_storage(struct rt_table *t, int storage);
+/* Frees every row (at exit). */
+void rt_clear(struct rt_table *t);
+/* A row with defaults, or NULL. */
+struct rt_row *rt_new_row(const struct rt_table *t, uint32_t index);
+void rt_free_row(const struct rt_table *t, struct rt_row *row);
+
+#endif
