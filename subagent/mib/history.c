@@ -32,7 +32,7 @@ enum {
 
 #define OWNER_MAX 127
 #define BUCKETS_MAX 65535u
-/* Every row's buckets together: 262144 buckets of 64 bytes, 16 MiB. */
+/* Every row's granted buckets together: 262144 of 64 bytes, 16 MiB. */
 #define BUCKET_BUDGET 262144u
 
 struct history_row {
@@ -45,7 +45,8 @@ struct history_row {
 };
 
 struct history_runtime {
-	struct ring ring;
+	struct ring ring;          /* granted closed buckets and the open one */
+	uint32_t granted;
 	uint32_t period_ms;
 	uint64_t next_due;
 };
@@ -156,7 +157,7 @@ static void free_runtime(void *p)
 {
 	struct history_runtime *rt = p;
 
-	buckets_granted -= rt->ring.cap;
+	buckets_granted -= rt->granted;
 	ring_free(&rt->ring);
 	free(rt);
 	generation++;
@@ -182,15 +183,22 @@ static int prepare(struct rt_row *r, const struct rt_row *o)
 	if (grant > h->requested)
 		grant = h->requested;
 	rt = calloc(1, sizeof(*rt));
-	if (grant == 0 || rt == NULL ||
-	    ring_init(&rt->ring, h->interval_ms, grant,
-		      watch_now_ms() / h->interval_ms * h->interval_ms) != 0) {
+	if (grant == 0 || rt == NULL) {
 		free(rt);
 		return -1;
 	}
-	/* Buckets start on multiples of the interval, as the samples do. */
-	buckets_granted += grant;
+	/* Samples fall on multiples of the period (rows with the same period
+	 * share wake-ups); the first bucket starts with the first sample, so
+	 * every bucket gets its full count. One slot more than granted holds
+	 * the bucket still filling. */
 	rt->period_ms = sample_period(h->interval_ms);
+	rt->next_due = watch_next_due(watch_now_ms(), rt->period_ms);
+	if (ring_init(&rt->ring, h->interval_ms, grant + 1, rt->next_due) != 0) {
+		free(rt);
+		return -1;
+	}
+	rt->granted = grant;
+	buckets_granted += grant;
 	r->runtime = rt;
 	generation++;
 	return 0;
@@ -216,7 +224,7 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 		return MIB_PRESENT;
 	case COL_INTERVAL: return mib_u64(v, ASN_UNSIGNED, h->interval_ms);
 	case COL_REQUESTED: return mib_u64(v, ASN_UNSIGNED, h->requested);
-	case COL_GRANTED: return mib_u64(v, ASN_GAUGE, rt ? rt->ring.cap : 0);
+	case COL_GRANTED: return mib_u64(v, ASN_GAUGE, rt ? rt->granted : 0);
 	case COL_OWNER: return mib_string(v, h->owner);
 	default: return MIB_ABSENT;
 	}
@@ -294,20 +302,27 @@ static uint64_t tick(uint64_t now)
 struct flat_entry {
 	size_t first;
 	const struct history_row *row;
-	uint32_t closed;
+	uint32_t skip;             /* ring buckets before the first shown */
+	uint32_t shown;
 };
 
 static struct flat_entry *flat;
 static size_t flat_n, flat_cap, flat_total;
 static uint64_t flat_generation = UINT64_MAX;
 
-static uint32_t closed_buckets(const struct ring *r, uint64_t now)
+/* The newest granted buckets whose interval has ended. */
+static struct flat_entry shown_buckets(const struct history_runtime *rt, uint64_t now)
 {
+	const struct ring *r = &rt->ring;
 	const struct ring_bucket *b = ring_at(r, r->used ? r->used - 1 : 0);
+	uint32_t closed = r->used;
+	struct flat_entry e = { 0 };
 
 	if (b != NULL && now < b->start_ms + r->interval_ms)
-		return r->used - 1;
-	return r->used;
+		closed--;
+	e.shown = closed < rt->granted ? closed : rt->granted;
+	e.skip = closed - e.shown;
+	return e;
 }
 
 static void flatten(void)
@@ -333,8 +348,10 @@ static void flatten(void)
 
 		if (rt == NULL)
 			continue;
-		flat[flat_n] = (struct flat_entry){ flat_total, h, closed_buckets(&rt->ring, now) };
-		flat_total += flat[flat_n++].closed;
+		flat[flat_n] = shown_buckets(rt, now);
+		flat[flat_n].first = flat_total;
+		flat[flat_n].row = h;
+		flat_total += flat[flat_n++].shown;
 	}
 	flat_generation = generation;
 }
@@ -363,7 +380,7 @@ static const struct ring_bucket *bucket_at(size_t k, const struct history_row **
 	 * buckets start where the next one does, so it is the one holding k. */
 	*row = flat[lo].row;
 	return ring_at(&((const struct history_runtime *)flat[lo].row->hdr.runtime)->ring,
-		       (uint32_t)(k - flat[lo].first));
+		       flat[lo].skip + (uint32_t)(k - flat[lo].first));
 }
 
 static void data_index(void *view, size_t k, oid *out)
