@@ -5,7 +5,7 @@
 # refused with file:line, nonVolatile rows surviving a restart.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 25
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs: one for the busy loop, one for everything else"
 taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
