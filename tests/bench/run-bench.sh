@@ -51,3 +51,6 @@ o=$(med "${ours[@]}"); c=$(med "${cold[@]}"); w=$(med "${warm[@]}")
 echo "clusterMonProcName+CpuUtil through AgentX: median ${o} ms (runs: ${ours[*]})"
 echo "hrSWRunName+hrSWRunPerfCPU, cache expired: median ${c} ms (runs: ${cold[*]}); cache warm: median ${w} ms (runs: ${warm[*]})"
 awk -v o="$o" -v c="$c" -v w="$w" 'BEGIN { printf "ratio ours/HOST-RESOURCES cold: %.2f (target <= 1.0); ours/warm: %.2f\n", o / c, o / w }'
+
+# Thresholds and histories (issue 4): trap latency and the cost of 1000 rows.
+BENCH_TRAP="$top_builddir/tests/bench/bench_trap" bash "$top_srcdir/tests/bench/thresholds.sh"
