@@ -55,7 +55,7 @@ check "their mean is within 15 points of /proc/stat's busy share" \
 
 # --- 1 s buckets get ten samples each
 out=$(set_rw "$H.8.2" i 4 "$H.2.2" o "$CM.4.3.0" "$H.3.2" u 1000 "$H.4.2" u 5 "$H.6.2" s me)
-check "createAndGo of a 1 s history of clusterMonMemAvailableKB" contains "INTEGER: 4" "$out"
+check "createAndGo of a 1 s history of clusterMonMemFreeKB" contains "INTEGER: 4" "$out"
 out=$(set_rw "$H.8.3" i 4 "$H.2.3" o "$UTIL1" "$H.3.3" u 100 "$H.4.3" u 5 "$H.7.3" i 2)
 check "and a volatile 100 ms history of 5 buckets" contains "INTEGER: 4" "$out"
 sleep 2.5
