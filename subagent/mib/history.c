@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
 #include "core/ring.h"
 
 static const oid history_oid[] = { CLUSTERMON_OBJECTS_OID, 10 };
@@ -125,12 +124,9 @@ static unsigned inconsistent(const struct rt_row *r, const struct rt_row *o)
 	const struct history_row *h = (const struct history_row *)r;
 	const struct history_row *old = (const struct history_row *)o;
 	bool activating = r->status == ROW_ACTIVE && (o == NULL || o->status != ROW_ACTIVE);
-	uint64_t v;
 
-	if (h->var_len > 0 && (old == NULL || !same_variable(h, old) || activating) &&
-	    mib_read_number(h->var, h->var_len, &v) != MIB_READ_OK)
-		return COL_VARIABLE;
-	return 0;
+	return rt_variable_ok(h->var, h->var_len, old ? old->var : NULL, old ? old->var_len : 0,
+			      activating) ? 0 : COL_VARIABLE;
 }
 
 static bool same_sampling(const struct history_row *a, const struct history_row *b)
@@ -211,17 +207,7 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 
 	switch (col) {
 	case COL_VARIABLE:
-		if (h->var_len == 0) {
-			static const oid zero_dot_zero[] = { 0, 0 };
-
-			v->ptr = zero_dot_zero;
-			v->len = 2;
-		} else {
-			v->ptr = h->var;
-			v->len = h->var_len;
-		}
-		v->type = ASN_OBJECT_ID;
-		return MIB_PRESENT;
+		return rt_get_oid(v, h->var, h->var_len);
 	case COL_INTERVAL: return mib_u64(v, ASN_UNSIGNED, h->interval_ms);
 	case COL_REQUESTED: return mib_u64(v, ASN_UNSIGNED, h->requested);
 	case COL_GRANTED: return mib_u64(v, ASN_GAUGE, rt ? rt->granted : 0);
@@ -417,9 +403,6 @@ static const struct mib_table data_table = {
 
 /* ------------------------------------------------------------ config file */
 
-static struct rt_row **conf_rows;
-static size_t conf_nrows;
-
 static int parse_number(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
 {
 	char *end;
@@ -435,8 +418,9 @@ static int parse_number(const char *s, unsigned long lo, unsigned long hi, uint3
 	return 0;
 }
 
-static const char *conf_fill(struct history_row *h, char *line)
+static const char *conf_fill(struct rt_row *row, char *line)
 {
+	struct history_row *h = (struct history_row *)row;
 	char *save = NULL, *name = strtok_r(line, " \t", &save);
 	char *var = strtok_r(NULL, " \t", &save);
 	char *iv = strtok_r(NULL, " \t", &save);
@@ -459,48 +443,6 @@ static const char *conf_fill(struct history_row *h, char *line)
 	return NULL;
 }
 
-/* history NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS */
-static void parse_history(const char *token, char *line)
-{
-	struct history_row *h;
-	struct rt_row **grown;
-	const char *why;
-
-	(void)token;
-	h = (struct history_row *)rt_new_row(&table, (uint32_t)conf_nrows + 1);
-	grown = realloc(conf_rows, (conf_nrows + 1) * sizeof(*grown));
-	if (h == NULL || grown == NULL) {
-		free(h);
-		conf_error("history: out of memory%s", "");
-		return;
-	}
-	conf_rows = grown;
-	why = conf_fill(h, line);
-	if (why != NULL) {
-		conf_error("history: %s", why);
-		rt_free_row(&table, &h->hdr);
-		return;
-	}
-	h->hdr.status = ROW_ACTIVE;
-	h->hdr.storage = STORAGE_READONLY;
-	conf_rows[conf_nrows++] = &h->hdr;
-}
-
-static int before_read(int major, int minor, void *server, void *client)
-{
-	(void)major, (void)minor, (void)server, (void)client;
-	conf_nrows = 0;
-	return SNMP_ERR_NOERROR;
-}
-
-static int after_read(int major, int minor, void *server, void *client)
-{
-	(void)major, (void)minor, (void)server, (void)client;
-	rt_config_done(&table, conf_rows, conf_nrows, conf_errors() == 0);
-	conf_nrows = 0;
-	return SNMP_ERR_NOERROR;
-}
-
 /* ------------------------------------------------------------ the group */
 
 static void changed(void)
@@ -518,6 +460,8 @@ static const struct rt_ops ops = {
 	.inconsistent = inconsistent, .same = same, .prepare = prepare,
 	.free_runtime = free_runtime, .get = get, .save = save, .restore = restore,
 	.changed = changed,
+	.directive = "history", .conf_fill = conf_fill,
+	.directive_usage = "NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS",
 };
 
 static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonHistoryRow" };
@@ -569,20 +513,12 @@ int mib_history_register(void)
 {
 	rt_init(&table);
 	watch_register(tick);
-	register_app_config_handler("history", parse_history, NULL,
-				    "NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS");
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
-			       before_read, NULL);
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
-			       after_read, NULL);
 	return mib_group_register(&group);
 }
 
 void mib_history_clear(void)
 {
 	rt_clear(&table);
-	free(conf_rows);
-	conf_rows = NULL;
 	free(flat);
 	flat = NULL;
 	flat_n = flat_cap = flat_total = 0;

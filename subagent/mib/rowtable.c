@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+
 /* One row touched by the request being set. */
 struct rt_stage {
 	uint32_t index;
@@ -143,8 +145,10 @@ void rt_clear(struct rt_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		rt_free_row(t, t->rows[i]);
 	free(t->rows);
+	free(t->conf_rows);
 	t->rows = NULL;
-	t->n = t->cap = 0;
+	t->conf_rows = NULL;
+	t->n = t->cap = t->nconf = 0;
 }
 
 /* ------------------------------------------------------------ GET side */
@@ -233,7 +237,8 @@ static int target(const struct rt_table *t, const netsnmp_variable_list *vb, siz
 	const oid *sfx = vb->name + base_len;
 	size_t n = vb->name_length - base_len;
 
-	if (n < 3 || sfx[1] != 1 || sfx[2] < t->ops->min_col || sfx[2] > t->ops->max_col)
+	if (n < 3 || sfx[0] != t->arc || sfx[1] != 1 || sfx[2] < t->ops->min_col ||
+	    sfx[2] > t->ops->max_col)
 		return SNMP_ERR_NOCREATION;
 	if (n != 4 || sfx[3] < 1 || sfx[3] > RT_INDEX_MAX)
 		return SNMP_ERR_NOCREATION;
@@ -435,6 +440,8 @@ void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,
 static struct rt_table *tables[RT_MAX_TABLES];
 static size_t ntables;
 
+static struct rt_table *table_of(const char *token, bool directive);
+
 static const char *app_type(void)
 {
 	return netsnmp_ds_get_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_APPTYPE);
@@ -474,9 +481,7 @@ static void restore_row(const char *token, char *line)
 	char *save = NULL, *idx, *status, *rest;
 	unsigned long index;
 
-	for (size_t i = 0; i < ntables; i++)
-		if (strcmp(tables[i]->store_token, token) == 0)
-			t = tables[i];
+	t = table_of(token, false);
 	idx = strtok_r(line, " \t", &save);
 	status = strtok_r(NULL, " \t", &save);
 	rest = strtok_r(NULL, "", &save);
@@ -498,7 +503,7 @@ static void restore_row(const char *token, char *line)
 	t->restored[t->nrestored++] = row;
 }
 
-void rt_install_restored(struct rt_table *t)
+static void install_restored(struct rt_table *t)
 {
 	for (size_t i = 0; i < t->nrestored; i++) {
 		struct rt_row *row = t->restored[i];
@@ -516,19 +521,6 @@ void rt_install_restored(struct rt_table *t)
 	t->ops->changed();
 }
 
-void rt_init(struct rt_table *t)
-{
-	t->view = (struct mib_table){
-		.min_col = t->ops->min_col, .max_col = t->ops->max_col, .index_len = 1,
-		.rows = view_rows, .row_index = view_index, .get = view_get,
-	};
-	if (ntables == 0)
-		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA,
-				       store_rows, NULL);
-	if (ntables < RT_MAX_TABLES)
-		tables[ntables++] = t;
-	register_app_config_handler(t->store_token, restore_row, NULL, NULL);
-}
 
 static bool kept_in(struct rt_row *live, struct rt_row **keep, size_t n)
 {
@@ -538,7 +530,7 @@ static bool kept_in(struct rt_row *live, struct rt_row **keep, size_t n)
 	return false;
 }
 
-void rt_install_config(struct rt_table *t, struct rt_row **rows, size_t n)
+static void install_config(struct rt_table *t, struct rt_row **rows, size_t n)
 {
 	struct rt_row **keep = calloc(n ? n : 1, sizeof(*keep));
 	size_t nkeep = 0, kept = 0;
@@ -575,11 +567,15 @@ void rt_install_config(struct rt_table *t, struct rt_row **rows, size_t n)
 	t->ops->changed();
 }
 
-void rt_config_done(struct rt_table *t, struct rt_row **rows, size_t n, bool ok)
+static void config_done(struct rt_table *t, bool ok)
 {
+	struct rt_row **rows = t->conf_rows;
+	size_t n = t->nconf;
+
+	t->nconf = 0;
 	if (ok) {
-		rt_install_config(t, rows, n);
-		rt_install_restored(t);
+		install_config(t, rows, n);
+		install_restored(t);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -606,4 +602,106 @@ void restore_owner(const char *line, char *owner)
 		owner[len] = '\0';
 	}
 	free(buf);
+}
+
+/* ------------------------------------------------------------ config file */
+
+static struct rt_table *table_of(const char *token, bool directive)
+{
+	for (size_t i = 0; i < ntables; i++)
+		if (strcmp(directive ? tables[i]->ops->directive : tables[i]->store_token,
+			   token) == 0)
+			return tables[i];
+	return NULL;
+}
+
+/* One directive line: a readOnly row numbered in the order of the lines. */
+static void parse_directive(const char *token, char *line)
+{
+	struct rt_table *t = table_of(token, true);
+	struct rt_row *row, **grown;
+	const char *why;
+
+	row = rt_new_row(t, (uint32_t)t->nconf + 1);
+	grown = realloc(t->conf_rows, (t->nconf + 1) * sizeof(*grown));
+	if (grown != NULL)
+		t->conf_rows = grown;
+	if (row == NULL || grown == NULL) {
+		free(row);
+		conf_error("out of memory%s", "");
+		return;
+	}
+	why = t->ops->conf_fill(row, line);
+	if (why != NULL) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s: %s", token, why);
+		conf_error("%s", msg);
+		rt_free_row(t, row);
+		return;
+	}
+	row->status = ROW_ACTIVE;
+	row->storage = STORAGE_READONLY;
+	t->conf_rows[t->nconf++] = row;
+}
+
+static int before_read(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	for (size_t i = 0; i < ntables; i++)
+		tables[i]->nconf = 0;
+	return SNMP_ERR_NOERROR;
+}
+
+static int after_read(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	for (size_t i = 0; i < ntables; i++)
+		config_done(tables[i], conf_errors() == 0);
+	return SNMP_ERR_NOERROR;
+}
+
+void rt_init(struct rt_table *t)
+{
+	t->view = (struct mib_table){
+		.min_col = t->ops->min_col, .max_col = t->ops->max_col, .index_len = 1,
+		.rows = view_rows, .row_index = view_index, .get = view_get,
+	};
+	if (ntables == 0) {
+		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA,
+				       store_rows, NULL);
+		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
+				       before_read, NULL);
+		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
+				       after_read, NULL);
+	}
+	if (ntables == RT_MAX_TABLES)
+		return;
+	tables[ntables++] = t;
+	register_app_config_handler(t->store_token, restore_row, NULL, NULL);
+	register_app_config_handler(t->ops->directive, parse_directive, NULL,
+				    t->ops->directive_usage);
+}
+
+int rt_get_oid(struct mib_value *v, const oid *name, size_t len)
+{
+	static const oid zero_dot_zero[] = { 0, 0 };
+
+	v->type = ASN_OBJECT_ID;
+	v->ptr = len > 0 ? name : zero_dot_zero;
+	v->len = len > 0 ? len : 2;
+	return MIB_PRESENT;
+}
+
+bool rt_variable_ok(const oid *var, size_t len, const oid *old_var, size_t old_len,
+		    bool activating)
+{
+	uint64_t v;
+
+	if (len == 0)
+		return true;
+	if (!activating && old_var != NULL &&
+	    snmp_oid_compare(var, len, old_var, old_len) == 0)
+		return true;
+	return mib_read_number(var, len, &v) == MIB_READ_OK;
 }

@@ -57,6 +57,10 @@ struct rt_ops {
 	void (*save)(const struct rt_row *row, char *buf, size_t len);
 	int (*restore)(struct rt_row *row, char *line); /* 0 or -1 */
 	void (*changed)(void);     /* rows were added, removed or changed */
+	/* The clustermond.conf directive making readOnly rows, and a parser
+	 * of one line into a fresh row: NULL, or why the line is wrong. */
+	const char *directive, *directive_usage;
+	const char *(*conf_fill)(struct rt_row *row, char *line);
 };
 
 struct rt_pending;
@@ -70,10 +74,15 @@ struct rt_table {
 	struct rt_pending *pending;
 	struct rt_row **restored;  /* read from persistent storage, not yet in */
 	size_t nrestored;
+	struct rt_row **conf_rows; /* read from the config files, not yet in */
+	size_t nconf;
 	struct mib_table view;     /* for group.c's GET and GETNEXT */
 };
 
-/* Sets up t->view and the persistent-storage hooks (before init_snmp). */
+/* Sets up t->view, the directive, and the persistent-storage hooks (before
+ * init_snmp). After each read of the config files the directive's rows
+ * replace the readOnly ones and the restored rows go in, unless a line was
+ * wrong: then everything running is kept. */
 void rt_init(struct rt_table *t);
 /* The SET phases for the varbinds of this table in a request (the group's
  * set_request hook passes them on); varbinds for other arcs are left alone. */
@@ -84,21 +93,16 @@ struct rt_row *rt_find(const struct rt_table *t, uint32_t index);
 /* Adds a row made outside SNMP (config file, persistent storage): the row
  * must be prepared already; -1 if the index is taken or out of memory. */
 int rt_insert(struct rt_table *t, struct rt_row *row);
-/* Puts the rows read back from persistent storage in, after the config
- * file's rows: one whose index is taken is dropped with a warning, unless it
- * is the same nonVolatile row (a re-read on SIGHUP). */
-void rt_install_restored(struct rt_table *t);
-/* Replaces the readOnly rows with these (from the configuration file;
- * taken over or freed). A row equal to the live one keeps the live row and
- * its runtime; an index held by a row made with SET is logged and skipped. */
-void rt_install_config(struct rt_table *t, struct rt_row **rows, size_t n);
-/* After a read of the configuration files: installs the config rows and
- * then the restored ones when the read had no error, else frees both and
- * keeps what runs. Takes rows[] over (not the array). */
-void rt_config_done(struct rt_table *t, struct rt_row **rows, size_t n, bool ok);
 /* The saved owner string at line (may be NULL) into owner[RT_OWNER_MAX + 1]. */
 #define RT_OWNER_MAX 127
 void restore_owner(const char *line, char *owner);
+/* An OBJECT IDENTIFIER column's value (0.0 when empty). */
+int rt_get_oid(struct mib_value *v, const oid *name, size_t len);
+/* Whether a row's variable may stand: it must read as a number when it was
+ * just set or the row is going active (one that vanishes later just goes
+ * unsampled). */
+bool rt_variable_ok(const oid *var, size_t len, const oid *old_var, size_t old_len,
+		    bool activating);
 /* Removes and frees every row of this storage type. */
 void rt_remove_storage(struct rt_table *t, int storage);
 /* Frees every row (at exit). */

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
 #include "core/threshold.h"
 
 static const oid thresholds_oid[] = { CLUSTERMON_OBJECTS_OID, 11 };
@@ -177,14 +176,11 @@ static unsigned inconsistent(const struct rt_row *r, const struct rt_row *o)
 	const struct threshold_row *t = (const struct threshold_row *)r;
 	const struct threshold_row *old = (const struct threshold_row *)o;
 	bool activating = r->status == ROW_ACTIVE && (o == NULL || o->status != ROW_ACTIVE);
-	uint64_t v;
 
 	if (t->have_rising && t->have_falling && t->falling > t->rising)
 		return COL_FALLING;
-	/* The variable must be readable and numeric when it is set or the row
-	 * goes active; one that vanishes later just goes unsampled. */
-	if (t->var_len > 0 && (old == NULL || !same_variable(t, old) || activating) &&
-	    mib_read_number(t->var, t->var_len, &v) != MIB_READ_OK)
+	if (!rt_variable_ok(t->var, t->var_len, old ? old->var : NULL, old ? old->var_len : 0,
+			    activating))
 		return COL_VARIABLE;
 	return 0;
 }
@@ -243,17 +239,7 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 
 	switch (col) {
 	case COL_VARIABLE:
-		if (t->var_len == 0) {
-			static const oid zero_dot_zero[] = { 0, 0 };
-
-			v->ptr = zero_dot_zero;
-			v->len = 2;
-		} else {
-			v->ptr = t->var;
-			v->len = t->var_len;
-		}
-		v->type = ASN_OBJECT_ID;
-		return MIB_PRESENT;
+		return rt_get_oid(v, t->var, t->var_len);
 	case COL_SAMPLE_TYPE: return mib_u64(v, ASN_INTEGER, (uint64_t)t->sample_type);
 	case COL_INTERVAL: return mib_u64(v, ASN_UNSIGNED, t->interval_ms);
 	case COL_RISING:
@@ -409,9 +395,6 @@ static uint64_t tick(uint64_t now)
 
 /* ------------------------------------------------------------ config file */
 
-static struct rt_row **conf_rows;
-static size_t conf_nrows;
-
 static int conf_word(const char *w, struct threshold_row *t)
 {
 	const char *v = strchr(w, '=');
@@ -445,8 +428,9 @@ static int conf_word(const char *w, struct threshold_row *t)
 	return -1;
 }
 
-static const char *conf_fill(struct threshold_row *t, char *line)
+static const char *conf_fill(struct rt_row *row, char *line)
 {
+	struct threshold_row *t = (struct threshold_row *)row;
 	char *save = NULL, *name = strtok_r(line, " \t", &save);
 	char *var = strtok_r(NULL, " \t", &save);
 	const char *why;
@@ -471,48 +455,6 @@ static const char *conf_fill(struct threshold_row *t, char *line)
 	return NULL;
 }
 
-/* threshold NAME OBJECT-INSTANCE rising=N falling=N [delta] [interval=MS] ... */
-static void parse_threshold(const char *token, char *line)
-{
-	struct threshold_row *t;
-	struct rt_row **grown;
-	const char *why;
-
-	(void)token;
-	t = (struct threshold_row *)rt_new_row(&table, (uint32_t)conf_nrows + 1);
-	grown = realloc(conf_rows, (conf_nrows + 1) * sizeof(*grown));
-	if (t == NULL || grown == NULL) {
-		free(t);
-		conf_error("threshold: out of memory%s", "");
-		return;
-	}
-	conf_rows = grown;
-	why = conf_fill(t, line);
-	if (why != NULL) {
-		conf_error("threshold: %s", why);
-		rt_free_row(&table, &t->hdr);
-		return;
-	}
-	t->hdr.status = ROW_ACTIVE;
-	t->hdr.storage = STORAGE_READONLY;
-	conf_rows[conf_nrows++] = &t->hdr;
-}
-
-static int before_read(int major, int minor, void *server, void *client)
-{
-	(void)major, (void)minor, (void)server, (void)client;
-	conf_nrows = 0;
-	return SNMP_ERR_NOERROR;
-}
-
-static int after_read(int major, int minor, void *server, void *client)
-{
-	(void)major, (void)minor, (void)server, (void)client;
-	rt_config_done(&table, conf_rows, conf_nrows, conf_errors() == 0);
-	conf_nrows = 0;
-	return SNMP_ERR_NOERROR;
-}
-
 /* ------------------------------------------------------------ the group */
 
 static void changed(void)
@@ -529,6 +471,9 @@ static const struct rt_ops ops = {
 	.inconsistent = inconsistent, .same = same, .prepare = prepare,
 	.free_runtime = free, .get = get, .save = save, .restore = restore,
 	.changed = changed,
+	.directive = "threshold", .conf_fill = conf_fill,
+	.directive_usage = "NAME OBJECT-INSTANCE rising=N falling=N [delta] [interval=MS] "
+			   "[startup=rising|falling|both]",
 };
 
 static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonThresholdRow" };
@@ -561,19 +506,10 @@ int mib_thresholds_register(void)
 {
 	rt_init(&table);
 	watch_register(tick);
-	register_app_config_handler("threshold", parse_threshold, NULL,
-				    "NAME OBJECT-INSTANCE rising=N falling=N [delta] [interval=MS] "
-				    "[startup=rising|falling|both]");
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
-			       before_read, NULL);
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
-			       after_read, NULL);
 	return mib_group_register(&group);
 }
 
 void mib_thresholds_clear(void)
 {
 	rt_clear(&table);
-	free(conf_rows);
-	conf_rows = NULL;
 }
