@@ -25,6 +25,7 @@ int mib_sampling_register(void);
 int mib_cpu_register(void);
 int mib_memory_register(void);
 int mib_proc_register(void);
+int mib_tcp_register(void);
 int mib_dist_register(void);
 int mib_history_register(void);
 int mib_thresholds_register(void);

@@ -12,6 +12,7 @@
 
 #include "../sampler.h"
 #include "../snapshot.h"
+#include "../collect/inetdiag.h"
 
 /* PSI averages in hundredths of a percent; present only when the kernel has
  * /proc/pressure (served as noSuchInstance otherwise, never as zero). */
@@ -84,6 +85,29 @@ struct proc_filter {
 
 void proc_filter_get(struct proc_filter *out);
 void proc_filter_set(const struct proc_filter *f);
+
+/* clusterMonTcp scalars, from /proc/net/snmp (Tcp:) and /proc/net/netstat. */
+enum tcp_scalar {
+	TCPS_ACTIVE_OPENS, TCPS_PASSIVE_OPENS, TCPS_RETRANS_SEGS, TCPS_IN_ERRS, TCPS_OUT_RSTS,
+	TCPS_LISTEN_OVERFLOWS, TCPS_LISTEN_DROPS, TCPS_TIMEOUTS, TCPS_COUNT
+};
+
+struct tcp_row {
+	uint32_t index;        /* clusterMonTcpConnIndex: stable, never reused */
+	uint32_t pid;          /* a process holding the socket, 0 if unknown */
+	struct tcp_conn c;
+};
+
+struct tcp_snapshot {
+	struct snapshot hdr;
+	uint32_t scalars_found; /* bit (1 << tcp_scalar) */
+	uint64_t scalars[TCPS_COUNT];
+	size_t nrows;
+	struct tcp_row rows[];  /* ascending index */
+};
+
+extern struct snapshot_slot tcp_slot;
+extern const struct source_ops tcp_source_ops;
 
 extern struct snapshot_slot proc_slot;
 extern const struct source_ops proc_source_ops;

@@ -1,0 +1,137 @@
+/*
+ * tcp.c - clusterMonTcp: the Tcp counters and clusterMonTcpConnTable, one
+ * row per connection with RFC 4898 objects mapped from tcp_info (the MIB's
+ * DESCRIPTIONs name the tcp_info field behind each column).
+ */
+#include "group.h"
+#include "mib.h"
+
+#include <sys/socket.h>
+
+#include "../sources/sources.h"
+
+static const oid tcp_oid[] = { CLUSTERMON_OBJECTS_OID, 6 };
+
+enum { INET_ADDRESS_IPV4 = 1, INET_ADDRESS_IPV6 = 2 };
+enum { COL_LOCAL_TYPE = 2, COL_LOCAL, COL_LOCAL_PORT, COL_REM_TYPE, COL_REM, COL_REM_PORT,
+       COL_STATE, COL_PID = 23, COL_LAST = 29 };
+
+/* Columns 9..29 but Pid: the tcp_info field and the type it is served as. */
+static const struct {
+	int field;             /* enum tcp_field, -1 for none */
+	u_char type;
+} info_cols[COL_LAST + 1] = {
+	[9] = { TCPF_RTT, ASN_GAUGE },            [10] = { TCPF_RTTVAR, ASN_GAUGE },
+	[11] = { TCPF_MIN_RTT, ASN_GAUGE },       [12] = { TCPF_RTO, ASN_GAUGE },
+	[13] = { TCPF_CWND, ASN_GAUGE },          [14] = { TCPF_SSTHRESH, ASN_GAUGE },
+	[15] = { TCPF_SND_MSS, ASN_GAUGE },       [16] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
+	[17] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
+	[18] = { TCPF_SEGS_OUT, ASN_COUNTER64 },  [19] = { TCPF_SEGS_IN, ASN_COUNTER64 },
+	[20] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
+	[21] = { TCPF_LOST, ASN_GAUGE },          [22] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
+	[24] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
+	[25] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
+	[26] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
+	[27] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
+	[28] = { TCPF_RCV_RTT, ASN_GAUGE },       [29] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
+};
+
+static void *tcp_acquire(void)
+{
+	return snapshot_acquire(&tcp_slot);
+}
+
+static void tcp_release(void *view)
+{
+	snapshot_release(&tcp_slot, view);
+}
+
+static int get_scalar(void *view, enum tcp_scalar which, struct mib_value *v)
+{
+	const struct tcp_snapshot *s = view;
+
+	if (s == NULL || !(s->scalars_found & (1u << which)))
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_COUNTER64, s->scalars[which]);
+}
+
+#define TCP_SCALAR(fn, which) \
+	static int fn(void *view, struct mib_value *v) { return get_scalar(view, which, v); }
+
+TCP_SCALAR(get_active_opens, TCPS_ACTIVE_OPENS)
+TCP_SCALAR(get_passive_opens, TCPS_PASSIVE_OPENS)
+TCP_SCALAR(get_retrans_segs, TCPS_RETRANS_SEGS)
+TCP_SCALAR(get_in_errs, TCPS_IN_ERRS)
+TCP_SCALAR(get_out_rsts, TCPS_OUT_RSTS)
+TCP_SCALAR(get_listen_overflows, TCPS_LISTEN_OVERFLOWS)
+TCP_SCALAR(get_listen_drops, TCPS_LISTEN_DROPS)
+TCP_SCALAR(get_timeouts, TCPS_TIMEOUTS)
+
+static size_t conn_rows(void *view)
+{
+	return ((const struct tcp_snapshot *)view)->nrows;
+}
+
+static void conn_index(void *view, size_t row, oid *out)
+{
+	out[0] = ((const struct tcp_snapshot *)view)->rows[row].index;
+}
+
+static int address(struct mib_value *v, const struct tcp_conn *c, const uint8_t *a)
+{
+	v->type = ASN_OCTET_STR;
+	v->ptr = a;
+	v->len = c->family == AF_INET ? 4 : 16;
+	return MIB_PRESENT;
+}
+
+static int conn_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	const struct tcp_row *r = &((const struct tcp_snapshot *)view)->rows[row];
+	const struct tcp_conn *c = &r->c;
+	unsigned family = c->family == AF_INET ? INET_ADDRESS_IPV4 : INET_ADDRESS_IPV6;
+
+	switch (col) {
+	case COL_LOCAL_TYPE:
+	case COL_REM_TYPE: return mib_u64(v, ASN_INTEGER, family);
+	case COL_LOCAL: return address(v, c, c->saddr);
+	case COL_REM: return address(v, c, c->daddr);
+	case COL_LOCAL_PORT: return mib_u64(v, ASN_UNSIGNED, c->sport);
+	case COL_REM_PORT: return mib_u64(v, ASN_UNSIGNED, c->dport);
+	case COL_STATE: return mib_u64(v, ASN_INTEGER, c->state);
+	case COL_PID: return r->pid ? mib_u64(v, ASN_UNSIGNED, r->pid) : MIB_ABSENT;
+	default:
+		if (col > COL_LAST || info_cols[col].type == 0 ||
+		    !tcp_conn_has(c, (enum tcp_field)info_cols[col].field))
+			return MIB_ABSENT;
+		return mib_u64(v, info_cols[col].type, c->v[info_cols[col].field]);
+	}
+}
+
+static const struct mib_table conn_table = {
+	.min_col = COL_LOCAL_TYPE, .max_col = COL_LAST, .index_len = 1,
+	.rows = conn_rows, .row_index = conn_index, .get = conn_get,
+};
+
+static const struct mib_object tcp_objects[] = {
+	{ .arc = 1, .get = get_active_opens },     { .arc = 2, .get = get_passive_opens },
+	{ .arc = 3, .get = get_retrans_segs },     { .arc = 4, .get = get_in_errs },
+	{ .arc = 5, .get = get_out_rsts },         { .arc = 6, .get = get_listen_overflows },
+	{ .arc = 7, .get = get_listen_drops },     { .arc = 8, .get = get_timeouts },
+	{ .arc = 20, .table = &conn_table },
+};
+
+static const struct mib_group tcp_group = {
+	.name = "clusterMonTcp",
+	.base = tcp_oid,
+	.base_len = OID_LENGTH(tcp_oid),
+	.objects = tcp_objects,
+	.nobjects = sizeof(tcp_objects) / sizeof(tcp_objects[0]),
+	.acquire = tcp_acquire,
+	.release = tcp_release,
+};
+
+int mib_tcp_register(void)
+{
+	return mib_group_register(&tcp_group);
+}
