@@ -54,3 +54,6 @@ awk -v o="$o" -v c="$c" -v w="$w" 'BEGIN { printf "ratio ours/HOST-RESOURCES col
 
 # Thresholds and histories (issue 4): trap latency and the cost of 1000 rows.
 BENCH_TRAP="$top_builddir/tests/bench/bench_trap" bash "$top_srcdir/tests/bench/thresholds.sh"
+
+# TCP connection table (issue 5): 20,000 sockets against ss -tin.
+bash "$top_srcdir/tests/bench/tcp.sh"

@@ -1,0 +1,41 @@
+#!/bin/bash
+# tcp.sh - issue 5's table benchmark: refreshing clusterMonTcpConnTable with
+# 10,000 established loopback connections (20,000 sockets), per socket,
+# next to `ss -tin` dumping the same sockets, in one run.
+. "$(dirname "$0")/../system/lib.sh"
+N=${1:-10000}
+TCPCONNS="$top_builddir/tests/system/tcpconns"
+# Each tcpconns holds both ends of its connections: split them over
+# processes so each stays under the fd limit (20000 here, not raisable).
+ulimit -n "$(ulimit -Hn)"
+per=$(( ($(ulimit -n) - 100) / 2 ))
+[ "$per" -gt 5000 ] && per=5000
+echo "sampleInterval tcp 1000" >"$T/tcp.conf"
+start_master >/dev/null || bail "snmpd did not start"
+start_agent -c "$T/tcp.conf" >/dev/null || bail "clustermond did not register"
+CONNS=()
+left=$N i=0
+while [ "$left" -gt 0 ]; do
+	n=$(( left < per ? left : per ))
+	"$TCPCONNS" 4 "$n" 0 >"$T/conns.$i" 2>&1 &
+	CONNS+=($!)
+	wait_for 60 grep -q ready "$T/conns.$i" || bail "tcpconns did not open $n connections"
+	left=$((left - n)) i=$((i + 1))
+done
+sockets=$(ss -tH state established | wc -l)
+sleep 7   # past the first owner-pid scan of the new sockets
+ours=() theirs=()
+for _ in $(seq 1 9); do
+	sleep 1.05
+	ours+=("$(get "$CM.2.1.1.4.4")")   # clusterMonSourceLastSampleUs of tcp
+	t0=$(date +%s%N); ss -tin >/dev/null; t1=$(date +%s%N)
+	theirs+=("$(( (t1 - t0) / 1000 ))")
+done
+kill "${CONNS[@]}"; wait "${CONNS[@]}" 2>/dev/null
+med() { printf '%s\n' "$@" | sort -n | sed -n 5p; }
+o=$(med "${ours[@]}"); s=$(med "${theirs[@]}")
+echo "sockets: $sockets established"
+echo "clustermond tcp sample (dump, indexes, snapshot): median $o us (runs: ${ours[*]})"
+echo "ss -tin of the same sockets: median $s us (runs: ${theirs[*]})"
+awk -v o="$o" -v s="$s" -v n="$sockets" 'BEGIN {
+	printf "per socket: ours %.2f us, ss %.2f us; ratio %.2f (target <= 0.35)\n", o / n, s / n, o / s }'
