@@ -11,6 +11,8 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include <errno.h>
+#include <net/if.h>
+#include <pcap/pcap.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +35,7 @@ const struct clustermon_conf *conf_active(void)
 
 void conf_error(const char *fmt, const char *arg)
 {
-	char msg[512];
+	char msg[1024];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	config_perror(msg);
@@ -154,6 +156,84 @@ static void parse_proc_filter(const char *token, char *line)
 	staged.proc_filter = f;
 }
 
+/* Compiles a capture filter the way the capture will; NULL or why not. */
+static const char *filter_error(const char *filter, char *buf, size_t len)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 128);
+	struct bpf_program prog;
+	const char *why = NULL;
+
+	if (p == NULL)
+		return "cannot check the filter";
+	if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		snprintf(buf, len, "filter \"%s\" does not compile: %s", filter, pcap_geterr(p));
+		why = buf;
+	} else {
+		pcap_freecode(&prog);
+	}
+	pcap_close(p);
+	return why;
+}
+
+/* The words after IFNAME: nothing, or filter "EXPRESSION". */
+static const char *pcap_filter_arg(char *rest, char *out, size_t len, char *buf, size_t blen)
+{
+	size_t n;
+
+	rest += strspn(rest, " \t");
+	if (*rest == '\0')
+		return NULL;
+	if (strncmp(rest, "filter", 6) != 0 || (rest[6] != ' ' && rest[6] != '\t'))
+		return "expected IFNAME [filter \"BPF EXPRESSION\"]";
+	rest += 6 + strspn(rest + 6, " \t");
+	n = strlen(rest);
+	if (n >= 2 && rest[0] == '"' && rest[n - 1] == '"') {
+		rest[n - 1] = '\0';
+		rest++;
+	}
+	if (*rest == '\0' || strlen(rest) >= len)
+		return "the filter is empty or longer than 255 characters";
+	strcpy(out, rest);
+	return filter_error(out, buf, blen);
+}
+
+/* pcapInterface IFNAME [filter "BPF"] */
+static void parse_pcap_interface(const char *token, char *line)
+{
+	struct pcap_iface_conf *pc;
+	char *rest, buf[400];
+	const char *why;
+	size_t n;
+
+	(void)token;
+	n = strcspn(line, " \t");
+	rest = line + n;
+	if (*rest != '\0')
+		*rest++ = '\0';
+	if (n == 0 || n >= IF_NAMESIZE || if_nametoindex(line) == 0) {
+		conf_error("pcapInterface: no network interface '%s'", line);
+		return;
+	}
+	for (unsigned i = 0; i < staged.pcap.n; i++)
+		if (strcmp(staged.pcap.iface[i].ifname, line) == 0) {
+			conf_error("pcapInterface: '%s' is captured already", line);
+			return;
+		}
+	if (staged.pcap.n == PCAP_MAX_IFACES) {
+		conf_error("pcapInterface: at most 16 interfaces%s", "");
+		return;
+	}
+	pc = &staged.pcap.iface[staged.pcap.n];
+	memset(pc, 0, sizeof(*pc));
+	strcpy(pc->ifname, line);
+	why = pcap_filter_arg(rest, pc->filter, sizeof(pc->filter), buf, sizeof(buf));
+	if (why != NULL) {
+		conf_error("pcapInterface: %s", why);
+		return;
+	}
+	staged.pcap.n++;
+}
+
 static int before_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
@@ -166,6 +246,7 @@ static int before_read(int major, int minor, void *server, void *client)
 static void apply(void)
 {
 	proc_filter_set(&active.proc_filter);
+	pcap_conf_set(&active.pcap);
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		uint32_t ms = active.interval_ms[i];
 
@@ -195,6 +276,8 @@ void conf_init(void)
 	register_app_config_handler("sampleInterval", parse_sample_interval, NULL,
 				    "SOURCE MILLISECONDS");
 	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
+	register_app_config_handler("pcapInterface", parse_pcap_interface, NULL,
+				    "IFNAME [filter \"BPF EXPRESSION\"]");
 	register_app_config_handler("procFilter", parse_proc_filter, NULL,
 				    "[name=GLOB] [uid=USER|N] [top=N]");
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,

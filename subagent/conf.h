@@ -16,6 +16,7 @@ struct clustermon_conf {
 	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
 	char helper_socket[PATH_MAX];
 	struct proc_filter proc_filter;
+	struct pcap_conf pcap;
 };
 
 /* Registers the directives with net-snmp (before init_snmp). */

@@ -33,6 +33,14 @@ void dist_add(unsigned index, uint64_t value)
 	pthread_mutex_unlock(&lock);
 }
 
+void dist_merge(unsigned index, const struct log2hist *batch)
+{
+	pthread_mutex_lock(&lock);
+	if (index >= 1 && index <= ndists)
+		log2hist_merge(&dists[index - 1].h, batch);
+	pthread_mutex_unlock(&lock);
+}
+
 size_t dist_copy_all(struct dist_copy *out, size_t max)
 {
 	size_t n;

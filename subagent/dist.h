@@ -24,6 +24,9 @@ struct dist_copy {
 unsigned dist_register(const char *name, const char *unit, unsigned nbuckets);
 /* Records one value; callable from any thread. index 0 is ignored. */
 void dist_add(unsigned index, uint64_t value);
+/* Adds a batch recorded elsewhere (same bucket count as registered): one
+ * lock for many values, for per-packet and per-socket sources. */
+void dist_merge(unsigned index, const struct log2hist *batch);
 /* Copies every distribution into out[] (up to max); returns the count. */
 size_t dist_copy_all(struct dist_copy *out, size_t max);
 

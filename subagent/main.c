@@ -155,7 +155,8 @@ static void add_sources(const char *root)
 	if (sampler_add(SOURCE_CPU, &cpu_source_ops, root) != 0 ||
 	    sampler_add(SOURCE_MEM, &mem_source_ops, root) != 0 ||
 	    sampler_add(SOURCE_PROC, &proc_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_TCP, &tcp_source_ops, root) != 0) {
+	    sampler_add(SOURCE_TCP, &tcp_source_ops, root) != 0 ||
+	    sampler_add(SOURCE_PCAP, &pcap_source_ops, root) != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot read kernel statistics under '%s': %s\n",
 			 root[0] ? root : "/", strerror(errno));
 		exit(1);
@@ -244,6 +245,7 @@ int main(int argc, char **argv)
 	snapshot_clear(&mem_slot);
 	snapshot_clear(&proc_slot);
 	snapshot_clear(&tcp_slot);
+	snapshot_clear(&pcap_slot);
 	snmp_shutdown(APP_NAME);
 	mib_history_clear();
 	mib_thresholds_clear();

@@ -66,3 +66,14 @@ uint64_t log2hist_percentile(const struct log2hist *h, unsigned per_mille)
 	}
 	return log2hist_low(h, h->nbuckets - 1);
 }
+
+int log2hist_merge(struct log2hist *into, const struct log2hist *from)
+{
+	if (into->nbuckets != from->nbuckets)
+		return -1;
+	for (unsigned i = 0; i < into->nbuckets; i++)
+		into->bucket[i] += from->bucket[i];
+	into->count += from->count;
+	into->sum += from->sum;
+	return 0;
+}

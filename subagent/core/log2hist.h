@@ -24,6 +24,8 @@ struct log2hist {
 void log2hist_init(struct log2hist *h, unsigned nbuckets);
 void log2hist_add(struct log2hist *h, uint64_t value);
 unsigned log2hist_bucket_of(const struct log2hist *h, uint64_t value);
+/* Adds from's counts into into; both must have the same nbuckets (-1 if not). */
+int log2hist_merge(struct log2hist *into, const struct log2hist *from);
 /* Edges of bucket i; the overflow bucket's high edge is UINT64_MAX. */
 uint64_t log2hist_low(const struct log2hist *h, unsigned i);
 uint64_t log2hist_high(const struct log2hist *h, unsigned i);

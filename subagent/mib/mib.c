@@ -6,6 +6,7 @@ int mib_register_all(void)
 	if (mib_system_register() != 0 || mib_sampling_register() != 0 ||
 	    mib_cpu_register() != 0 || mib_memory_register() != 0 ||
 	    mib_proc_register() != 0 || mib_tcp_register() != 0 ||
+	    mib_pcap_register() != 0 ||
 	    mib_dist_register() != 0 ||
 	    mib_history_register() != 0 || mib_thresholds_register() != 0)
 		return -1;

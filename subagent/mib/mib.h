@@ -26,6 +26,7 @@ int mib_cpu_register(void);
 int mib_memory_register(void);
 int mib_proc_register(void);
 int mib_tcp_register(void);
+int mib_pcap_register(void);
 int mib_dist_register(void);
 int mib_history_register(void);
 int mib_thresholds_register(void);

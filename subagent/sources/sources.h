@@ -109,6 +109,33 @@ struct tcp_snapshot {
 extern struct snapshot_slot tcp_slot;
 extern const struct source_ops tcp_source_ops;
 
+/* pcapInterface lines in force; set by the config, read by the pcap source. */
+#define PCAP_MAX_IFACES 16
+struct pcap_iface_conf {
+	char ifname[16];
+	char filter[256];
+};
+struct pcap_conf {
+	unsigned n;
+	struct pcap_iface_conf iface[PCAP_MAX_IFACES];
+};
+void pcap_conf_set(const struct pcap_conf *c);
+
+struct pcap_row {
+	uint32_t ifindex;
+	char ifname[16];
+	uint64_t packets, bytes, kernel_drops, if_drops;
+};
+
+struct pcap_snapshot {
+	struct snapshot hdr;
+	size_t nrows;
+	struct pcap_row rows[PCAP_MAX_IFACES]; /* ascending ifindex */
+};
+
+extern struct snapshot_slot pcap_slot;
+extern const struct source_ops pcap_source_ops;
+
 extern struct snapshot_slot proc_slot;
 extern const struct source_ops proc_source_ops;
 

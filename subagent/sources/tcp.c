@@ -28,6 +28,7 @@ struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
 /* Every state but LISTEN (10); not the kernel's request sockets (12). */
 #define CONN_STATES (((1u << 12) - 2) & ~(1u << 10))
 #define PID_MAP_EVERY_MS 5000
+#define TCP_RTT_BUCKETS 32
 
 struct key {
 	uint64_t cookie;
@@ -88,7 +89,7 @@ static void *tcp_init(const char *root)
 	/* Without them (a fixture tree) the scalars are absent, not zero. */
 	procfile_open(&ts->snmp, root, "proc/net/snmp");
 	procfile_open(&ts->netstat, root, "proc/net/netstat");
-	ts->rtt_dist = dist_register("tcp.rtt", "us", 32);
+	ts->rtt_dist = dist_register("tcp.rtt", "us", TCP_RTT_BUCKETS);
 	return ts;
 }
 
@@ -322,6 +323,7 @@ static int tcp_sample(void *ctx)
 {
 	struct tcp_source *ts = ctx;
 	struct tcp_snapshot *snap;
+	struct log2hist rtts;
 	uint32_t *index_of;
 
 	if (dump_all(ts) != 0)
@@ -338,6 +340,7 @@ static int tcp_sample(void *ctx)
 	snap->hdr.refs = 1;
 	snap->hdr.destroy = tcp_snapshot_destroy;
 	snap->nrows = ts->nconns;
+	log2hist_init(&rtts, TCP_RTT_BUCKETS);
 	for (size_t i = 0; i < ts->nconns; i++) {
 		const struct tcp_conn *c = &ts->conns[ts->keys[i].cookie]; /* a position here */
 		struct tcp_row *r = &snap->rows[i];
@@ -346,8 +349,9 @@ static int tcp_sample(void *ctx)
 		r->pid = pid_of(ts, c->inode);
 		r->c = *c;
 		if (c->state == TCP_ESTABLISHED && tcp_conn_has(c, TCPF_RTT))
-			dist_add(ts->rtt_dist, c->v[TCPF_RTT]);
+			log2hist_add(&rtts, c->v[TCPF_RTT]);
 	}
+	dist_merge(ts->rtt_dist, &rtts);
 	free(index_of);
 	read_scalars(ts, snap);
 	snapshot_publish(&tcp_slot, &snap->hdr);

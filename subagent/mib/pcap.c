@@ -1,0 +1,67 @@
+/* pcap.c - clusterMonPcapTable: one row per captured interface. */
+#include "group.h"
+#include "mib.h"
+
+#include "../sources/sources.h"
+
+static const oid pcap_oid[] = { CLUSTERMON_OBJECTS_OID, 7 };
+
+enum { COL_IFNAME = 2, COL_PACKETS, COL_BYTES, COL_KERNEL_DROPS, COL_IF_DROPS };
+
+static void *pcap_acquire(void)
+{
+	return snapshot_acquire(&pcap_slot);
+}
+
+static void pcap_release(void *view)
+{
+	snapshot_release(&pcap_slot, view);
+}
+
+static size_t iface_rows(void *view)
+{
+	return ((const struct pcap_snapshot *)view)->nrows;
+}
+
+static void iface_index(void *view, size_t row, oid *out)
+{
+	out[0] = ((const struct pcap_snapshot *)view)->rows[row].ifindex;
+}
+
+static int iface_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	const struct pcap_row *r = &((const struct pcap_snapshot *)view)->rows[row];
+
+	switch (col) {
+	case COL_IFNAME: return mib_string(v, r->ifname);
+	case COL_PACKETS: return mib_u64(v, ASN_COUNTER64, r->packets);
+	case COL_BYTES: return mib_u64(v, ASN_COUNTER64, r->bytes);
+	case COL_KERNEL_DROPS: return mib_u64(v, ASN_COUNTER64, r->kernel_drops);
+	case COL_IF_DROPS: return mib_u64(v, ASN_COUNTER64, r->if_drops);
+	default: return MIB_ABSENT;
+	}
+}
+
+static const struct mib_table iface_table = {
+	.min_col = COL_IFNAME, .max_col = COL_IF_DROPS, .index_len = 1,
+	.rows = iface_rows, .row_index = iface_index, .get = iface_get,
+};
+
+static const struct mib_object pcap_objects[] = {
+	{ .arc = 1, .table = &iface_table },
+};
+
+static const struct mib_group pcap_group = {
+	.name = "clusterMonPcap",
+	.base = pcap_oid,
+	.base_len = OID_LENGTH(pcap_oid),
+	.objects = pcap_objects,
+	.nobjects = 1,
+	.acquire = pcap_acquire,
+	.release = pcap_release,
+};
+
+int mib_pcap_register(void)
+{
+	return mib_group_register(&pcap_group);
+}

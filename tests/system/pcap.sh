@@ -1,0 +1,53 @@
+#!/bin/bash
+# pcap.sh - clusterMonPcapTable on lo: a UDP burst of known count and size
+# is counted exactly, pcap.synrtt gains one sample per TCP handshake, and
+# pcapInterface lines that are wrong are refused with file:line.
+. "$(dirname "$0")/lib.sh"
+
+plan 10
+TCPCONNS="$top_builddir/tests/system/tcpconns"
+start_master || bail "snmpd did not start"
+
+bad() { # bad DESCRIPTION LINE EXPECTED-REASON
+	printf '# comment\n%s\n' "$2" >"$T/bad.conf"
+	out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && contains "bad.conf: line 2:" "$out" && contains "$3" "$out"
+	ok $? "$1 is refused at start-up (exit $rc)"
+	[ $rc -ne 0 ] || diag "$out"
+}
+bad "an interface that does not exist" "pcapInterface nosuch0" "no network interface 'nosuch0'"
+bad "a filter that does not compile" 'pcapInterface lo filter "udp port"' "does not compile"
+bad "a word that is not filter" 'pcapInterface lo udp' "expected IFNAME"
+
+uport=$(free_udp_port) || bail "no free port"
+# Our UDP port, and only handshake packets of TCP: other traffic on lo
+# (snmpd's own) must not count.
+printf 'pcapInterface lo filter "udp port %s or (tcp[tcpflags] & tcp-syn != 0)"\nsampleInterval pcap 100\n' \
+	"$uport" >"$T/pcap.conf"
+start_agent -c "$T/pcap.conf" || bail "clustermond did not register"
+P=$CM.7.1.1 lo=$(cat /sys/class/net/lo/ifindex)
+is "$(get "$P.2.$lo")" '"lo"' "a row for lo, indexed by its ifindex ($lo)"
+p0=$(get "$P.3.$lo"); b0=$(get "$P.4.$lo")
+# 500 datagrams of 100 bytes: 14 + 20 + 8 + 100 = 142 bytes on lo each.
+payload=$(head -c 100 /dev/zero | tr '\0' x)
+for _ in $(seq 1 500); do printf '%s' "$payload" >/dev/udp/127.0.0.1/"$uport"; done 2>/dev/null
+sleep 0.5
+p1=$(get "$P.3.$lo"); b1=$(get "$P.4.$lo")
+is "$((p1 - p0))" 500 "clusterMonPcapPackets counts the 500 datagrams"
+is "$((b1 - b0))" $((500 * 142)) "clusterMonPcapBytes counts their 142 bytes each"
+is "$(get "$P.5.$lo")" 0 "no kernel drops"
+
+syn=$(walk "$CM.9.1.1.2" | awk '$2 == "\"pcap.synrtt\"" { n = split($1, o, "."); print o[n] }')
+check "pcap.synrtt is a distribution source" test -n "$syn"
+c0=$(get "$CM.9.1.1.4.${syn:-0}")
+"$TCPCONNS" 4 25 0 >"$T/conns" 2>&1 &
+cp=$!
+wait_for 10 grep -q ready "$T/conns"
+sleep 0.5
+kill "$cp"; wait "$cp" 2>/dev/null
+c1=$(get "$CM.9.1.1.4.${syn:-0}")
+is "$((c1 - c0))" 25 "pcap.synrtt gains one sample per handshake (25)"
+pk=$(walk "$CM.9.1.1.2" | awk '$2 == "\"pcap.pktsize\"" { n = split($1, o, "."); print o[n] }')
+check "pcap.pktsize holds every captured packet" test "$(get "$CM.9.1.1.4.${pk:-0}")" -ge 550
+finish
