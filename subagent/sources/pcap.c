@@ -67,7 +67,7 @@ static void stop(struct running *r)
 
 static bool start(struct pcap_source *ps, const struct pcap_iface_conf *want, struct running *r)
 {
-	char err[512];
+	char err[512], name[16];
 
 	r->conf = *want;
 	r->ifindex = if_nametoindex(want->ifname);
@@ -85,6 +85,9 @@ static bool start(struct pcap_source *ps, const struct pcap_iface_conf *want, st
 		capture_close(r->cap);
 		return false;
 	}
+	/* "cm-pcap-IF" in top and /proc/PID/task: its CPU is its alone. */
+	snprintf(name, sizeof(name), "cm-pcap-%.7s", want->ifname);
+	pthread_setname_np(r->thread, name);
 	return true;
 }
 

@@ -57,3 +57,6 @@ BENCH_TRAP="$top_builddir/tests/bench/bench_trap" bash "$top_srcdir/tests/bench/
 
 # TCP connection table (issue 5): 20,000 sockets against ss -tin.
 bash "$top_srcdir/tests/bench/tcp.sh"
+
+# Packet capture (issue 5): ours and tcpdump side by side on lo.
+BENCH_UDP="$top_builddir/tests/bench/bench_udp" bash "$top_srcdir/tests/bench/pcap.sh"
