@@ -234,6 +234,96 @@ static void parse_pcap_interface(const char *token, char *line)
 	staged.pcap.n++;
 }
 
+static const char *const tcp_state_names[] = {
+	NULL, "established", "syn-sent", "syn-recv", "fin-wait-1", "fin-wait-2", "time-wait",
+	"close", "close-wait", "last-ack", "listen", "closing",
+};
+
+static int parse_states(char *list, uint32_t *states)
+{
+	char *save = NULL;
+
+	for (char *n = strtok_r(list, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		unsigned i;
+
+		for (i = 1; i < 12 && strcmp(n, tcp_state_names[i]) != 0; i++)
+			;
+		if (i == 12)
+			return -1;
+		*states |= 1u << i;
+	}
+	return *states ? 0 : -1;
+}
+
+/* N or N-M, 0..65535, N <= M */
+static int parse_port_range(const char *s, struct port_term *t)
+{
+	uint32_t lo, hi;
+	char buf[16], *dash;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash++ = '\0';
+	if (parse_u32(buf, &lo) != 0 || (dash && parse_u32(dash, &hi) != 0))
+		return -1;
+	if (dash == NULL)
+		hi = lo;
+	if (lo > hi || hi > 65535)
+		return -1;
+	t->lo = (uint16_t)lo;
+	t->hi = (uint16_t)hi;
+	return 0;
+}
+
+static int parse_tcp_word(char *w, struct tcp_filter *f)
+{
+	static const struct { const char *key; enum port_side side; } ports[] = {
+		{ "port=", PORT_EITHER }, { "sport=", PORT_LOCAL }, { "dport=", PORT_REMOTE },
+	};
+
+	if (strncmp(w, "state=", 6) == 0)
+		return parse_states(w + 6, &f->states);
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(ports[i].key);
+
+		if (strncmp(w, ports[i].key, n) != 0)
+			continue;
+		if (f->nterms == INETDIAG_MAX_TERMS)
+			return -1;
+		f->terms[f->nterms].side = ports[i].side;
+		if (parse_port_range(w + n, &f->terms[f->nterms]) != 0)
+			return -1;
+		f->nterms++;
+		return 0;
+	}
+	return -1;
+}
+
+/* tcpFilter [state=NAME,...] [port=N[-M]] [sport=N[-M]] [dport=N[-M]] */
+static void parse_tcp_filter(const char *token, char *line)
+{
+	struct tcp_filter f = { 0 };
+	char *save = NULL, *word = strtok_r(line, " \t", &save);
+
+	(void)token;
+	if (word == NULL) {
+		conf_error("tcpFilter: expected state=LIST, port=, sport= or dport=N[-M]%s", "");
+		return;
+	}
+	for (; word != NULL; word = strtok_r(NULL, " \t", &save)) {
+		if (parse_tcp_word(word, &f) != 0) {
+			conf_error("tcpFilter: '%s' is not state=NAME[,NAME...] (ss's state names) "
+				   "or port=, sport=, dport= with a port or range in 0..65535 "
+				   "(at most 8)", word);
+			return;
+		}
+	}
+	staged.tcp_filter = f;
+}
+
 static int before_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
@@ -247,6 +337,7 @@ static void apply(void)
 {
 	proc_filter_set(&active.proc_filter);
 	pcap_conf_set(&active.pcap);
+	tcp_filter_set(&active.tcp_filter);
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		uint32_t ms = active.interval_ms[i];
 
@@ -276,6 +367,8 @@ void conf_init(void)
 	register_app_config_handler("sampleInterval", parse_sample_interval, NULL,
 				    "SOURCE MILLISECONDS");
 	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
+	register_app_config_handler("tcpFilter", parse_tcp_filter, NULL,
+				    "[state=NAME,...] [port=N[-M]] [sport=N[-M]] [dport=N[-M]]");
 	register_app_config_handler("pcapInterface", parse_pcap_interface, NULL,
 				    "IFNAME [filter \"BPF EXPRESSION\"]");
 	register_app_config_handler("procFilter", parse_proc_filter, NULL,

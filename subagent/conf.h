@@ -17,6 +17,7 @@ struct clustermon_conf {
 	char helper_socket[PATH_MAX];
 	struct proc_filter proc_filter;
 	struct pcap_conf pcap;
+	struct tcp_filter tcp_filter;
 };
 
 /* Registers the directives with net-snmp (before init_snmp). */

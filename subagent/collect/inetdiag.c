@@ -135,25 +135,98 @@ int inetdiag_open(void)
 	return socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 }
 
-int inetdiag_dump(int fd, int family, uint32_t states, tcp_conn_fn fn, void *arg)
+/* One port comparison: two ops, the second carrying the port. */
+static void port_op(uint8_t *at, int code, unsigned yes, unsigned no, uint16_t port)
+{
+	struct inet_diag_bc_op op[2] = {
+		{ .code = (unsigned char)code, .yes = (unsigned char)yes, .no = (unsigned short)no },
+		{ .no = port },
+	};
+
+	memcpy(at, op, sizeof(op));
+}
+
+static size_t term_size(const struct port_term *t)
+{
+	return t->side == PORT_EITHER ? 36 : 16;
+}
+
+/*
+ * Built back to front: a jump of `no` past the end of the program by 4
+ * bytes rejects, reaching its end accepts. tail is the length of what
+ * follows the term being written. The kernel accepts a program only if
+ * every jump lands on the chain of `yes` steps from its start, so "either
+ * port" is local-range, then an unconditional jump over remote-range, as
+ * ss(8) compiles an OR.
+ */
+int inetdiag_port_filter(const struct port_term *terms, size_t n, uint8_t *out, size_t cap)
+{
+	size_t len = 0, tail = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += term_size(&terms[i]);
+	if (n > INETDIAG_MAX_TERMS || len > cap)
+		return -1;
+	for (size_t i = n; i-- > 0;) {
+		const struct port_term *t = &terms[i];
+		size_t size = term_size(t);
+		uint8_t *at = out + len - tail - size;
+		int ge = t->side == PORT_REMOTE ? INET_DIAG_BC_D_GE : INET_DIAG_BC_S_GE;
+		int le = t->side == PORT_REMOTE ? INET_DIAG_BC_D_LE : INET_DIAG_BC_S_LE;
+
+		if (t->side == PORT_EITHER) {
+			struct inet_diag_bc_op jmp = { .code = INET_DIAG_BC_JMP, .yes = 4, .no = 20 };
+
+			/* local port in range: jump over the remote test (offset 36) */
+			port_op(at, ge, 8, 20, t->lo);
+			port_op(at + 8, le, 8, 12, t->hi);
+			memcpy(at + 16, &jmp, sizeof(jmp));
+			at += 20;
+			ge = INET_DIAG_BC_D_GE;
+			le = INET_DIAG_BC_D_LE;
+		}
+		port_op(at, ge, 8, (unsigned)(16 + tail + 4), t->lo);
+		port_op(at + 8, le, 8, (unsigned)(8 + tail + 4), t->hi);
+		tail += size;
+	}
+	return (int)len;
+}
+
+int inetdiag_dump(int fd, int family, uint32_t states, const uint8_t *bc, size_t bclen,
+		  tcp_conn_fn fn, void *arg)
 {
 	static unsigned seq;
 	struct {
 		struct nlmsghdr h;
 		struct inet_diag_req_v2 r;
+		struct rtattr a;
+		uint8_t bc[INETDIAG_BC_MAX];
 	} req = {
-		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.h = { .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = ++seq },
 		.r = { .sdiag_family = (uint8_t)family, .sdiag_protocol = IPPROTO_TCP,
 		       .idiag_ext = 1u << (INET_DIAG_INFO - 1), .idiag_states = states },
 	};
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	size_t reqlen = NLMSG_LENGTH(sizeof(req.r));
+
+	if (bclen > sizeof(req.bc)) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (bclen > 0) {
+		req.a.rta_type = INET_DIAG_REQ_BYTECODE;
+		req.a.rta_len = (unsigned short)RTA_LENGTH(bclen);
+		memcpy(req.bc, bc, bclen);
+		reqlen += RTA_SPACE(bclen);
+	}
+	req.h.nlmsg_len = (uint32_t)reqlen;
 	/* 32 kB: the kernel fills dump buffers up to that size. */
 	static __thread long buf[32768 / sizeof(long)];
 	ssize_t n;
 	int rc;
 
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
+	if (sendto(fd, &req, reqlen, 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
 		return -1;
 	do {
 		n = recv(fd, buf, sizeof(buf), 0);

@@ -53,8 +53,24 @@ int inetdiag_parse(const void *buf, size_t len, tcp_conn_fn fn, void *arg);
 /* A NETLINK_SOCK_DIAG socket (close it with close()), or -1. */
 int inetdiag_open(void);
 
+/* A port condition of a filter: the local port (sport), the remote one
+ * (dport) or either of them within lo..hi. */
+enum port_side { PORT_LOCAL, PORT_REMOTE, PORT_EITHER };
+struct port_term {
+	enum port_side side;
+	uint16_t lo, hi;
+};
+#define INETDIAG_MAX_TERMS 8
+#define INETDIAG_BC_MAX (INETDIAG_MAX_TERMS * 36)
+
+/* inet_diag bytecode keeping sockets that meet every term, so the kernel
+ * filters before copying anything out; its length, or -1 if too long. */
+int inetdiag_port_filter(const struct port_term *terms, size_t n, uint8_t *out, size_t cap);
+
 /* All TCP sockets of one family (AF_INET, AF_INET6) in the states of the
- * bit mask (1 << TCP_ESTABLISHED | ...), with tcp_info; 0 or -1. */
-int inetdiag_dump(int fd, int family, uint32_t states, tcp_conn_fn fn, void *arg);
+ * bit mask (1 << TCP_ESTABLISHED | ...), with tcp_info, that pass the
+ * bytecode (NULL/0: all); 0 or -1. */
+int inetdiag_dump(int fd, int family, uint32_t states, const uint8_t *bc, size_t bclen,
+		  tcp_conn_fn fn, void *arg);
 
 #endif

@@ -119,7 +119,8 @@ static void reconcile(struct pcap_source *ps, const struct pcap_conf *want)
 	for (unsigned j = 0; j < ps->n; j++)
 		if (!kept[j])
 			stop(&ps->run[j]);
-	memcpy(ps->run, next, n * sizeof(next[0]));
+	if (n > 0)
+		memcpy(ps->run, next, n * sizeof(next[0]));
 	ps->n = n;
 }
 
@@ -190,7 +191,8 @@ static int pcap_sample(void *ctx)
 		r->kernel_drops = atomic_load_explicit(&c->kernel_drops, memory_order_relaxed);
 		r->if_drops = atomic_load_explicit(&c->if_drops, memory_order_relaxed);
 	}
-	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_ifindex);
+	if (snap->nrows > 1)
+		qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_ifindex);
 	snapshot_publish(&pcap_slot, &snap->hdr);
 	return 0;
 }

@@ -106,6 +106,14 @@ struct tcp_snapshot {
 	struct tcp_row rows[];  /* ascending index */
 };
 
+/* tcpFilter: which sockets the tcp source asks the kernel for. */
+struct tcp_filter {
+	uint32_t states;       /* bit (1 << TCP_*); 0: every state but LISTEN */
+	size_t nterms;
+	struct port_term terms[INETDIAG_MAX_TERMS];
+};
+void tcp_filter_set(const struct tcp_filter *f);
+
 extern struct snapshot_slot tcp_slot;
 extern const struct source_ops tcp_source_ops;
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,18 @@
 #include "sources.h"
 
 struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
+
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tcp_filter filter;
+static unsigned filter_gen;
+
+void tcp_filter_set(const struct tcp_filter *f)
+{
+	pthread_mutex_lock(&filter_lock);
+	filter = *f;
+	filter_gen++;
+	pthread_mutex_unlock(&filter_lock);
+}
 
 /* Every state but LISTEN (10); not the kernel's request sockets (12). */
 #define CONN_STATES (((1u << 12) - 2) & ~(1u << 10))
@@ -53,6 +66,10 @@ struct tcp_source {
 	struct procfile snmp, netstat;
 	char buf[64 * 1024];
 	unsigned rtt_dist;
+	unsigned filter_gen;       /* the tcpFilter compiled below */
+	uint32_t states;
+	uint8_t bc[INETDIAG_BC_MAX];
+	size_t bclen;
 };
 
 static void tcp_fini(void *ctx)
@@ -81,6 +98,7 @@ static void *tcp_init(const char *root)
 	snprintf(ts->root, sizeof(ts->root), "%s", root);
 	ts->snmp.fd = ts->netstat.fd = -1;
 	ts->next_index = 1;
+	ts->filter_gen = (unsigned)-1;
 	ts->fd = inetdiag_open();
 	if (ts->fd < 0) {
 		tcp_fini(ts);
@@ -112,13 +130,35 @@ static int keep_conn(const struct tcp_conn *c, void *arg)
 	return 0;
 }
 
+/* The kernel filters by state and port before it copies anything out;
+ * recompiled when tcpFilter changed. */
+static void load_filter(struct tcp_source *ts)
+{
+	struct tcp_filter f;
+	int len;
+
+	pthread_mutex_lock(&filter_lock);
+	if (ts->filter_gen == filter_gen) {
+		pthread_mutex_unlock(&filter_lock);
+		return;
+	}
+	f = filter;
+	ts->filter_gen = filter_gen;
+	pthread_mutex_unlock(&filter_lock);
+	ts->states = f.states ? f.states : CONN_STATES;
+	len = inetdiag_port_filter(f.terms, f.nterms, ts->bc, sizeof(ts->bc));
+	ts->bclen = len > 0 ? (size_t)len : 0;
+}
+
 static int dump_all(struct tcp_source *ts)
 {
 	ts->nconns = 0;
+	load_filter(ts);
 	if (ts->fd < 0)
 		ts->fd = inetdiag_open();
-	if (ts->fd >= 0 && inetdiag_dump(ts->fd, AF_INET, CONN_STATES, keep_conn, ts) == 0 &&
-	    inetdiag_dump(ts->fd, AF_INET6, CONN_STATES, keep_conn, ts) == 0)
+	if (ts->fd >= 0 &&
+	    inetdiag_dump(ts->fd, AF_INET, ts->states, ts->bc, ts->bclen, keep_conn, ts) == 0 &&
+	    inetdiag_dump(ts->fd, AF_INET6, ts->states, ts->bc, ts->bclen, keep_conn, ts) == 0)
 		return 0;
 	/* A dump cut short leaves replies queued: start over on a new socket. */
 	if (ts->fd >= 0)
@@ -174,7 +214,8 @@ static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
 		return -1;
 	for (size_t i = 0; i < ts->nconns; i++)
 		ts->keys[i] = (struct key){ ts->conns[i].cookie, (uint32_t)i };
-	qsort(ts->keys, ts->nconns, sizeof(*ts->keys), by_cookie);
+	if (ts->nconns > 1)
+		qsort(ts->keys, ts->nconns, sizeof(*ts->keys), by_cookie);
 	/* Walk both cookie-sorted lists together; reuse ts->map in place is not
 	 * possible, so the new map is written into index_of first. */
 	for (size_t i = 0; i < ts->nconns; i++) {
@@ -191,7 +232,8 @@ static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
 	/* Positions in index order, for the rows. */
 	for (size_t i = 0; i < ts->nconns; i++)
 		ts->keys[i] = (struct key){ i, index_of[i] };
-	qsort(ts->keys, ts->nconns, sizeof(*ts->keys), by_n);
+	if (ts->nconns > 1)
+		qsort(ts->keys, ts->nconns, sizeof(*ts->keys), by_n);
 	return 0;
 }
 
@@ -275,7 +317,8 @@ static void refresh_pids(struct tcp_source *ts)
 			scan_fds(ts, &cap, e->d_name, (uint32_t)strtoul(e->d_name, NULL, 10));
 	if (d != NULL)
 		closedir(d);
-	qsort(ts->pids, ts->npids, sizeof(*ts->pids), by_inode);
+	if (ts->npids > 1)
+		qsort(ts->pids, ts->npids, sizeof(*ts->pids), by_inode);
 }
 
 static uint32_t pid_of(const struct tcp_source *ts, uint32_t inode)

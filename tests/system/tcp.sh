@@ -6,7 +6,7 @@
 # /proc/net/snmp; tcp.rtt gains samples.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 19
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 [ -x "$TCPCONNS" ] || bail "tests/system/tcpconns is not built"
 echo "sampleInterval tcp 200" >"$T/tcp.conf"
@@ -97,5 +97,18 @@ is "$(awk -v p="$lport6" '($2 == p || $3 == p) && $4 == 1' "$T/table.6" | wc -l)
 check "their local address is ::1" test "$(awk -v p="$lport6" '$2 == p && $9 != "00000000000000000000000000000001"' "$T/table.6" | wc -l)" -eq 0
 check "and their indexes are new ones (above $old_max)" \
 	test "$(awk -v p="$lport6" -v m="$old_max" '($2 == p || $3 == p) && $1 <= m' "$T/table.6" | wc -l)" -eq 0
+
+# tcpFilter: the kernel keeps only the client ends (remote port = listener)
+printf 'sampleInterval tcp 200\ntcpFilter state=established dport=%s\n' "$lport6" >"$T/tcp.conf"
+kill -HUP "$AGENT_PID"
+sleep 1
+table >"$T/table.f"
+is "$(awk -v p="$lport6" '$3 == p' "$T/table.f" | wc -l) $(wc -l <"$T/table.f")" "20 20" \
+	"after SIGHUP with tcpFilter dport=: the 20 client ends and nothing else"
 kill "$CONNS_PID"; wait "$CONNS_PID" 2>/dev/null
+printf 'tcpFilter state=listening\n' >"$T/bad.conf"
+out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && contains "bad.conf: line 1:" "$out" && contains "state=listening" "$out"
+ok $? "a tcpFilter with an unknown state is refused with file:line (exit $rc)"
 finish

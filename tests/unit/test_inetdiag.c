@@ -207,11 +207,65 @@ static void live(void)
 		cport = ntohs(a.sin_port);
 	}
 	ok(fd >= 0 && s >= 0, "a netlink socket and a loopback connection");
-	ok(inetdiag_dump(fd, AF_INET, 1u << 1, collect, &seen) == 0, "a live dump of established sockets");
+	ok(inetdiag_dump(fd, AF_INET, 1u << 1, NULL, 0, collect, &seen) == 0, "a live dump of established sockets");
 	ok(by_sport(&seen, cport) && by_sport(&seen, cport)->dport == lport &&
 	   by_sport(&seen, lport) && by_sport(&seen, lport)->dport == cport,
 	   "both ends of our connection are in it");
 	ok(by_sport(&seen, cport) && by_sport(&seen, cport)->uid == getuid(), "with our uid");
+	close(c), close(s), close(l), close(fd);
+}
+
+/* The kernel runs the filter: a connection's two ports tell its sockets apart. */
+static int count_ports(int fd, const struct port_term *t, size_t n, uint16_t a, uint16_t b)
+{
+	uint8_t bc[INETDIAG_BC_MAX];
+	int len = inetdiag_port_filter(t, n, bc, sizeof(bc));
+	struct seen s = { 0 };
+	int hits = 0;
+
+	if (len < 0 || inetdiag_dump(fd, AF_INET, 1u << 1, bc, (size_t)len, collect, &s) != 0)
+		return -1;
+	for (int i = 0; i < s.n; i++)
+		hits += (s.c[i].sport == a || s.c[i].sport == b);
+	return hits;
+}
+
+static void filters(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), s = -1;
+	int fd = inetdiag_open();
+	uint16_t lp = 0, cp = 0;
+
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0 &&
+	    getsockname(l, (struct sockaddr *)&a, &alen) == 0 &&
+	    connect(c, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		s = accept(l, NULL, NULL);
+		lp = ntohs(a.sin_port);
+		getsockname(c, (struct sockaddr *)&a, &alen);
+		cp = ntohs(a.sin_port);
+	}
+	{
+		struct port_term local = { PORT_LOCAL, lp, lp }, remote = { PORT_REMOTE, lp, lp };
+		struct port_term either = { PORT_EITHER, lp, lp }, none = { PORT_EITHER, 1, 1 };
+		struct port_term both[2] = { { PORT_LOCAL, cp, cp }, { PORT_REMOTE, lp, lp } };
+
+		ok(count_ports(fd, NULL, 0, lp, cp) == 2, "no filter: both ends");
+		ok(count_ports(fd, &local, 1, lp, cp) == 1, "sport=listener: the server end alone");
+		ok(count_ports(fd, &remote, 1, lp, cp) == 1, "dport=listener: the client end alone");
+		ok(count_ports(fd, &either, 1, lp, cp) == 2, "port=listener: both ends");
+		ok(count_ports(fd, &none, 1, lp, cp) == 0, "port=1: neither");
+		ok(count_ports(fd, both, 2, lp, cp) == 1, "sport=client and dport=listener: the client end");
+	}
+	{
+		struct port_term many[INETDIAG_MAX_TERMS + 1];
+		uint8_t bc[INETDIAG_BC_MAX];
+
+		memset(many, 0, sizeof(many));
+		ok(inetdiag_port_filter(many, INETDIAG_MAX_TERMS + 1, bc, sizeof(bc)) == -1,
+		   "more than %d terms are refused", INETDIAG_MAX_TERMS);
+	}
 	close(c), close(s), close(l), close(fd);
 }
 
@@ -222,5 +276,6 @@ int main(void)
 	old_kernel();
 	bad_input();
 	live();
+	filters();
 	return done_testing();
 }
