@@ -44,6 +44,12 @@ static const struct field_at fields[TCPF_COUNT] = {
 	[TCPF_DSACK_DUPS] = AT(tcpi_dsack_dups),
 	[TCPF_RCV_RTT] = AT(tcpi_rcv_rtt),
 	[TCPF_NOTSENT_BYTES] = AT(tcpi_notsent_bytes),
+	[TCPF_BUSY_TIME] = AT(tcpi_busy_time),
+	[TCPF_RWND_LIMITED] = AT(tcpi_rwnd_limited),
+	[TCPF_SNDBUF_LIMITED] = AT(tcpi_sndbuf_limited),
+	[TCPF_OPTIONS] = AT(tcpi_options),
+	/* The byte after tcpi_options holds the two 4-bit window scales. */
+	[TCPF_WSCALE] = { offsetof(struct tcp_info, tcpi_options) + 1, 1 },
 };
 
 /* Fields the kernel's (possibly shorter or longer) tcp_info reaches. */
@@ -59,6 +65,8 @@ static void read_info(const unsigned char *p, size_t len, struct tcp_conn *c)
 		if (at->size == 8) {
 			memcpy(&v64, p + at->off, 8);
 			c->v[f] = v64;
+		} else if (at->size == 1) {
+			c->v[f] = p[at->off];
 		} else {
 			memcpy(&v32, p + at->off, 4);
 			c->v[f] = v32;

@@ -14,13 +14,22 @@ static const oid tcp_oid[] = { CLUSTERMON_OBJECTS_OID, 6 };
 
 enum { INET_ADDRESS_IPV4 = 1, INET_ADDRESS_IPV6 = 2 };
 enum { COL_LOCAL_TYPE = 2, COL_LOCAL, COL_LOCAL_PORT, COL_REM_TYPE, COL_REM, COL_REM_PORT,
-       COL_STATE, COL_PID = 23, COL_LAST = 29 };
+       COL_STATE, COL_PID = 23, COL_WSCALE_SENT = 33, COL_WSCALE_RCVD, COL_TIMESTAMPS,
+       COL_SACK, COL_ECN, COL_LAST = COL_ECN };
+enum { TRUTH_TRUE = 1, TRUTH_FALSE = 2 };
+
+/* TCPI_OPT_* bits behind the TruthValue columns. */
+static const struct {
+	unsigned col, bit;
+} option_cols[] = {
+	{ COL_TIMESTAMPS, 1 }, { COL_SACK, 2 }, { COL_ECN, 8 },
+};
 
 /* Columns 9..29 but Pid: the tcp_info field and the type it is served as. */
 static const struct {
 	int field;             /* enum tcp_field, -1 for none */
 	u_char type;
-} info_cols[COL_LAST + 1] = {
+} info_cols[COL_WSCALE_SENT] = {
 	[9] = { TCPF_RTT, ASN_GAUGE },            [10] = { TCPF_RTTVAR, ASN_GAUGE },
 	[11] = { TCPF_MIN_RTT, ASN_GAUGE },       [12] = { TCPF_RTO, ASN_GAUGE },
 	[13] = { TCPF_CWND, ASN_GAUGE },          [14] = { TCPF_SSTHRESH, ASN_GAUGE },
@@ -34,7 +43,33 @@ static const struct {
 	[26] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
 	[27] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
 	[28] = { TCPF_RCV_RTT, ASN_GAUGE },       [29] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
+	[30] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
+	[31] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
+	[32] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
 };
+
+/* Window scales and negotiated options: derived from two tcp_info bytes. */
+static int option_get(const struct tcp_conn *c, unsigned col, struct mib_value *v)
+{
+	uint64_t wscale = c->v[TCPF_WSCALE], opts = c->v[TCPF_OPTIONS];
+
+	if (col == COL_WSCALE_SENT || col == COL_WSCALE_RCVD) {
+		/* 0 when the option was not negotiated; the kernel's nibbles then. */
+		if (!tcp_conn_has(c, TCPF_WSCALE) || !tcp_conn_has(c, TCPF_OPTIONS))
+			return MIB_ABSENT;
+		if (!(opts & 4))
+			return mib_u64(v, ASN_INTEGER, 0);
+		return mib_u64(v, ASN_INTEGER,
+			       col == COL_WSCALE_SENT ? wscale >> 4 : wscale & 0x0f);
+	}
+	for (size_t i = 0; i < sizeof(option_cols) / sizeof(option_cols[0]); i++)
+		if (option_cols[i].col == col)
+			return tcp_conn_has(c, TCPF_OPTIONS) ?
+				       mib_u64(v, ASN_INTEGER, (opts & option_cols[i].bit) ?
+							       TRUTH_TRUE : TRUTH_FALSE) :
+				       MIB_ABSENT;
+	return MIB_ABSENT;
+}
 
 static void *tcp_acquire(void)
 {
@@ -101,7 +136,9 @@ static int conn_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	case COL_STATE: return mib_u64(v, ASN_INTEGER, c->state);
 	case COL_PID: return r->pid ? mib_u64(v, ASN_UNSIGNED, r->pid) : MIB_ABSENT;
 	default:
-		if (col > COL_LAST || info_cols[col].type == 0 ||
+		if (col >= COL_WSCALE_SENT)
+			return option_get(c, col, v);
+		if (info_cols[col].type == 0 ||
 		    !tcp_conn_has(c, (enum tcp_field)info_cols[col].field))
 			return MIB_ABSENT;
 		return mib_u64(v, info_cols[col].type, c->v[info_cols[col].field]);

@@ -6,7 +6,7 @@
 # /proc/net/snmp; tcp.rtt gains samples.
 . "$(dirname "$0")/lib.sh"
 
-plan 19
+plan 20
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 [ -x "$TCPCONNS" ] || bail "tests/system/tcpconns is not built"
 echo "sampleInterval tcp 200" >"$T/tcp.conf"
@@ -21,6 +21,7 @@ conns() {
 	wait_for 20 grep -q ready "$T/conns.$1"
 }
 # table: one line per row: INDEX LPORT RPORT STATE ACKED RECEIVED RTT PID LADDR
+# WSCALE-RCVD WSCALE-SENT TIMESTAMPS SACK
 # ("-" for an absent column)
 table() {
 	walk "$C" | awk '
@@ -28,7 +29,8 @@ table() {
 		  for (i = 3; i <= NF; i++) v = v $i; gsub(/"/, "", v); val[idx, col] = v; seen[idx] = 1 }
 		function f(x) { return x == "" ? "-" : x }
 		END { for (i in seen) print i, f(val[i,4]), f(val[i,7]), f(val[i,8]), f(val[i,16]),
-			f(val[i,17]), f(val[i,9]), f(val[i,23]), f(val[i,3]) }' |
+			f(val[i,17]), f(val[i,9]), f(val[i,23]), f(val[i,3]), f(val[i,34]),
+			f(val[i,33]), f(val[i,35]), f(val[i,36]) }' |
 		sort -n
 }
 
@@ -62,6 +64,14 @@ off=$(awk 'NR == FNR { rtt[$2 " " $3] = $7; next }
 read -r compared far <<<"$off"
 check "ss -tin shows the same sockets ($compared)" test "$compared" -eq 400
 is "$far" 0 "clusterMonTcpConnRttUs matches ss's rtt within 10% for every one"
+# ss prints wscale:SND,RCV: the peer's scale, then ours.
+wsbad=$(awk 'NR == FNR { ws[$2 " " $3] = $10 "," $11; opt[$2 " " $3] = $12 $13; next }
+	/^ESTAB/ { split($4, l, ":"); split($5, r, ":"); key = l[length(l)] " " r[length(r)]; next }
+	match($0, /wscale:[0-9]+,[0-9]+/) { n++; if (substr($0, RSTART + 7, RLENGTH - 7) != ws[key] || opt[key] != "11") b++ }
+	END { printf "%d %d\n", n, b }' "$T/table.1" "$T/ss.1")
+read -r wsn wsb <<<"$wsbad"
+check "window scales match ss's wscale and timestamps and SACK read true ($wsn sockets, $wsb differ)" \
+	test "$wsn" -eq 400 -a "$wsb" -eq 0
 pid_seen() { table | awk -v p="$lport" -v pid="$CONNS_PID" '$2 == p && $8 == pid' | grep -q .; }
 check "clusterMonTcpConnPid names tcpconns (within the 5 s refresh)" wait_for 8 pid_seen
 
