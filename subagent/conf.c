@@ -11,6 +11,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <net/if.h>
 #include <pcap/pcap.h>
 #include <pwd.h>
@@ -256,7 +257,7 @@ static int parse_states(char *list, uint32_t *states)
 }
 
 /* N or N-M, 0..65535, N <= M */
-static int parse_port_range(const char *s, struct port_term *t)
+static int parse_port_range(const char *s, struct diag_term *t)
 {
 	uint32_t lo, hi;
 	char buf[16], *dash;
@@ -278,14 +279,53 @@ static int parse_port_range(const char *s, struct port_term *t)
 	return 0;
 }
 
+/* ADDR or ADDR/PREFIX, IPv4 or IPv6. */
+static int parse_addr_prefix(const char *s, struct diag_term *t)
+{
+	char buf[64], *slash;
+	uint32_t prefix;
+	int max;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash != NULL)
+		*slash++ = '\0';
+	if (inet_pton(AF_INET, buf, t->addr) == 1)
+		t->family = 4, max = 32;
+	else if (inet_pton(AF_INET6, buf, t->addr) == 1)
+		t->family = 6, max = 128;
+	else
+		return -1;
+	if (slash == NULL)
+		prefix = (uint32_t)max;
+	else if (parse_u32(slash, &prefix) != 0 || prefix > (uint32_t)max)
+		return -1;
+	t->prefix = (uint8_t)prefix;
+	return 0;
+}
+
 static int parse_tcp_word(char *w, struct tcp_filter *f)
 {
-	static const struct { const char *key; enum port_side side; } ports[] = {
+	static const struct { const char *key; enum diag_side side; } ports[] = {
 		{ "port=", PORT_EITHER }, { "sport=", PORT_LOCAL }, { "dport=", PORT_REMOTE },
 	};
 
 	if (strncmp(w, "state=", 6) == 0)
 		return parse_states(w + 6, &f->states);
+	if (strncmp(w, "local=", 6) == 0 || strncmp(w, "remote=", 7) == 0) {
+		struct diag_term *t = &f->terms[f->nterms];
+
+		if (f->nterms == INETDIAG_MAX_TERMS)
+			return -1;
+		memset(t, 0, sizeof(*t));
+		t->side = w[0] == 'l' ? PORT_LOCAL : PORT_REMOTE;
+		if (parse_addr_prefix(w + (w[0] == 'l' ? 6 : 7), t) != 0)
+			return -1;
+		f->nterms++;
+		return 0;
+	}
 	for (size_t i = 0; i < 3; i++) {
 		size_t n = strlen(ports[i].key);
 
@@ -293,6 +333,7 @@ static int parse_tcp_word(char *w, struct tcp_filter *f)
 			continue;
 		if (f->nterms == INETDIAG_MAX_TERMS)
 			return -1;
+		memset(&f->terms[f->nterms], 0, sizeof(f->terms[0]));
 		f->terms[f->nterms].side = ports[i].side;
 		if (parse_port_range(w + n, &f->terms[f->nterms]) != 0)
 			return -1;
@@ -302,7 +343,8 @@ static int parse_tcp_word(char *w, struct tcp_filter *f)
 	return -1;
 }
 
-/* tcpFilter [state=NAME,...] [port=N[-M]] [sport=N[-M]] [dport=N[-M]] */
+/* tcpFilter [state=NAME,...] [port=N[-M]] [sport=N[-M]] [dport=N[-M]]
+ *           [local=ADDR[/PREFIX]] [remote=ADDR[/PREFIX]] */
 static void parse_tcp_filter(const char *token, char *line)
 {
 	struct tcp_filter f = { 0 };
@@ -315,9 +357,9 @@ static void parse_tcp_filter(const char *token, char *line)
 	}
 	for (; word != NULL; word = strtok_r(NULL, " \t", &save)) {
 		if (parse_tcp_word(word, &f) != 0) {
-			conf_error("tcpFilter: '%s' is not state=NAME[,NAME...] (ss's state names) "
-				   "or port=, sport=, dport= with a port or range in 0..65535 "
-				   "(at most 8)", word);
+			conf_error("tcpFilter: '%s' is not state=NAME[,NAME...] (ss's state names), "
+				   "port=, sport=, dport= with a port or range in 0..65535, or "
+				   "local=, remote= with ADDR[/PREFIX] (at most 8)", word);
 			return;
 		}
 	}
@@ -368,7 +410,8 @@ void conf_init(void)
 				    "SOURCE MILLISECONDS");
 	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
 	register_app_config_handler("tcpFilter", parse_tcp_filter, NULL,
-				    "[state=NAME,...] [port=N[-M]] [sport=N[-M]] [dport=N[-M]]");
+				    "[state=NAME,...] [port|sport|dport=N[-M]] "
+				    "[local|remote=ADDR[/PREFIX]]");
 	register_app_config_handler("pcapInterface", parse_pcap_interface, NULL,
 				    "IFNAME [filter \"BPF EXPRESSION\"]");
 	register_app_config_handler("procFilter", parse_proc_filter, NULL,

@@ -154,47 +154,80 @@ static void port_op(uint8_t *at, int code, unsigned yes, unsigned no, uint16_t p
 	memcpy(at, op, sizeof(op));
 }
 
-static size_t term_size(const struct port_term *t)
+static size_t term_size(const struct diag_term *t)
 {
+	if (t->family != 0)
+		return sizeof(struct inet_diag_bc_op) + sizeof(struct inet_diag_hostcond) +
+		       (t->family == 4 ? 4 : 16);
 	return t->side == PORT_EITHER ? 36 : 16;
+}
+
+/* An address condition: one op, then the hostcond with the address. */
+static void addr_op(uint8_t *at, const struct diag_term *t, size_t size, size_t tail)
+{
+	struct inet_diag_bc_op op = {
+		.code = t->side == PORT_REMOTE ? INET_DIAG_BC_D_COND : INET_DIAG_BC_S_COND,
+		.yes = (unsigned char)size, .no = (unsigned short)(size + tail + 4),
+	};
+	struct inet_diag_hostcond hc = {
+		.family = t->family == 4 ? AF_INET : AF_INET6, .prefix_len = t->prefix, .port = -1,
+	};
+
+	memcpy(at, &op, sizeof(op));
+	memcpy(at + sizeof(op), &hc, sizeof(hc));
+	memcpy(at + sizeof(op) + sizeof(hc), t->addr, t->family == 4 ? 4 : 16);
+}
+
+/* A port range; "either" is local-range, then an unconditional jump over
+ * remote-range, as ss(8) compiles an OR. */
+static void port_range_ops(uint8_t *at, const struct diag_term *t, size_t tail)
+{
+	int ge = t->side == PORT_REMOTE ? INET_DIAG_BC_D_GE : INET_DIAG_BC_S_GE;
+	int le = t->side == PORT_REMOTE ? INET_DIAG_BC_D_LE : INET_DIAG_BC_S_LE;
+
+	if (t->side == PORT_EITHER) {
+		struct inet_diag_bc_op jmp = { .code = INET_DIAG_BC_JMP, .yes = 4, .no = 20 };
+
+		/* local port in range: jump over the remote test (offset 36) */
+		port_op(at, ge, 8, 20, t->lo);
+		port_op(at + 8, le, 8, 12, t->hi);
+		memcpy(at + 16, &jmp, sizeof(jmp));
+		at += 20;
+		ge = INET_DIAG_BC_D_GE;
+		le = INET_DIAG_BC_D_LE;
+	}
+	port_op(at, ge, 8, (unsigned)(16 + tail + 4), t->lo);
+	port_op(at + 8, le, 8, (unsigned)(8 + tail + 4), t->hi);
 }
 
 /*
  * Built back to front: a jump of `no` past the end of the program by 4
  * bytes rejects, reaching its end accepts. tail is the length of what
  * follows the term being written. The kernel accepts a program only if
- * every jump lands on the chain of `yes` steps from its start, so "either
- * port" is local-range, then an unconditional jump over remote-range, as
- * ss(8) compiles an OR.
+ * every jump lands on the chain of `yes` steps from its start.
  */
-int inetdiag_port_filter(const struct port_term *terms, size_t n, uint8_t *out, size_t cap)
+int inetdiag_filter(const struct diag_term *terms, size_t n, uint8_t *out, size_t cap)
 {
 	size_t len = 0, tail = 0;
 
-	for (size_t i = 0; i < n; i++)
+	if (n > INETDIAG_MAX_TERMS)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (terms[i].family != 0 && terms[i].side == PORT_EITHER)
+			return -1;
 		len += term_size(&terms[i]);
-	if (n > INETDIAG_MAX_TERMS || len > cap)
+	}
+	if (len > cap)
 		return -1;
 	for (size_t i = n; i-- > 0;) {
-		const struct port_term *t = &terms[i];
+		const struct diag_term *t = &terms[i];
 		size_t size = term_size(t);
 		uint8_t *at = out + len - tail - size;
-		int ge = t->side == PORT_REMOTE ? INET_DIAG_BC_D_GE : INET_DIAG_BC_S_GE;
-		int le = t->side == PORT_REMOTE ? INET_DIAG_BC_D_LE : INET_DIAG_BC_S_LE;
 
-		if (t->side == PORT_EITHER) {
-			struct inet_diag_bc_op jmp = { .code = INET_DIAG_BC_JMP, .yes = 4, .no = 20 };
-
-			/* local port in range: jump over the remote test (offset 36) */
-			port_op(at, ge, 8, 20, t->lo);
-			port_op(at + 8, le, 8, 12, t->hi);
-			memcpy(at + 16, &jmp, sizeof(jmp));
-			at += 20;
-			ge = INET_DIAG_BC_D_GE;
-			le = INET_DIAG_BC_D_LE;
-		}
-		port_op(at, ge, 8, (unsigned)(16 + tail + 4), t->lo);
-		port_op(at + 8, le, 8, (unsigned)(8 + tail + 4), t->hi);
+		if (t->family != 0)
+			addr_op(at, t, size, tail);
+		else
+			port_range_ops(at, t, tail);
 		tail += size;
 	}
 	return (int)len;

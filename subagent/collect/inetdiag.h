@@ -56,19 +56,26 @@ int inetdiag_parse(const void *buf, size_t len, tcp_conn_fn fn, void *arg);
 /* A NETLINK_SOCK_DIAG socket (close it with close()), or -1. */
 int inetdiag_open(void);
 
-/* A port condition of a filter: the local port (sport), the remote one
- * (dport) or either of them within lo..hi. */
-enum port_side { PORT_LOCAL, PORT_REMOTE, PORT_EITHER };
-struct port_term {
-	enum port_side side;
+/*
+ * One condition of a filter. A port term (family 0): the local port, the
+ * remote one or either within lo..hi. An address term (family 4 or 6): the
+ * local or remote address within addr/prefix (IPv4 terms also match
+ * IPv4-mapped IPv6 sockets; a socket of the other family never matches).
+ */
+enum diag_side { PORT_LOCAL, PORT_REMOTE, PORT_EITHER };
+struct diag_term {
+	enum diag_side side;
 	uint16_t lo, hi;
+	uint8_t family, prefix;
+	uint8_t addr[16];
 };
 #define INETDIAG_MAX_TERMS 8
 #define INETDIAG_BC_MAX (INETDIAG_MAX_TERMS * 36)
 
 /* inet_diag bytecode keeping sockets that meet every term, so the kernel
- * filters before copying anything out; its length, or -1 if too long. */
-int inetdiag_port_filter(const struct port_term *terms, size_t n, uint8_t *out, size_t cap);
+ * filters before copying anything out; its length, or -1 if too long or
+ * an address term asks for either end. */
+int inetdiag_filter(const struct diag_term *terms, size_t n, uint8_t *out, size_t cap);
 
 /* All TCP sockets of one family (AF_INET, AF_INET6) in the states of the
  * bit mask (1 << TCP_ESTABLISHED | ...), with tcp_info, that pass the

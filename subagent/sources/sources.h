@@ -110,7 +110,7 @@ struct tcp_snapshot {
 struct tcp_filter {
 	uint32_t states;       /* bit (1 << TCP_*); 0: every state but LISTEN */
 	size_t nterms;
-	struct port_term terms[INETDIAG_MAX_TERMS];
+	struct diag_term terms[INETDIAG_MAX_TERMS];
 };
 void tcp_filter_set(const struct tcp_filter *f);
 

@@ -146,7 +146,7 @@ static void load_filter(struct tcp_source *ts)
 	ts->filter_gen = filter_gen;
 	pthread_mutex_unlock(&filter_lock);
 	ts->states = f.states ? f.states : CONN_STATES;
-	len = inetdiag_port_filter(f.terms, f.nterms, ts->bc, sizeof(ts->bc));
+	len = inetdiag_filter(f.terms, f.nterms, ts->bc, sizeof(ts->bc));
 	ts->bclen = len > 0 ? (size_t)len : 0;
 }
 

@@ -6,7 +6,7 @@
 # /proc/net/snmp; tcp.rtt gains samples.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 21
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 [ -x "$TCPCONNS" ] || bail "tests/system/tcpconns is not built"
 echo "sampleInterval tcp 200" >"$T/tcp.conf"
@@ -121,4 +121,9 @@ out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
 rc=$?
 [ $rc -ne 0 ] && contains "bad.conf: line 1:" "$out" && contains "state=listening" "$out"
 ok $? "a tcpFilter with an unknown state is refused with file:line (exit $rc)"
+printf 'tcpFilter local=10.0.0.0/33\n' >"$T/bad.conf"
+out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && contains "bad.conf: line 1:" "$out" && contains "local=10.0.0.0/33" "$out"
+ok $? "a tcpFilter with a /33 IPv4 prefix is refused with file:line (exit $rc)"
 finish

@@ -216,10 +216,10 @@ static void live(void)
 }
 
 /* The kernel runs the filter: a connection's two ports tell its sockets apart. */
-static int count_ports(int fd, const struct port_term *t, size_t n, uint16_t a, uint16_t b)
+static int count_ports(int fd, const struct diag_term *t, size_t n, uint16_t a, uint16_t b)
 {
 	uint8_t bc[INETDIAG_BC_MAX];
-	int len = inetdiag_port_filter(t, n, bc, sizeof(bc));
+	int len = inetdiag_filter(t, n, bc, sizeof(bc));
 	struct seen s = { 0 };
 	int hits = 0;
 
@@ -247,9 +247,12 @@ static void filters(void)
 		cp = ntohs(a.sin_port);
 	}
 	{
-		struct port_term local = { PORT_LOCAL, lp, lp }, remote = { PORT_REMOTE, lp, lp };
-		struct port_term either = { PORT_EITHER, lp, lp }, none = { PORT_EITHER, 1, 1 };
-		struct port_term both[2] = { { PORT_LOCAL, cp, cp }, { PORT_REMOTE, lp, lp } };
+		struct diag_term local = { .side = PORT_LOCAL, .lo = lp, .hi = lp };
+		struct diag_term remote = { .side = PORT_REMOTE, .lo = lp, .hi = lp };
+		struct diag_term either = { .side = PORT_EITHER, .lo = lp, .hi = lp };
+		struct diag_term none = { .side = PORT_EITHER, .lo = 1, .hi = 1 };
+		struct diag_term both[2] = { { .side = PORT_LOCAL, .lo = cp, .hi = cp },
+					     { .side = PORT_REMOTE, .lo = lp, .hi = lp } };
 
 		ok(count_ports(fd, NULL, 0, lp, cp) == 2, "no filter: both ends");
 		ok(count_ports(fd, &local, 1, lp, cp) == 1, "sport=listener: the server end alone");
@@ -259,11 +262,27 @@ static void filters(void)
 		ok(count_ports(fd, both, 2, lp, cp) == 1, "sport=client and dport=listener: the client end");
 	}
 	{
-		struct port_term many[INETDIAG_MAX_TERMS + 1];
+		struct diag_term lo8 = { .side = PORT_LOCAL, .family = 4, .prefix = 8, .addr = { 127 } };
+		struct diag_term ten = { .side = PORT_REMOTE, .family = 4, .prefix = 8, .addr = { 10 } };
+		struct diag_term v6 = { .side = PORT_LOCAL, .family = 6, .prefix = 128, .addr = { [15] = 1 } };
+		struct diag_term mix[2] = { { .side = PORT_REMOTE, .lo = lp, .hi = lp },
+					    { .side = PORT_LOCAL, .family = 4, .prefix = 32,
+					      .addr = { 127, 0, 0, 1 } } };
+		struct diag_term bad = { .side = PORT_EITHER, .family = 4, .prefix = 8 };
+		uint8_t bc[INETDIAG_BC_MAX];
+
+		ok(count_ports(fd, &lo8, 1, lp, cp) == 2, "local=127.0.0.0/8: both ends");
+		ok(count_ports(fd, &ten, 1, lp, cp) == 0, "remote=10.0.0.0/8: neither");
+		ok(count_ports(fd, &v6, 1, lp, cp) == 0, "local=::1 on an IPv4 dump: neither");
+		ok(count_ports(fd, mix, 2, lp, cp) == 1, "dport=listener and local=127.0.0.1: the client end");
+		ok(inetdiag_filter(&bad, 1, bc, sizeof(bc)) == -1, "an address on either end is refused");
+	}
+	{
+		struct diag_term many[INETDIAG_MAX_TERMS + 1];
 		uint8_t bc[INETDIAG_BC_MAX];
 
 		memset(many, 0, sizeof(many));
-		ok(inetdiag_port_filter(many, INETDIAG_MAX_TERMS + 1, bc, sizeof(bc)) == -1,
+		ok(inetdiag_filter(many, INETDIAG_MAX_TERMS + 1, bc, sizeof(bc)) == -1,
 		   "more than %d terms are refused", INETDIAG_MAX_TERMS);
 	}
 	close(c), close(s), close(l), close(fd);
