@@ -2,7 +2,8 @@
 # run-suite.sh - the whole test suite on this machine: installs what is
 # missing, builds out of tree with -Werror, runs `make check` (unit tests,
 # MIB lint, system tests against a private snmpd), runs it again on an
-# ASan+UBSan build, checks `make distcheck`, and ends with one line
+# ASan+UBSan build (--enable-sanitizers), runs each libFuzzer target for a
+# minute, checks `make distcheck`, and ends with one line
 # "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,8 +33,17 @@ check_in() {
 }
 
 check_in "$top/build" --enable-werror
-san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-check_in "$top/build-sanitize" --enable-werror CFLAGS="-O1 -g $san" LDFLAGS="$san"
+check_in "$top/build-sanitize" --enable-werror --enable-sanitizers
+
+echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"
+while read -r verdict rest; do
+	echo "$verdict $rest"
+	case $verdict in
+	PASS:) pass=$((pass + 1)) ;;
+	SKIP:) skip=$((skip + 1)) ;;
+	FAIL:) fail=$((fail + 1)) ;;
+	esac
+done < <("$top/tests/fuzz/run-fuzzers.sh" "${FUZZ_SECONDS:-60}" 2>&1 | grep -E '^(PASS|FAIL|SKIP):')
 
 echo "== make distcheck"
 if (cd "$top/build" && make -s distcheck >"$top/build/distcheck.log" 2>&1); then

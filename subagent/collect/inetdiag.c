@@ -5,6 +5,7 @@
 #include "inetdiag.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -78,7 +79,9 @@ static void read_info(const unsigned char *p, size_t len, struct tcp_conn *c)
 static int parse_socket(const struct nlmsghdr *h, struct tcp_conn *c)
 {
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
-	size_t alen;
+	/* Signed: RTA_NEXT past an unaligned last attribute goes below 0,
+	 * which RTA_OK then refuses, instead of wrapping around. */
+	long alen;
 	const struct rtattr *a;
 
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
@@ -96,27 +99,32 @@ static int parse_socket(const struct nlmsghdr *h, struct tcp_conn *c)
 	c->uid = m->idiag_uid;
 	c->inode = m->idiag_inode;
 	a = (const struct rtattr *)((const char *)m + NLMSG_ALIGN(sizeof(*m)));
-	alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+	alen = (long)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
 	for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen))
 		if (a->rta_type == INET_DIAG_INFO)
 			read_info(RTA_DATA(a), RTA_PAYLOAD(a), c);
 	/* Attribute bytes left over that do not form an attribute: corrupt. */
-	return alen == 0 || alen < sizeof(struct rtattr) ? 0 : -1;
+	return alen < (long)sizeof(struct rtattr) ? 0 : -1;
 }
 
 int inetdiag_parse(const void *buf, size_t len, tcp_conn_fn fn, void *arg)
 {
 	const struct nlmsghdr *h = buf;
+	/* Signed, as in parse_socket: an unaligned last message must end the
+	 * walk, not wrap the remaining length around. */
+	long left = len > (size_t)LONG_MAX ? LONG_MAX : (long)len;
 	struct tcp_conn c;
 	int rc;
 
-	for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+	for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
 		if (h->nlmsg_type == NLMSG_DONE)
 			return 1;
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 
-			errno = h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error < 0 ?
+			/* An errno is small and negative; anything else is corrupt. */
+			errno = h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error < 0 &&
+						e->error > -4096 ?
 					-e->error : EBADMSG;
 			return -1;
 		}
@@ -131,7 +139,7 @@ int inetdiag_parse(const void *buf, size_t len, tcp_conn_fn fn, void *arg)
 			return rc;
 	}
 	/* A partial message at the end: the kernel never sends one. */
-	if (len != 0) {
+	if (left != 0) {
 		errno = EBADMSG;
 		return -1;
 	}

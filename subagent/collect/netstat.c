@@ -49,9 +49,11 @@ int netstat_parse(const char *buf, const char *prefix, const char *const *keys, 
 	const char *values = names ? find_line(next_line(names), prefix) : NULL;
 	size_t skip = strlen(prefix) + 1;
 	char name[64], value[32];
+	uint64_t got[32];
+	uint32_t have = 0;
 
 	*found = 0;
-	if (values == NULL || strchr(values, '\n') == NULL) {
+	if (nkeys > 32 || values == NULL || strchr(values, '\n') == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -68,13 +70,18 @@ int netstat_parse(const char *buf, const char *prefix, const char *const *keys, 
 		}
 		k = key_index(name, keys, nkeys);
 		if (k >= 0 && scan_u64(&v, &n) && *v == '\0') {
-			out[k] = n;
-			*found |= 1u << k;
+			got[k] = n;
+			have |= 1u << k;
 		}
 	}
 	if (next_word(&values, value, sizeof(value))) {
 		errno = EINVAL;
 		return -1;
 	}
+	/* All or nothing: a refused table writes no value. */
+	for (size_t k = 0; k < nkeys; k++)
+		if (have & (1u << k))
+			out[k] = got[k];
+	*found = have;
 	return 0;
 }

@@ -1,15 +1,11 @@
 /*
- * fuzz_parsers.c - feeds arbitrary bytes to the four /proc text parsers.
+ * fuzz_parsers.c - feeds arbitrary bytes to every /proc text parser:
+ * stat, meminfo, vmstat, pressure, /proc/PID/{stat,schedstat,status} and
+ * the Tcp tables of /proc/net/snmp and netstat.
  *
  * With libFuzzer:
- *   clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Isubagent \
- *     tests/fuzz/fuzz_parsers.c subagent/collect/{parse,cpustat,meminfo,vmstat,pressure}.c
- *   ./a.out -max_total_time=60 CORPUS-DIR tests/fixtures/proc-basic/proc ...
- * Without it (any compiler; -DFUZZ_SMOKE_MAIN adds a main): each file named
- * on the command line, or the fixture seeds under $srcdir when none is, then
- * a fixed number of deterministic mutations of it (cuts, byte flips, digit
- * runs, spliced keys), reported as TAP, so `make check` can run a short
- * smoke under the sanitizers with no libFuzzer around.
+ *   tests/fuzz/run-fuzzers.sh (see tests/fuzz/README)
+ * Without it (-DFUZZ_SMOKE_MAIN): smoke.h's TAP driver, run by make check.
  *
  * Besides not crashing, every accepted input must obey the parsers'
  * contracts; a violation aborts, which both drivers report.
@@ -20,6 +16,8 @@
 #include <string.h>
 
 #include "collect/collect.h"
+#include "collect/netstat.h"
+#include "collect/proc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -76,6 +74,33 @@ static void fuzz_pressure(const char *text)
 	      "full averages within 0..10000");
 }
 
+static void fuzz_proc_pid(const char *text)
+{
+	struct proc_sample ps;
+	uint64_t a = 7, b = 7;
+
+	memset(&ps, 0, sizeof(ps));
+	if (procstat_parse(text, &ps) == 0) {
+		check(ps.pid > 0, "an accepted stat has a pid");
+		check(memchr(ps.comm, '\0', sizeof(ps.comm)) != NULL, "comm is terminated");
+	}
+	if (schedstat_parse(text, &a, &b) != 0)
+		check(a == 7 && b == 7, "a refused schedstat writes nothing");
+	procstatus_parse(text, &ps);
+}
+
+static void fuzz_netstat(const char *text)
+{
+	static const char *const keys[] = { "ActiveOpens", "RetransSegs", "ListenDrops" };
+	uint64_t v[3];
+	uint32_t found = 0;
+
+	if (netstat_parse(text, "Tcp", keys, 3, v, &found) != 0)
+		check(found == 0, "a refused table finds nothing");
+	check(found < 8, "found bits only for the keys asked");
+	netstat_parse(text, "TcpExt", keys, 3, v, &found);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* An exact-size heap copy: ASan catches any read past the NUL. */
@@ -89,113 +114,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_meminfo(text);
 	fuzz_vmstat(text);
 	fuzz_pressure(text);
+	fuzz_proc_pid(text);
+	fuzz_netstat(text);
 	free(text);
 	return 0;
 }
 
 #ifdef FUZZ_SMOKE_MAIN
-#define MUTATIONS 20000
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint64_t next_random(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static const char *const splices[] = {
+static const char *const fuzz_splices[] = {
 	"cpu ", "cpu7 ", "ctxt ", "procs_running ", "MemTotal:", "MemFree:", " kB",
 	"pgfault ", "pgmajfault ", "some ", "full ", "avg10=", "total=", "\n", " ",
 	"18446744073709551615", "18446744073709551616", "99999999999999999999999", ".", "-",
+	"Tcp:", "TcpExt:", "ActiveOpens", ")", "(", "Uid:\t",
 };
-
-/* One random edit of buf[0..*len), which has room for cap bytes. */
-static void mutate(uint8_t *buf, size_t *len, size_t cap)
-{
-	size_t at = *len ? next_random() % *len : 0;
-
-	switch (next_random() % 4) {
-	case 0: /* cut anywhere: mid-line, mid-number */
-		*len = at;
-		break;
-	case 1: /* flip a byte to anything, NUL included */
-		if (*len)
-			buf[at] = (uint8_t)next_random();
-		break;
-	case 2: /* overwrite with a run of digits */
-		for (size_t i = at; i < *len && i < at + 1 + next_random() % 24; i++)
-			buf[i] = (uint8_t)('0' + next_random() % 10);
-		break;
-	default: { /* splice in a key or a boundary number */
-		const char *s = splices[next_random() % (sizeof(splices) / sizeof(splices[0]))];
-		size_t n = strlen(s);
-
-		if (*len + n > cap)
-			break;
-		memmove(buf + at + n, buf + at, *len - at);
-		memcpy(buf + at, s, n);
-		*len += n;
-	}
-	}
-}
-
-/* The original, then MUTATIONS edited copies; -1 if it cannot be read. */
-static int smoke_file(const char *path)
-{
-	static uint8_t orig[1 << 16], buf[(1 << 16) + 4096];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (f == NULL)
-		return -1;
-	n = fread(orig, 1, sizeof(orig), f);
-	fclose(f);
-	LLVMFuzzerTestOneInput(orig, n);
-	for (int i = 0; i < MUTATIONS; i++) {
-		size_t len = n;
-
-		memcpy(buf, orig, n);
-		for (uint64_t k = 1 + next_random() % 4; k > 0; k--)
-			mutate(buf, &len, sizeof(buf));
-		LLVMFuzzerTestOneInput(buf, len);
-	}
-	return 0;
-}
-
-/* Seeds when no file is named: $srcdir/tests/fixtures/... */
-static const char *const seeds[] = {
+static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
+static const char *const fuzz_seeds[] = {
 	"proc-basic/proc/stat", "proc-basic/proc/meminfo", "proc-basic/proc/vmstat",
 	"proc-basic/proc/pressure/memory", "proc-offline/proc/stat", "proc-old/proc/stat",
-	"proc-old/proc/meminfo", "bad/binary",
+	"proc-old/proc/meminfo", "bad/binary", "proc-procs/proc/1/stat",
+	"proc-procs/proc/1/status", "proc-procs/proc/1/schedstat",
 };
-
-/* TAP, one test per seed file, so `make check` can run it as it is. */
-int main(int argc, char **argv)
-{
-	const char *srcdir = getenv("srcdir");
-	int n = argc > 1 ? argc - 1 : (int)(sizeof(seeds) / sizeof(seeds[0]));
-	int failed = 0;
-
-	printf("1..%d\n", n);
-	for (int i = 0; i < n; i++) {
-		char path[1024];
-
-		if (argc > 1)
-			snprintf(path, sizeof(path), "%s", argv[i + 1]);
-		else
-			snprintf(path, sizeof(path), "%s/tests/fixtures/%s",
-				 srcdir && *srcdir ? srcdir : ".", seeds[i]);
-		if (smoke_file(path) != 0) {
-			printf("not ok %d - %s: cannot read it\n", i + 1, path);
-			failed = 1;
-			continue;
-		}
-		printf("ok %d - %s and %d mutations of it\n", i + 1, path, MUTATIONS);
-		fflush(stdout);
-	}
-	return failed;
-}
+static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
+#include "smoke.h"
 #endif

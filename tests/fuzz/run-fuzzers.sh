@@ -1,0 +1,53 @@
+#!/bin/bash
+# run-fuzzers.sh [SECONDS] - builds each libFuzzer target with clang
+# (-fsanitize=fuzzer,address,undefined) and runs it for SECONDS (default 60)
+# from the fixture seeds; prints one "PASS:"/"FAIL:"/"SKIP:" line per target.
+# A finding leaves its crash file in $FUZZ_OUT (default: a temp dir, kept).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+secs=${1:-60}
+out=${FUZZ_OUT:-$(mktemp -d /tmp/clustermon-fuzz.XXXXXX)}
+mkdir -p "$out"
+CC=${FUZZ_CC:-clang}
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent"
+collect="$top/subagent/collect"
+core="$top/subagent/core"
+
+if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}\n' |
+	$CC $flags -x c - -o "$out/probe" >/dev/null 2>&1; then
+	echo "SKIP: fuzzers: $CC cannot link libFuzzer (Debian: libclang-rt-14-dev)"
+	exit 0
+fi
+
+# target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]
+declare -A sources seeds
+sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c"
+seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat"
+sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
+seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
+
+rc=0
+for t in parsers netlink; do
+	mkdir -p "$out/$t/corpus"
+	for s in ${seeds[$t]}; do cp "$top/tests/fixtures/$s" "$out/$t/corpus/$(echo "$s" | tr / _)"; done
+	# shellcheck disable=SC2086
+	if ! $CC $flags ${sources[$t]} -o "$out/$t/fuzz_$t" 2>"$out/$t/build.log"; then
+		echo "FAIL: fuzz_$t does not build (see $out/$t/build.log)"
+		rc=1
+		continue
+	fi
+	(cd "$out/$t" && ./"fuzz_$t" -max_total_time="$secs" -print_final_stats=1 corpus \
+		>"$out/$t/run.log" 2>&1)
+	runs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$out/$t/run.log")
+	if [ $? -eq 0 ] && ! ls "$out/$t"/crash-* "$out/$t"/leak-* "$out/$t"/timeout-* >/dev/null 2>&1 &&
+		grep -q "Done" "$out/$t/run.log"; then
+		echo "PASS: fuzz_$t: ${secs} s, ${runs:-?} inputs, no finding"
+	else
+		echo "FAIL: fuzz_$t: see $out/$t/run.log"
+		tail -n 20 "$out/$t/run.log"
+		rc=1
+	fi
+done
+[ $rc -eq 0 ] && [ -z "${FUZZ_OUT:-}" ] && rm -rf "$out"
+exit $rc
