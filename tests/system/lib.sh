@@ -100,7 +100,7 @@ start_agent() { # start_agent [extra clustermond args...]
 	${CLUSTERMOND_WRAPPER:-} "$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" \
 		-p "$T/clustermond.pid" "$@" 2>>"$T/clustermond.stderr" &
 	AGENT_PID=$!
-	wait_for 5 get "$CM.1.1.0"
+	wait_for "${AGENT_WAIT:-5}" get "$CM.1.1.0"
 }
 
 # SIGTERM, so sanitizers and valgrind see a normal exit and report leaks.
