@@ -7,7 +7,7 @@
 
 command -v valgrind >/dev/null || skip_all "valgrind is not installed"
 # The sanitizer build checks the same paths with ASan; valgrind cannot run it.
-ldd "$CLUSTERMOND" 2>/dev/null | grep -q libasan &&
+asan_build &&
 	skip_all "clustermond is built with AddressSanitizer (the -Werror build runs this test)"
 plan 5
 start_master || bail "snmpd did not start"
