@@ -11,6 +11,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <pcap/pcap.h>
@@ -23,6 +24,7 @@
 
 static struct clustermon_conf staged, active;
 static int read_errors;
+static bool reading;     /* between the pre- and post-read callbacks */
 
 int conf_errors(void)
 {
@@ -366,9 +368,27 @@ static void parse_tcp_filter(const char *token, char *line)
 	staged.tcp_filter = f;
 }
 
+/*
+ * net-snmp only warns about a line whose first word is no directive it
+ * knows ("FILE: line N: Warning: Unknown token: WORD."), and goes on. A
+ * misspelt directive would then be silently missing from the running
+ * configuration, so while the files are read such a warning counts as an
+ * error: start-up is refused and SIGHUP keeps the running configuration.
+ */
+static int on_log(int major, int minor, void *server, void *client)
+{
+	const struct snmp_log_message *m = server;
+
+	(void)major, (void)minor, (void)client;
+	if (reading && m != NULL && m->msg != NULL && strstr(m->msg, "Unknown token") != NULL)
+		read_errors++;
+	return SNMP_ERR_NOERROR;
+}
+
 static int before_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
+	reading = true;
 	memset(&staged, 0, sizeof(staged));
 	staged.proc_filter.uid = -1;
 	read_errors = 0;
@@ -394,6 +414,7 @@ static void apply(void)
 static int after_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
+	reading = false;
 	if (read_errors > 0) {
 		snmp_log(LOG_ERR, "clustermond: %d configuration error%s: keeping the previous configuration\n",
 			 read_errors, read_errors == 1 ? "" : "s");
@@ -418,6 +439,9 @@ void conf_init(void)
 				    "[name=GLOB] [uid=USER|N] [top=N]");
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
 			       before_read, NULL);
+	/* Warnings and worse reach on_log besides the usual log. */
+	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, on_log, NULL);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
 			       after_read, NULL);
 }

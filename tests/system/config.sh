@@ -4,7 +4,7 @@
 # SIGTERM exits cleanly and removes the pidfile.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 13
 start_master || bail "snmpd did not start"
 
 bad() { # bad DESCRIPTION LINE EXPECTED-REASON
@@ -21,6 +21,7 @@ bad "an unknown source" "sampleInterval disk 100" "unknown source 'disk'"
 bad "a missing argument" "sampleInterval cpu" "expected SOURCE MILLISECONDS"
 bad "a non-number" "sampleInterval mem 1s" "'1s' is not a number"
 bad "a relative helper socket" "helperSocket run/x.sock" "absolute path"
+bad "a misspelt directive" "sampleIntervall cpu 100" "Unknown token: sampleIntervall"
 
 echo "sampleInterval cpu 250" >"$T/good.conf"
 start_agent -c "$T/good.conf" || bail "clustermond did not start with a good config"
