@@ -55,9 +55,7 @@ done
 is "$nexts" 0 "GETNEXT from past-the-end and 128-long indexes answers for every table"
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status"; }
-# Open fds but the /proc files the process table follows (they come and go
-# with the machine's processes).
-fds() { find "/proc/$AGENT_PID/fd" -mindepth 1 -printf '%l\n' | grep -vc '^/proc/'; }
+fds() { agent_fds; }
 bulk() { snmpbulkget -v2c -c public -t 5 -r 0 -Cn0 -Cr10000 -On "$TARGET" "$CM" 2>&1; }
 out=$(bulk)
 n=$(echo "$out" | grep -c "^\.1\.3\.6\.1\.4\.1\.8072\.9999\.77\.1\.")

@@ -7,9 +7,7 @@
 
 plan 8
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status"; }
-# Open fds but the /proc files the process table keeps open, which come and
-# go with the processes on the machine (snmpd's own restarts among them).
-fds() { find "/proc/$AGENT_PID/fd" -mindepth 1 -printf '%l\n' | grep -vc '^/proc/'; }
+fds() { agent_fds; }
 # The subagent first: the master's socket does not exist yet. It retries
 # every ping interval (2 s) while it waits: 10 s of that must not grow it.
 "$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" 2>>"$T/clustermond.stderr" &

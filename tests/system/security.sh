@@ -1,0 +1,44 @@
+#!/bin/bash
+# security.sh - contrib/net-snmp/snmpd.conf.fragment, as shipped, in front of
+# clustermond: v2c reads but never writes, the v3 authPriv user writes the
+# threshold and history tables and nothing else, authNoPriv is refused, a
+# wrong community gets no answer, and the AgentX socket has the fragment's
+# modes.
+. "$(dirname "$0")/lib.sh"
+
+plan 8
+getent group Debian-snmp >/dev/null || bail "group Debian-snmp missing (Debian's snmpd package creates it)"
+# The fragment with this test's socket (in a directory snmpd makes, so the
+# directory mode applies) and port; the user's passphrases.
+AGENTX="unix:$T/agentx/master"
+sed "s|unix:/var/agentx/master|$AGENTX|" "$top_srcdir/contrib/net-snmp/snmpd.conf.fragment" >"$T/snmpd.conf"
+cat >>"$T/snmpd.conf" <<EOC
+agentAddress udp:$TARGET
+createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
+EOC
+start_master || bail "snmpd did not start with the fragment"
+start_agent || bail "clustermond did not register"
+
+v3() { # v3 LEVEL COMMAND ARGS...: as cmadmin
+	local level=$1 cmd=$2; shift 2
+	local priv=(); [ "$level" = authPriv ] && priv=(-x AES -X cm-priv-passphrase)
+	"$cmd" -v3 -u cmadmin -l "$level" -a SHA-256 -A cm-auth-passphrase "${priv[@]}" \
+		-t 2 -r 0 -On "$TARGET" "$@" 2>&1
+}
+TH=$CM.11.1.1
+check "v2c public reads the MIB" get "$CM.1.1.0"
+check "v2c public gets noAccess on a SET" contains noAccess "$(set_ro "$TH.11.3" i 4 "$TH.2.3" o "$CM.4.1.0" "$TH.5.3" s 9 "$TH.6.3" s 1)"
+out=$(snmpget -v2c -c wrong -t 1 -r 0 "$TARGET" "$CM.1.1.0" 2>&1)
+check "a wrong community gets no answer" contains Timeout "$out"
+out=$(v3 authPriv snmpset "$TH.11.3" i 4 "$TH.2.3" o "$CM.4.1.0" "$TH.5.3" s 9 "$TH.6.3" s 1)
+check "the v3 authPriv user creates a threshold row" contains "INTEGER: 4" "$out"
+out=$(v3 authPriv snmpset "$CM.10.1.1.8.3" i 4 "$CM.10.1.1.2.3" o "$CM.4.3.0")
+check "and a history row" contains "INTEGER: 4" "$out"
+out=$(v3 authPriv snmpset "$CM.2.1.1.3.1" u 50)
+check "but outside its write view (a sampling interval) gets noAccess" contains noAccess "$out"
+out=$(v3 authNoPriv snmpget "$CM.1.1.0")
+check "authNoPriv is refused: authorizationError" contains authorizationError "$out"
+sock=${AGENTX#unix:}
+is "$(stat -c %a "$sock") $(stat -c %a "$(dirname "$sock")")" "660 750" \
+	"the AgentX socket and its directory have the fragment's modes (0660, 0750)"
+finish
