@@ -41,8 +41,7 @@ void conf_error(const char *fmt, const char *arg)
 	char msg[1024];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
-	config_perror(msg);
-	read_errors++;
+	config_perror(msg); /* counted by on_log, as Net-SNMP's own errors are */
 }
 
 /* Parses a whole decimal number; no sign, no trailing junk. */
@@ -369,18 +368,20 @@ static void parse_tcp_filter(const char *token, char *line)
 }
 
 /*
- * net-snmp only warns about a line whose first word is no directive it
- * knows ("FILE: line N: Warning: Unknown token: WORD."), and goes on. A
- * misspelt directive would then be silently missing from the running
- * configuration, so while the files are read such a warning counts as an
- * error: start-up is refused and SIGHUP keeps the running configuration.
+ * Every error reported while the files are read counts, ours (conf_error)
+ * and Net-SNMP's own ("FILE: line N: Error: Blank line following TOKEN
+ * token."), which it reports and then ignores. So does its warning about a
+ * line whose first word is no directive ("Unknown token"): a misspelt
+ * directive would otherwise be silently missing from the running
+ * configuration. Start-up is refused; SIGHUP keeps the running one.
  */
 static int on_log(int major, int minor, void *server, void *client)
 {
 	const struct snmp_log_message *m = server;
 
 	(void)major, (void)minor, (void)client;
-	if (reading && m != NULL && m->msg != NULL && strstr(m->msg, "Unknown token") != NULL)
+	if (reading && m != NULL && m->msg != NULL &&
+	    (strstr(m->msg, ": Error: ") != NULL || strstr(m->msg, "Unknown token") != NULL))
 		read_errors++;
 	return SNMP_ERR_NOERROR;
 }

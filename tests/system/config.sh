@@ -4,7 +4,7 @@
 # SIGTERM exits cleanly and removes the pidfile.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 23
 start_master || bail "snmpd did not start"
 
 bad() { # bad DESCRIPTION LINE EXPECTED-REASON
@@ -22,6 +22,16 @@ bad "a missing argument" "sampleInterval cpu" "expected SOURCE MILLISECONDS"
 bad "a non-number" "sampleInterval mem 1s" "'1s' is not a number"
 bad "a relative helper socket" "helperSocket run/x.sock" "absolute path"
 bad "a misspelt directive" "sampleIntervall cpu 100" "Unknown token: sampleIntervall"
+bad "an interval above an hour" "sampleInterval cpu 3600001" "10..3600000"
+bad "a word too many" "sampleInterval cpu 100 fast" "expected SOURCE MILLISECONDS"
+bad "a negative interval" "sampleInterval cpu -100" "is not a number"
+bad "procFilter without a word" "procFilter" "Blank line following procFilter"
+bad "procFilter with a word it does not know" "procFilter top=x" "'top=x' is not"
+bad "procFilter with a user that does not exist" "procFilter uid=nosuchuser9" "'uid=nosuchuser9' is not"
+bad "helperSocket with two paths" "helperSocket /run/a /run/b" "one absolute path"
+bad "pcapInterface with an empty filter" 'pcapInterface lo filter ""' "empty"
+bad "tcpFilter without a word" "tcpFilter" "Blank line following tcpFilter"
+bad "tcpFilter with a port range upside down" "tcpFilter port=90-80" "'port=90-80' is not"
 
 echo "sampleInterval cpu 250" >"$T/good.conf"
 start_agent -c "$T/good.conf" || bail "clustermond did not start with a good config"
