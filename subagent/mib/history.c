@@ -29,7 +29,6 @@ enum {
 	HCOL_START = 2, HCOL_SAMPLES, HCOL_MIN, HCOL_MAX, HCOL_MEAN, HCOL_LAST,
 };
 
-#define OWNER_MAX 127
 #define BUCKETS_MAX 65535u
 /* Every row's granted buckets together: 262144 of 64 bytes, 16 MiB. */
 #define BUCKET_BUDGET 262144u
@@ -40,7 +39,7 @@ struct history_row {
 	size_t var_len;
 	uint32_t interval_ms;
 	uint32_t requested;
-	char owner[OWNER_MAX + 1];
+	char owner[RT_OWNER_MAX + 1];
 };
 
 struct history_runtime {
@@ -68,24 +67,13 @@ static int check(unsigned col, const netsnmp_variable_list *var)
 {
 	switch (col) {
 	case COL_VARIABLE:
-		if (var->type != ASN_OBJECT_ID)
-			return SNMP_ERR_WRONGTYPE;
-		return var->val_len >= 2 * sizeof(oid) ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+		return rt_check_variable(var);
 	case COL_INTERVAL:
-		if (var->type != ASN_UNSIGNED)
-			return SNMP_ERR_WRONGTYPE;
-		return *var->val.integer >= RING_INTERVAL_MIN_MS &&
-			       *var->val.integer <= RING_INTERVAL_MAX_MS ?
-			       SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+		return rt_check_unsigned(var, RING_INTERVAL_MIN_MS, RING_INTERVAL_MAX_MS);
 	case COL_REQUESTED:
-		if (var->type != ASN_UNSIGNED)
-			return SNMP_ERR_WRONGTYPE;
-		return *var->val.integer >= 1 && *var->val.integer <= BUCKETS_MAX ?
-			       SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+		return rt_check_unsigned(var, 1, BUCKETS_MAX);
 	case COL_OWNER:
-		if (var->type != ASN_OCTET_STR)
-			return SNMP_ERR_WRONGTYPE;
-		return var->val_len <= OWNER_MAX ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGLENGTH;
+		return rt_check_owner(var);
 	default: /* BucketsGranted */
 		return SNMP_ERR_NOTWRITABLE;
 	}
@@ -96,16 +84,10 @@ static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var
 	struct history_row *h = (struct history_row *)r;
 
 	switch (col) {
-	case COL_VARIABLE:
-		h->var_len = var->val_len / sizeof(oid);
-		memcpy(h->var, var->val.objid, var->val_len);
-		break;
+	case COL_VARIABLE: rt_set_variable(h->var, &h->var_len, var); break;
 	case COL_INTERVAL: h->interval_ms = (uint32_t)*var->val.integer; break;
 	case COL_REQUESTED: h->requested = (uint32_t)*var->val.integer; break;
-	case COL_OWNER:
-		memcpy(h->owner, var->val.string, var->val_len);
-		h->owner[var->val_len] = '\0';
-		break;
+	case COL_OWNER: rt_set_owner(h->owner, var); break;
 	}
 }
 
@@ -430,7 +412,7 @@ static const char *conf_fill(struct rt_row *row, char *line)
 	if (name == NULL || var == NULL || iv == NULL || buckets == NULL ||
 	    strtok_r(NULL, " \t", &save) != NULL)
 		return "expected NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS";
-	if (strlen(name) > OWNER_MAX)
+	if (strlen(name) > RT_OWNER_MAX)
 		return "NAME is longer than 127 characters";
 	strcpy(h->owner, name);
 	why = mib_parse_instance(var, h->var, &h->var_len);

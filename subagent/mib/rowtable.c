@@ -705,3 +705,37 @@ bool rt_variable_ok(const oid *var, size_t len, const oid *old_var, size_t old_l
 		return true;
 	return mib_read_number(var, len, &v) == MIB_READ_OK;
 }
+
+int rt_check_variable(const netsnmp_variable_list *var)
+{
+	if (var->type != ASN_OBJECT_ID)
+		return SNMP_ERR_WRONGTYPE;
+	return var->val_len >= 2 * sizeof(oid) ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+}
+
+void rt_set_variable(oid *dst, size_t *len, const netsnmp_variable_list *var)
+{
+	*len = var->val_len / sizeof(oid);
+	memcpy(dst, var->val.objid, var->val_len);
+}
+
+int rt_check_unsigned(const netsnmp_variable_list *var, unsigned long lo, unsigned long hi)
+{
+	if (var->type != ASN_UNSIGNED)
+		return SNMP_ERR_WRONGTYPE;
+	return (unsigned long)*var->val.integer >= lo && (unsigned long)*var->val.integer <= hi ?
+		       SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+}
+
+int rt_check_owner(const netsnmp_variable_list *var)
+{
+	if (var->type != ASN_OCTET_STR)
+		return SNMP_ERR_WRONGTYPE;
+	return var->val_len <= RT_OWNER_MAX ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGLENGTH;
+}
+
+void rt_set_owner(char *owner, const netsnmp_variable_list *var)
+{
+	memcpy(owner, var->val.string, var->val_len);
+	owner[var->val_len] = '\0';
+}

@@ -96,6 +96,14 @@ int rt_insert(struct rt_table *t, struct rt_row *row);
 /* The saved owner string at line (may be NULL) into owner[RT_OWNER_MAX + 1]. */
 #define RT_OWNER_MAX 127
 void restore_owner(const char *line, char *owner);
+/* Checks and stores for the columns both tables have: the Variable (an
+ * OBJECT IDENTIFIER of at least two sub-identifiers), an Unsigned32 in
+ * lo..hi, and the Owner (a DisplayString of at most RT_OWNER_MAX). */
+int rt_check_variable(const netsnmp_variable_list *var);
+void rt_set_variable(oid *dst, size_t *len, const netsnmp_variable_list *var);
+int rt_check_unsigned(const netsnmp_variable_list *var, unsigned long lo, unsigned long hi);
+int rt_check_owner(const netsnmp_variable_list *var);
+void rt_set_owner(char *owner, const netsnmp_variable_list *var);
 /* An OBJECT IDENTIFIER column's value (0.0 when empty). */
 int rt_get_oid(struct mib_value *v, const oid *name, size_t len);
 /* Whether a row's variable may stand: it must read as a number when it was

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ring.h"
 #include "core/threshold.h"
 
 static const oid thresholds_oid[] = { CLUSTERMON_OBJECTS_OID, 11 };
@@ -30,7 +31,6 @@ enum {
 };
 enum state { STATE_ARMED = 1, STATE_RISEN = 2, STATE_FALLEN = 3 };
 
-#define OWNER_MAX 127
 #define LEVEL_DIGITS_MAX 20
 
 struct threshold_row {
@@ -42,7 +42,7 @@ struct threshold_row {
 	uint64_t rising, falling;
 	bool have_rising, have_falling;
 	int startup;
-	char owner[OWNER_MAX + 1];
+	char owner[RT_OWNER_MAX + 1];
 };
 
 struct threshold_runtime {
@@ -108,25 +108,18 @@ static int check(unsigned col, const netsnmp_variable_list *var)
 {
 	switch (col) {
 	case COL_VARIABLE:
-		if (var->type != ASN_OBJECT_ID)
-			return SNMP_ERR_WRONGTYPE;
-		return var->val_len >= 2 * sizeof(oid) ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+		return rt_check_variable(var);
 	case COL_SAMPLE_TYPE:
 		return check_integer(var, THRESHOLD_ABSOLUTE, THRESHOLD_DELTA);
 	case COL_INTERVAL:
-		if (var->type != ASN_UNSIGNED)
-			return SNMP_ERR_WRONGTYPE;
-		return *var->val.integer >= 10 && *var->val.integer <= 3600000 ?
-			       SNMP_ERR_NOERROR : SNMP_ERR_WRONGVALUE;
+		return rt_check_unsigned(var, RING_INTERVAL_MIN_MS, RING_INTERVAL_MAX_MS);
 	case COL_RISING:
 	case COL_FALLING:
 		return check_level(var);
 	case COL_STARTUP:
 		return check_integer(var, STARTUP_RISING, STARTUP_BOTH);
 	case COL_OWNER:
-		if (var->type != ASN_OCTET_STR)
-			return SNMP_ERR_WRONGTYPE;
-		return var->val_len <= OWNER_MAX ? SNMP_ERR_NOERROR : SNMP_ERR_WRONGLENGTH;
+		return rt_check_owner(var);
 	default: /* Value, State */
 		return SNMP_ERR_NOTWRITABLE;
 	}
@@ -137,10 +130,7 @@ static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var
 	struct threshold_row *t = (struct threshold_row *)r;
 
 	switch (col) {
-	case COL_VARIABLE:
-		t->var_len = var->val_len / sizeof(oid);
-		memcpy(t->var, var->val.objid, var->val_len);
-		break;
+	case COL_VARIABLE: rt_set_variable(t->var, &t->var_len, var); break;
 	case COL_SAMPLE_TYPE: t->sample_type = (int)*var->val.integer; break;
 	case COL_INTERVAL: t->interval_ms = (uint32_t)*var->val.integer; break;
 	case COL_RISING:
@@ -152,10 +142,7 @@ static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var
 					      &t->falling) == 0;
 		break;
 	case COL_STARTUP: t->startup = (int)*var->val.integer; break;
-	case COL_OWNER:
-		memcpy(t->owner, var->val.string, var->val_len);
-		t->owner[var->val_len] = '\0';
-		break;
+	case COL_OWNER: rt_set_owner(t->owner, var); break;
 	}
 }
 
@@ -438,7 +425,7 @@ static const char *conf_fill(struct rt_row *row, char *line)
 	if (name == NULL || var == NULL)
 		return "expected NAME OBJECT-INSTANCE rising=N falling=N [delta] [interval=MS] "
 		       "[startup=rising|falling|both]";
-	if (strlen(name) > OWNER_MAX)
+	if (strlen(name) > RT_OWNER_MAX)
 		return "NAME is longer than 127 characters";
 	strcpy(t->owner, name);
 	why = mib_parse_instance(var, t->var, &t->var_len);

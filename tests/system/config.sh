@@ -7,15 +7,6 @@
 plan 23
 start_master || bail "snmpd did not start"
 
-bad() { # bad DESCRIPTION LINE EXPECTED-REASON
-	printf '# a comment\n%s\n' "$2" >"$T/bad.conf"
-	out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
-	rc=$?
-	echo "$out" >>"$T/clustermond.stderr"
-	[ $rc -ne 0 ] && contains "bad.conf: line 2:" "$out" && contains "$3" "$out"
-	ok $? "$1 is refused at start-up (exit $rc)"
-	[ $rc -ne 0 ] || diag "$out"
-}
 bad "an interval below 10 ms" "sampleInterval cpu 5" "10..3600000"
 bad "an unknown source" "sampleInterval disk 100" "unknown source 'disk'"
 bad "a missing argument" "sampleInterval cpu" "expected SOURCE MILLISECONDS"

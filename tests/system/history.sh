@@ -11,14 +11,6 @@ command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
 taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
 start_master || bail "snmpd did not start"
 
-bad() { # bad DESCRIPTION LINE EXPECTED-REASON
-	printf '# comment\n%s\n' "$2" >"$T/bad.conf"
-	out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
-	rc=$?
-	[ $rc -ne 0 ] && contains "bad.conf: line 2:" "$out" && contains "$3" "$out"
-	ok $? "$1 is refused at start-up (exit $rc)"
-	[ $rc -ne 0 ] || diag "$out"
-}
 bad "a history interval of 5 ms" "history x $CM.3.20.1.10.1 5 10" "10..3600000"
 bad "a history of 0 buckets" "history x $CM.3.20.1.10.1 100 0" "BUCKETS"
 bad "a history of a group, not an instance" "history x $CM.3.20 100 10" "not an instance"
@@ -69,12 +61,6 @@ check "its sample indexes ascend by one ($idx)" \
 
 # --- refused SETs
 before=$(walk "$CM.10.1")
-refused() {
-	local d=$1 want=$2; shift 2
-	local out; out=$(set_rw "$@")
-	contains "$want" "$out"; ok $? "$d is $want"
-	contains "$want" "$out" || diag "$out"
-}
 refused "a variable that does not exist" inconsistentValue "$H.8.4" i 4 "$H.2.4" o "$CM.3.20.1.10.999"
 refused "an interval of 5 ms" wrongValue "$H.3.2" u 5
 refused "0 buckets" wrongValue "$H.4.2" u 0

@@ -212,3 +212,25 @@ agent_fds() {
 	done
 	echo "$min"
 }
+
+# bad DESCRIPTION LINE EXPECTED-REASON: clustermond started with a config
+# file whose line 2 is LINE must exit non-zero naming file:line and REASON.
+# Its output joins clustermond.stderr, so finish sees sanitizer reports.
+bad() {
+	printf '# a comment\n%s\n' "$2" >"$T/bad.conf"
+	out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
+	rc=$?
+	echo "$out" >>"$T/clustermond.stderr"
+	[ $rc -ne 0 ] && contains "bad.conf: line 2:" "$out" && contains "$3" "$out"
+	ok $? "$1 is refused at start-up (exit $rc)"
+	[ $rc -ne 0 ] || diag "$out"
+}
+
+# refused DESCRIPTION WANT-ERROR SNMPSET-ARGS...: a SET with the rw
+# community must fail with WANT-ERROR.
+refused() {
+	local d=$1 want=$2; shift 2
+	local out; out=$(set_rw "$@")
+	contains "$want" "$out"; ok $? "$d is $want"
+	contains "$want" "$out" || diag "$out"
+}

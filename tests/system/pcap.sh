@@ -8,14 +8,6 @@ plan 10
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 start_master || bail "snmpd did not start"
 
-bad() { # bad DESCRIPTION LINE EXPECTED-REASON
-	printf '# comment\n%s\n' "$2" >"$T/bad.conf"
-	out=$(timeout 10 "$CLUSTERMOND" -f -Le -x "$AGENTX" -c "$T/bad.conf" 2>&1)
-	rc=$?
-	[ $rc -ne 0 ] && contains "bad.conf: line 2:" "$out" && contains "$3" "$out"
-	ok $? "$1 is refused at start-up (exit $rc)"
-	[ $rc -ne 0 ] || diag "$out"
-}
 bad "an interface that does not exist" "pcapInterface nosuch0" "no network interface 'nosuch0'"
 bad "a filter that does not compile" 'pcapInterface lo filter "udp port"' "does not compile"
 bad "a word that is not filter" 'pcapInterface lo udp' "expected IFNAME"

@@ -67,12 +67,6 @@ check "and the rising level" contains "$TH.5.5 = STRING: \"8000\"" "$line"
 # Everything but clusterMonThresholdValue, which moves with the CPU.
 table() { walk "$TH" | grep -v "^$TH\.8\."; }
 before=$(table)
-refused() { # refused DESCRIPTION WANT-ERROR SNMPSET-ARGS...
-	local d=$1 want=$2; shift 2
-	local out; out=$(set_rw "$@")
-	contains "$want" "$out"; ok $? "$d is $want"
-	contains "$want" "$out" || diag "$out"
-}
 refused "falling above rising" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$UTIL1" "$TH.5.6" s 10 "$TH.6.6" s 20
 refused "a variable that does not exist" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$CM.3.20.1.10.9999" "$TH.5.6" s 10 "$TH.6.6" s 5
 refused "a variable that is not numeric" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$CM.1.1.0" "$TH.5.6" s 10 "$TH.6.6" s 5
