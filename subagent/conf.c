@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "sources/probes.h"
 
 static struct clustermon_conf staged, active;
 static int read_errors;
@@ -401,6 +402,7 @@ static void apply(void)
 	proc_filter_set(&active.proc_filter);
 	pcap_conf_set(&active.pcap);
 	tcp_filter_set(&active.tcp_filter);
+	probes_set_socket(active.helper_socket);
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		uint32_t ms = active.interval_ms[i];
 

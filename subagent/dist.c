@@ -3,10 +3,12 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dist_copy dists[DIST_MAX];
 static unsigned ndists;
+static unsigned last_index;
 
 unsigned dist_register(const char *name, const char *unit, unsigned nbuckets)
 {
@@ -15,8 +17,9 @@ unsigned dist_register(const char *name, const char *unit, unsigned nbuckets)
 
 	pthread_mutex_lock(&lock);
 	if (ndists < DIST_MAX) {
-		d = &dists[ndists];
-		d->index = index = ++ndists;
+		d = &dists[ndists++];
+		/* Never reused, so an index keeps one meaning while we run. */
+		d->index = index = ++last_index;
 		snprintf(d->name, sizeof(d->name), "%s", name);
 		snprintf(d->unit, sizeof(d->unit), "%s", unit);
 		log2hist_init(&d->h, nbuckets);
@@ -25,19 +28,55 @@ unsigned dist_register(const char *name, const char *unit, unsigned nbuckets)
 	return index;
 }
 
+/* Entries stay in ascending index order (GETNEXT walks them so). */
+static struct dist_copy *find(unsigned index)
+{
+	for (unsigned i = 0; i < ndists; i++)
+		if (dists[i].index == index)
+			return &dists[i];
+	return NULL;
+}
+
+void dist_unregister(unsigned index)
+{
+	struct dist_copy *d;
+
+	pthread_mutex_lock(&lock);
+	d = find(index);
+	if (d != NULL) {
+		memmove(d, d + 1, (size_t)(&dists[ndists] - (d + 1)) * sizeof(*d));
+		ndists--;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 void dist_add(unsigned index, uint64_t value)
 {
+	struct dist_copy *d;
+
 	pthread_mutex_lock(&lock);
-	if (index >= 1 && index <= ndists)
-		log2hist_add(&dists[index - 1].h, value);
+	if ((d = find(index)) != NULL)
+		log2hist_add(&d->h, value);
 	pthread_mutex_unlock(&lock);
 }
 
 void dist_merge(unsigned index, const struct log2hist *batch)
 {
+	struct dist_copy *d;
+
 	pthread_mutex_lock(&lock);
-	if (index >= 1 && index <= ndists)
-		log2hist_merge(&dists[index - 1].h, batch);
+	if ((d = find(index)) != NULL)
+		log2hist_merge(&d->h, batch);
+	pthread_mutex_unlock(&lock);
+}
+
+void dist_set(unsigned index, const struct log2hist *h)
+{
+	struct dist_copy *d;
+
+	pthread_mutex_lock(&lock);
+	if ((d = find(index)) != NULL && d->h.nbuckets == h->nbuckets)
+		d->h = *h;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -11,7 +11,7 @@
 
 #include "core/log2hist.h"
 
-#define DIST_MAX 64
+#define DIST_MAX 128
 
 struct dist_copy {
 	unsigned index;        /* clusterMonHistSourceIndex, from 1, stable */
@@ -20,8 +20,13 @@ struct dist_copy {
 	struct log2hist h;
 };
 
-/* Registers a distribution (at start-up); its index, or 0 when full. */
+/* Registers a distribution; its index (never reused), or 0 when full. */
 unsigned dist_register(const char *name, const char *unit, unsigned nbuckets);
+/* Removes one (a probe row went away). */
+void dist_unregister(unsigned index);
+/* Replaces the counts with h (same bucket count): for distributions kept
+ * cumulatively elsewhere, such as the helper's BPF maps. */
+void dist_set(unsigned index, const struct log2hist *h);
 /* Records one value; callable from any thread. index 0 is ignored. */
 void dist_add(unsigned index, uint64_t value);
 /* Adds a batch recorded elsewhere (same bucket count as registered): one

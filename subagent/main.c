@@ -21,6 +21,7 @@
 #include "privdrop.h"
 #include "sampler.h"
 #include "sources/sources.h"
+#include "sources/probes.h"
 
 #define APP_NAME "clustermond"
 
@@ -156,7 +157,8 @@ static void add_sources(const char *root)
 	    sampler_add(SOURCE_MEM, &mem_source_ops, root) != 0 ||
 	    sampler_add(SOURCE_PROC, &proc_source_ops, root) != 0 ||
 	    sampler_add(SOURCE_TCP, &tcp_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_PCAP, &pcap_source_ops, root) != 0) {
+	    sampler_add(SOURCE_PCAP, &pcap_source_ops, root) != 0 ||
+	    sampler_add(SOURCE_PROBES, &probes_source_ops, root) != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot read kernel statistics under '%s': %s\n",
 			 root[0] ? root : "/", strerror(errno));
 		exit(1);
@@ -249,6 +251,7 @@ int main(int argc, char **argv)
 	snmp_shutdown(APP_NAME);
 	mib_history_clear();
 	mib_thresholds_clear();
+	mib_probes_clear();
 	shutdown_agent();
 	if (o.pidfile)
 		unlink(o.pidfile);

@@ -8,7 +8,8 @@ int mib_register_all(void)
 	    mib_proc_register() != 0 || mib_tcp_register() != 0 ||
 	    mib_pcap_register() != 0 ||
 	    mib_dist_register() != 0 ||
-	    mib_history_register() != 0 || mib_thresholds_register() != 0)
+	    mib_history_register() != 0 || mib_thresholds_register() != 0 ||
+	    mib_probes_register() != 0)
 		return -1;
 	return 0;
 }

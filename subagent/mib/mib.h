@@ -8,8 +8,6 @@
 #define CLUSTERMON_OBJECTS_OID 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
 #define CLUSTERMON_OBJECTS_LEN 10
 
-enum helper_status { HELPER_RUNNING = 1, HELPER_ABSENT = 2, HELPER_FAILED = 3 };
-
 /* Registers every group; -1 if one could not be registered. */
 int mib_register_all(void);
 
@@ -30,8 +28,10 @@ int mib_pcap_register(void);
 int mib_dist_register(void);
 int mib_history_register(void);
 int mib_thresholds_register(void);
+int mib_probes_register(void);
 /* Frees the read-create tables' rows (at exit, after the last snmp_store). */
 void mib_history_clear(void);
 void mib_thresholds_clear(void);
+void mib_probes_clear(void);
 
 #endif

@@ -436,7 +436,7 @@ void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,
 
 /* ------------------------------------------------------------ persistence */
 
-#define RT_MAX_TABLES 4
+#define RT_MAX_TABLES 4 /* history, thresholds, probes */
 static struct rt_table *tables[RT_MAX_TABLES];
 static size_t ntables;
 

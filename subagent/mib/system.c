@@ -2,6 +2,8 @@
 #include "group.h"
 #include "mib.h"
 
+#include "../sources/probes.h"
+
 #include <string.h>
 
 #include <net-snmp/agent/agent_callbacks.h>
@@ -71,8 +73,7 @@ static int get_discontinuity(void *view, struct mib_value *v)
 static int get_helper_status(void *view, struct mib_value *v)
 {
 	(void)view;
-	/* The kprobe helper is not wired in yet: always absent. */
-	return mib_u64(v, ASN_INTEGER, HELPER_ABSENT);
+	return mib_u64(v, ASN_INTEGER, (uint64_t)probes_helper_state());
 }
 
 static const struct mib_object system_objects[] = {

@@ -1,0 +1,496 @@
+/*
+ * clustermon-kprobe - the one privileged part of clustermon: loads the BPF
+ * sensors and run-time probes and answers a unix control socket (wire.h),
+ * so the subagent reads kernel event counters without any capability.
+ *
+ * Single-threaded: one poll loop serves every client; an add takes the
+ * verifier's few milliseconds, reads take microseconds.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <linux/magic.h>
+
+#include "probes.h"
+#include "sensors.h"
+#include "wire.h"
+
+#define DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
+#define DEFAULT_BPFFS "/sys/fs/bpf/clustermon"
+#define MAX_CLIENTS 32
+#define MAX_PROBES 1024
+
+struct client {
+	int fd;
+	size_t len;
+	char buf[2 * WIRE_MAX_REQUEST + 2];
+};
+
+static struct {
+	bool foreground;
+	const char *socket_path, *bpffs_dir, *group;
+	char instance[64];
+	struct sensors sensors;
+	struct probe *probes[MAX_PROBES];
+	size_t nprobes;
+	struct client clients[MAX_CLIENTS];
+	size_t nclients;
+} helper = { .socket_path = DEFAULT_SOCKET };
+
+static volatile sig_atomic_t stopping;
+
+static void say(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (helper.foreground) {
+		fputs("clustermon-kprobe: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(level, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	if (helper.foreground)
+		return vfprintf(stderr, fmt, ap);
+	vsyslog(LOG_WARNING, fmt, ap);
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* ------------------------------------------------------------ probes */
+
+static struct probe **find_probe(uint32_t id)
+{
+	for (size_t i = 0; i < helper.nprobes; i++)
+		if (helper.probes[i]->id == id)
+			return &helper.probes[i];
+	return NULL;
+}
+
+/* Pinned for inspection with bpftool (map show pinned DIR/probe-ID). */
+static void pin_path(uint32_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/probe-%u", helper.bpffs_dir, id);
+}
+
+static void remove_probe(struct probe **slot)
+{
+	struct probe *p = *slot;
+	char path[4096];
+
+	if (helper.bpffs_dir != NULL) {
+		pin_path(p->id, path, sizeof(path));
+		unlink(path);
+	}
+	probe_detach(p);
+	free(p);
+	*slot = helper.probes[--helper.nprobes];
+}
+
+static bool same_probe(const struct probe *p, const struct wire_request *r)
+{
+	return memcmp(&p->spec, &r->spec, sizeof(r->spec)) == 0 &&
+	       memcmp(&p->filter, &r->filter, sizeof(r->filter)) == 0;
+}
+
+static void do_add(const struct wire_request *r, FILE *out)
+{
+	struct probe **old = find_probe(r->id), *p;
+	char why[256], path[4096];
+	enum probe_error err;
+
+	if (old != NULL && same_probe(*old, r)) {
+		fputs("ok unchanged\n", out);
+		return;
+	}
+	if (old == NULL && helper.nprobes == MAX_PROBES) {
+		fprintf(out, "err busy at most %d probes\n", MAX_PROBES);
+		return;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		fputs("err failed out of memory\n", out);
+		return;
+	}
+	p->id = r->id;
+	p->spec = r->spec;
+	p->filter = r->filter;
+	err = probe_attach(p, why, sizeof(why));
+	if (err != PROBE_OK) {
+		fprintf(out, "err %s %s\n", err == PROBE_UNSUPPORTED ? "unsupported" : "failed",
+			why);
+		free(p);
+		return;
+	}
+	if (old != NULL)
+		remove_probe(old);
+	helper.probes[helper.nprobes++] = p;
+	if (helper.bpffs_dir != NULL) {
+		pin_path(p->id, path, sizeof(path));
+		probe_pin(p, path);
+	}
+	fputs("ok attached\n", out);
+}
+
+static void do_del(const struct wire_request *r, FILE *out)
+{
+	struct probe **p = find_probe(r->id);
+
+	if (p == NULL) {
+		fprintf(out, "err invalid no probe %u\n", r->id);
+		return;
+	}
+	remove_probe(p);
+	fputs("ok\n", out);
+}
+
+static int report_probe(const struct probe *p, FILE *out)
+{
+	unsigned n = possible_cpus();
+	__u64 *per_cpu = calloc(n, sizeof(*per_cpu));
+	struct cm_probe_stats t;
+	struct cm_hist h;
+
+	if (per_cpu == NULL || probe_read(p, &t, per_cpu, n) != 0) {
+		free(per_cpu);
+		return 0;
+	}
+	fprintf(out, "probe %u %llu %llu %llu %u", p->id, (unsigned long long)t.hits,
+		(unsigned long long)t.sampled, (unsigned long long)t.lost, n);
+	for (unsigned c = 0; c < n; c++)
+		fprintf(out, " %llu", (unsigned long long)per_cpu[c]);
+	fputc('\n', out);
+	free(per_cpu);
+	if (!spec_is_latency(&p->spec) || probe_read_hist(p, &h) != 0)
+		return 1;
+	fprintf(out, "hist %u", p->id);
+	hist_report(out, &h);
+	return 2;
+}
+
+/* Replies with a line count first: the body goes to a scratch stream. */
+static void reply_lines(FILE *out, bool read)
+{
+	char *body = NULL, spec[SPEC_MAX_TEXT + 1], filter[64];
+	size_t len = 0;
+	FILE *tmp = open_memstream(&body, &len);
+	int lines = 0;
+
+	if (tmp == NULL) {
+		fputs("err failed out of memory\n", out);
+		return;
+	}
+	for (size_t i = 0; i < helper.nprobes; i++) {
+		const struct probe *p = helper.probes[i];
+
+		if (read) {
+			lines += report_probe(p, tmp);
+			continue;
+		}
+		spec_format(&p->spec, spec, sizeof(spec));
+		filter_format(&p->filter, filter, sizeof(filter));
+		fprintf(tmp, "probe %u %s%s\n", p->id, spec, filter);
+		lines++;
+	}
+	if (read)
+		lines += sensors_report(&helper.sensors, tmp);
+	fclose(tmp);
+	fprintf(out, "ok %d\n%s", lines, body ? body : "");
+	free(body);
+}
+
+static void serve_request(const char *line, FILE *out)
+{
+	struct wire_request r;
+	char why[256];
+
+	if (wire_parse_request(line, &r, why, sizeof(why)) != 0) {
+		fprintf(out, "err invalid %s\n", why);
+		return;
+	}
+	switch (r.verb) {
+	case WIRE_HELLO:
+		fprintf(out, "ok clustermon-kprobe %d %s\n", WIRE_PROTOCOL, helper.instance);
+		break;
+	case WIRE_ADD: do_add(&r, out); break;
+	case WIRE_DEL: do_del(&r, out); break;
+	case WIRE_LIST: reply_lines(out, false); break;
+	case WIRE_READ: reply_lines(out, true); break;
+	}
+}
+
+/* ------------------------------------------------------------ clients */
+
+static int send_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void drop_client(size_t i)
+{
+	close(helper.clients[i].fd);
+	helper.clients[i] = helper.clients[--helper.nclients];
+}
+
+/* Serves every complete line the client sent; false when it must go (it
+ * closed, or sent a line over the limit). A partial line left when the
+ * peer closes is never executed. */
+static bool serve_client(struct client *c)
+{
+	char line[WIRE_MAX_REQUEST + 1], *reply = NULL;
+	size_t len = 0;
+	ssize_t n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, 0);
+	enum wire_line_status st;
+	bool keep = true;
+	FILE *out;
+
+	if (n <= 0)
+		return n < 0 && (errno == EINTR || errno == EAGAIN);
+	c->len += (size_t)n;
+	out = open_memstream(&reply, &len);
+	if (out == NULL)
+		return false;
+	while ((st = wire_take_line(c->buf, &c->len, WIRE_MAX_REQUEST, line)) == WIRE_LINE)
+		serve_request(line, out);
+	if (st == WIRE_TOO_LONG) {
+		fprintf(out, "err invalid request longer than %d bytes\n", WIRE_MAX_REQUEST);
+		keep = false;
+	}
+	fclose(out);
+	if (len > 0 && send_all(c->fd, reply, len) != 0)
+		keep = false;
+	free(reply);
+	return keep;
+}
+
+static void accept_client(int listener)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (helper.nclients == MAX_CLIENTS) {
+		send_all(fd, "err busy too many clients\n", 26);
+		close(fd);
+		return;
+	}
+	/* A client that stops reading must not stall the others for long. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	helper.clients[helper.nclients].fd = fd;
+	helper.clients[helper.nclients].len = 0;
+	helper.nclients++;
+}
+
+static void serve(int listener)
+{
+	struct pollfd pfd[MAX_CLIENTS + 1];
+
+	while (!stopping) {
+		pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
+		for (size_t i = 0; i < helper.nclients; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = helper.clients[i].fd, .events = POLLIN };
+		if (poll(pfd, helper.nclients + 1, -1) < 0)
+			continue;
+		/* Backwards: drop_client moves the last client into slot i. */
+		for (size_t i = helper.nclients; i-- > 0;)
+			if (pfd[i + 1].revents && !serve_client(&helper.clients[i]))
+				drop_client(i);
+		if (pfd[0].revents & POLLIN)
+			accept_client(listener);
+	}
+}
+
+/* ------------------------------------------------------------ start-up */
+
+static void fatal(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg, strerror(errno));
+	say(LOG_ERR, "%s", msg);
+	exit(1);
+}
+
+/* A socket another helper still answers is not ours to take over. */
+static void claim_socket_path(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0) {
+		errno = EADDRINUSE;
+		fatal("another clustermon-kprobe answers on %s: %s", addr->sun_path);
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(addr->sun_path);
+}
+
+static void make_parent_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		fatal("cannot create %s: %s", dir);
+}
+
+static int open_socket(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct group *gr = NULL;
+	int fd;
+
+	if (strlen(helper.socket_path) >= sizeof(addr.sun_path)) {
+		errno = ENAMETOOLONG;
+		fatal("socket path %s: %s", helper.socket_path);
+	}
+	if (helper.group != NULL && (gr = getgrnam(helper.group)) == NULL) {
+		errno = ENOENT;
+		fatal("unknown group %s: %s", helper.group);
+	}
+	strcpy(addr.sun_path, helper.socket_path);
+	make_parent_dir(addr.sun_path);
+	claim_socket_path(&addr);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    listen(fd, 16) != 0)
+		fatal("cannot listen on %s: %s", addr.sun_path);
+	/* Owner and group may read counters and manage probes; nobody else. */
+	if (chmod(addr.sun_path, gr ? 0660 : 0600) != 0 ||
+	    (gr != NULL && chown(addr.sun_path, 0, gr->gr_gid) != 0))
+		fatal("cannot set the mode of %s: %s", addr.sun_path);
+	return fd;
+}
+
+/* Tracepoint ids come from tracefs; a bare system may not have it mounted. */
+static void mount_if_missing(const char *probe_file, const char *dir, const char *type)
+{
+	if (access(probe_file, F_OK) == 0)
+		return;
+	mkdir(dir, 0700);
+	if (mount("nodev", dir, type, 0, NULL) != 0 && errno != EBUSY)
+		say(LOG_WARNING, "cannot mount %s on %s: %s", type, dir, strerror(errno));
+}
+
+static void prepare_bpffs(void)
+{
+	struct statfs fs;
+
+	if (statfs("/sys/fs/bpf", &fs) != 0 || fs.f_type != BPF_FS_MAGIC)
+		mount_if_missing("/nonexistent", "/sys/fs/bpf", "bpf");
+	if (mkdir(helper.bpffs_dir, 0700) != 0 && errno != EEXIST) {
+		say(LOG_WARNING, "cannot create %s (maps stay unpinned): %s", helper.bpffs_dir,
+		    strerror(errno));
+		helper.bpffs_dir = NULL;
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
+		"[-g GROUP]\n");
+	exit(2);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "fs:b:g:h")) != -1) {
+		switch (opt) {
+		case 'f': helper.foreground = true; break;
+		case 's': helper.socket_path = optarg; break;
+		case 'b': helper.bpffs_dir = optarg; break;
+		case 'g': helper.group = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+}
+
+static void shut_down(int listener)
+{
+	while (helper.nprobes > 0)
+		remove_probe(&helper.probes[helper.nprobes - 1]);
+	sensors_stop(&helper.sensors);
+	close(listener);
+	unlink(helper.socket_path);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct timespec now;
+	char why[256];
+	int listener;
+
+	parse_args(argc, argv);
+	openlog("clustermon-kprobe", LOG_PID, LOG_DAEMON);
+	libbpf_set_print(libbpf_log);
+	if (geteuid() != 0)
+		say(LOG_WARNING, "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON");
+	mount_if_missing("/sys/kernel/tracing/events", "/sys/kernel/tracing", "tracefs");
+	if (helper.bpffs_dir != NULL)
+		prepare_bpffs();
+	listener = open_socket();
+	if (!helper.foreground && daemon(0, 0) != 0)
+		fatal("cannot become a daemon%s: %s", "");
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(helper.instance, sizeof(helper.instance), "%d-%lld%09ld", (int)getpid(),
+		 (long long)now.tv_sec, now.tv_nsec);
+	if (sensors_start(&helper.sensors, why, sizeof(why)) != 0)
+		say(LOG_WARNING, "%s; running without them", why);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	say(LOG_INFO, "listening on %s", helper.socket_path);
+	serve(listener);
+	shut_down(listener);
+	return 0;
+}

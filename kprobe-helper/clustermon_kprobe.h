@@ -1,0 +1,52 @@
+/*
+ * clustermon_kprobe.h - the only ABI between the BPF programs of
+ * clustermon-kprobe and its user-space side: the layout of every map value.
+ * Included after vmlinux.h on the BPF side and after <linux/types.h> in
+ * user space, so it uses the kernel's __u32/__u64 names only.
+ */
+#ifndef CLUSTERMON_KPROBE_H
+#define CLUSTERMON_KPROBE_H
+
+/* log2 slots of a duration histogram: slot 0 holds 0 and 1 ns, slot i holds
+ * [2^i, 2^(i+1)) ns, the last slot everything above (the same layout as the
+ * subagent's log2hist with 64 buckets). */
+#define CM_HIST_SLOTS 64
+
+/* Entries of the entry-timestamp maps (threads inside a latency pair, or
+ * woken and waiting for a CPU): a full map is counted as lost events. */
+#define CM_MAX_INFLIGHT 16384
+
+/* Per-CPU counters of one probe (a PERCPU_ARRAY of one entry). */
+struct cm_probe_stats {
+	__u64 hits;      /* events that passed the tgid and CPU filters */
+	__u64 sampled;   /* hits kept by 1-in-N sampling */
+	__u64 lost;      /* events the program had to drop */
+};
+
+/* Per-CPU duration histogram (a PERCPU_ARRAY of one entry). */
+struct cm_hist {
+	__u64 slot[CM_HIST_SLOTS];
+	__u64 sum;       /* nanoseconds */
+};
+
+/* Per-CPU scheduler state kept by the sched_switch program. */
+struct cm_sched_cpu {
+	__u64 busy_ns;   /* time a task other than idle ran, up to `since` */
+	__u64 since;     /* bpf_ktime_get_ns() of the last switch */
+	__u64 switches;
+	__u32 running;   /* a non-idle task is on the CPU since `since` */
+	__u32 pad;
+};
+
+/* Per-CPU counters of the default kernel sensors. */
+struct cm_sensor_counts {
+	__u64 tcp_retransmits;
+	__u64 skb_drops;
+	__u64 runqlat_lost;  /* wakeups not recorded: the map was full */
+};
+
+/* skb:kfree_skb drop reasons counted one by one; higher ones share the
+ * last slot. */
+#define CM_DROP_REASONS 128
+
+#endif

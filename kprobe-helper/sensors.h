@@ -1,0 +1,26 @@
+/*
+ * sensors.h - the user-space side of sched.bpf.c: the helper's default
+ * sensors, attached once at start-up.
+ */
+#ifndef CLUSTERMON_SENSORS_H
+#define CLUSTERMON_SENSORS_H
+
+#include <linux/types.h>
+#include <stdio.h>
+
+#include "clustermon_kprobe.h"
+
+struct sched_bpf;
+
+struct sensors {
+	struct sched_bpf *skel;   /* NULL when they could not start */
+};
+
+/* 0, or -1 with why (the helper then runs without them). */
+int sensors_start(struct sensors *s, char *why, size_t whylen);
+void sensors_stop(struct sensors *s);
+/* The read-reply lines of the sensors (busy, switches, runqlat, sensors);
+ * the number of lines written. */
+int sensors_report(const struct sensors *s, FILE *out);
+
+#endif

@@ -1,0 +1,139 @@
+/* wire.c - request lines of the helper's control socket. */
+#include "wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *line)
+{
+	char *nl = memchr(buf, '\n', *len);
+	size_t n, rest;
+
+	if (nl == NULL)
+		return *len > max ? WIRE_TOO_LONG : WIRE_NEED_MORE;
+	n = (size_t)(nl - buf);
+	if (n > max)
+		return WIRE_TOO_LONG;
+	memcpy(line, buf, n);
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	rest = *len - (size_t)(nl + 1 - buf);
+	memmove(buf, nl + 1, rest);
+	*len = rest;
+	return WIRE_LINE;
+}
+
+static int parse_id(const char *word, uint32_t *id, char *why, size_t whylen)
+{
+	char *end;
+	unsigned long v;
+
+	if (word == NULL || *word < '0' || *word > '9') {
+		snprintf(why, whylen, "expected a probe id (1..%u)", WIRE_MAX_ID);
+		return -1;
+	}
+	v = strtoul(word, &end, 10);
+	if (*end != '\0' || v < 1 || v > WIRE_MAX_ID) {
+		snprintf(why, whylen, "probe id '%.20s' is not in 1..%u", word, WIRE_MAX_ID);
+		return -1;
+	}
+	*id = (uint32_t)v;
+	return 0;
+}
+
+static int parse_add(char **save, struct wire_request *req, char *why, size_t whylen)
+{
+	char *word;
+
+	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
+		return -1;
+	word = strtok_r(NULL, " ", save);
+	if (spec_parse(word, &req->spec, why, whylen) != 0)
+		return -1;
+	filter_default(&req->filter);
+	while ((word = strtok_r(NULL, " ", save)) != NULL)
+		if (filter_parse_word(word, &req->filter, why, whylen) != 0)
+			return -1;
+	return 0;
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+int wire_parse_request(const char *line, struct wire_request *req, char *why, size_t whylen)
+{
+	char copy[WIRE_MAX_REQUEST + 1], *save = NULL, *verb;
+
+	memset(req, 0, sizeof(*req));
+	if (strlen(line) > WIRE_MAX_REQUEST) {
+		snprintf(why, whylen, "request longer than %d bytes", WIRE_MAX_REQUEST);
+		return -1;
+	}
+	if (!printable(line)) {
+		snprintf(why, whylen, "request has a control or non-ASCII byte");
+		return -1;
+	}
+	strcpy(copy, line);
+	verb = strtok_r(copy, " ", &save);
+	if (verb == NULL) {
+		snprintf(why, whylen, "empty request");
+		return -1;
+	}
+	if (strcmp(verb, "add") == 0) {
+		req->verb = WIRE_ADD;
+		return parse_add(&save, req, why, whylen);
+	}
+	if (strcmp(verb, "del") == 0) {
+		req->verb = WIRE_DEL;
+		if (parse_id(strtok_r(NULL, " ", &save), &req->id, why, whylen) != 0)
+			return -1;
+	} else if (strcmp(verb, "hello") == 0) {
+		req->verb = WIRE_HELLO;
+	} else if (strcmp(verb, "list") == 0) {
+		req->verb = WIRE_LIST;
+	} else if (strcmp(verb, "read") == 0) {
+		req->verb = WIRE_READ;
+	} else {
+		snprintf(why, whylen, "unknown request '%.20s' (hello, add, del, list, read)", verb);
+		return -1;
+	}
+	if (strtok_r(NULL, " ", &save) != NULL) {
+		snprintf(why, whylen, "unexpected words after '%s'", verb);
+		return -1;
+	}
+	return 0;
+}
+
+int wire_format_request(const struct wire_request *req, char *buf, size_t len)
+{
+	char spec[SPEC_MAX_TEXT + 1], filter[64];
+	int n;
+
+	switch (req->verb) {
+	case WIRE_ADD:
+		spec_format(&req->spec, spec, sizeof(spec));
+		filter_format(&req->filter, filter, sizeof(filter));
+		n = snprintf(buf, len, "add %u %s%s\n", req->id, spec, filter);
+		break;
+	case WIRE_DEL:
+		n = snprintf(buf, len, "del %u\n", req->id);
+		break;
+	case WIRE_HELLO:
+		n = snprintf(buf, len, "hello\n");
+		break;
+	case WIRE_LIST:
+		n = snprintf(buf, len, "list\n");
+		break;
+	default:
+		n = snprintf(buf, len, "read\n");
+		break;
+	}
+	return n > 0 && (size_t)n < len ? n : -1;
+}

@@ -1,0 +1,67 @@
+/*
+ * wire.h - the control socket protocol of clustermon-kprobe.
+ *
+ * Text lines, so an operator can speak it with socat. A request is one line
+ * of at most WIRE_MAX_REQUEST bytes:
+ *
+ *   hello                        -> ok clustermon-kprobe PROTOCOL INSTANCE
+ *   add ID SPEC [pid=N] [cpu=N] [every=N]
+ *                                -> ok attached | ok unchanged | err CLASS REASON
+ *   del ID                       -> ok | err invalid no probe ID
+ *   list                         -> ok N, then N lines "probe ID SPEC[ FILTERS]"
+ *   read                         -> ok N, then N lines of counters (below)
+ *
+ * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
+ * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
+ * that exists with the same spec and filters keeps its counts ("ok
+ * unchanged"), with others replaces it (counts start again from zero). A request line longer than the limit gets "err invalid" and
+ * the connection is closed; a line cut short by the peer closing is never
+ * executed. Lines of a read reply:
+ *
+ *   probe ID HITS SAMPLED LOST NCPU HITS-CPU0 ... HITS-CPU(NCPU-1)
+ *   hist ID SUM SLOT0 ... SLOT63         (latency probes: durations in ns)
+ *   busy NCPU NS-CPU0 ...                (scheduler sensors, when running)
+ *   switches NCPU N-CPU0 ...
+ *   runqlat SUM SLOT0 ... SLOT63
+ *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST
+ *
+ * Pure C, shared by the helper and the subagent.
+ */
+#ifndef CLUSTERMON_WIRE_H
+#define CLUSTERMON_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+#define WIRE_PROTOCOL 1
+#define WIRE_MAX_REQUEST 512
+#define WIRE_MAX_REPLY_LINE 4096
+#define WIRE_MAX_ID 65535u
+
+enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ };
+
+struct wire_request {
+	enum wire_verb verb;
+	uint32_t id;                 /* add, del */
+	struct probe_spec spec;      /* add */
+	struct probe_filter filter;  /* add */
+};
+
+enum wire_line_status { WIRE_NEED_MORE, WIRE_LINE, WIRE_TOO_LONG };
+
+/*
+ * Takes the first complete line out of buf (len bytes held): copies it
+ * without its newline (and a \r before it) into line[max + 1] and moves the
+ * rest of buf to its start. WIRE_TOO_LONG when no newline comes within max
+ * bytes.
+ */
+enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *line);
+
+/* One request line: 0, or -1 with the reason in why. */
+int wire_parse_request(const char *line, struct wire_request *req, char *why, size_t whylen);
+/* The request line (with its newline) a client sends. */
+int wire_format_request(const struct wire_request *req, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,381 @@
+/* helper.c - talk to clustermon-kprobe and parse what it says. */
+#include "helper.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Reply lines: 64 histogram slots of up to 20 digits, or 8192 CPUs. */
+#define WIRE_LINE_MAX (8192 * 21 + 64)
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int connect_to(const char *path, char *why, size_t whylen)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		snprintf(why, whylen, "socket path too long");
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+		return fd;
+	snprintf(why, whylen, "cannot reach clustermon-kprobe at %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static int send_request(int fd, const char *request)
+{
+	size_t len = strlen(request);
+
+	while (len > 0) {
+		ssize_t n = send(fd, request, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		request += n;
+		len -= (size_t)n;
+	}
+	return shutdown(fd, SHUT_WR);
+}
+
+/* Reads to the end of the stream before the deadline. */
+static int read_reply(int fd, int64_t deadline, char **out, char *why, size_t whylen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *grown;
+	ssize_t n;
+
+	while (buf != NULL) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
+			snprintf(why, whylen, "clustermon-kprobe did not answer in time");
+			break;
+		}
+		if (len + 1 == cap) {
+			grown = cap * 2 <= HELPER_MAX_REPLY ? realloc(buf, cap * 2) : NULL;
+			if (grown == NULL) {
+				snprintf(why, whylen, "reply too large");
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		n = recv(fd, buf + len, cap - len - 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			buf[len] = '\0';
+			*out = buf;
+			return n == 0 ? 0 : -1;
+		}
+		len += (size_t)n;
+	}
+	free(buf);
+	return -1;
+}
+
+enum helper_result helper_exchange(const char *path, const char *request, int timeout_ms,
+				   char **reply, char *why, size_t whylen)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	int fd = connect_to(path, why, whylen);
+	int rc;
+
+	*reply = NULL;
+	if (fd < 0)
+		return HELPER_DOWN;
+	if (send_request(fd, request) != 0) {
+		snprintf(why, whylen, "clustermon-kprobe closed the connection: %s",
+			 strerror(errno));
+		close(fd);
+		return HELPER_DOWN;
+	}
+	rc = read_reply(fd, deadline, reply, why, whylen);
+	close(fd);
+	if (rc != 0) {
+		free(*reply);
+		*reply = NULL;
+		return HELPER_DOWN;
+	}
+	return HELPER_OK;
+}
+
+enum helper_result helper_add(const char *path, const char *add_line, int timeout_ms,
+			      bool *fresh, char *cls, size_t clslen, char *why, size_t whylen)
+{
+	char *reply;
+	enum helper_result r = helper_exchange(path, add_line, timeout_ms, &reply, why, whylen);
+
+	cls[0] = '\0';
+	if (r != HELPER_OK)
+		return r;
+	if (strncmp(reply, "ok ", 3) == 0) {
+		*fresh = strncmp(reply, "ok unchanged", 12) != 0;
+		free(reply);
+		return HELPER_OK;
+	}
+	if (strncmp(reply, "err ", 4) == 0) {
+		const char *c = reply + 4;
+		int clen = (int)strcspn(c, " \n");
+
+		snprintf(cls, clslen, "%.*s", clen, c);
+		c += clen + (c[clen] == ' ');
+		snprintf(why, whylen, "%.*s", (int)strcspn(c, "\n"), c);
+	} else {
+		snprintf(cls, clslen, "failed");
+		snprintf(why, whylen, "clustermon-kprobe gave no answer to the request");
+	}
+	free(reply);
+	return HELPER_REFUSED;
+}
+
+/* ------------------------------------------------------------ parsing */
+
+struct cursor {
+	const char *p;
+	char line[WIRE_LINE_MAX + 1];
+};
+
+/* The next line into c->line; false at the end or on an overlong line. */
+static bool next_line(struct cursor *c)
+{
+	size_t n;
+
+	if (*c->p == '\0')
+		return false;
+	n = strcspn(c->p, "\n");
+	if (n > WIRE_LINE_MAX)
+		return false;
+	memcpy(c->line, c->p, n);
+	c->line[n] = '\0';
+	c->p += n + (c->p[n] == '\n');
+	return true;
+}
+
+/* Unsigned numbers separated by single spaces, from *s. */
+static bool take_u64(const char **s, uint64_t *v)
+{
+	char *end;
+
+	if (**s != ' ' || (*s)[1] < '0' || (*s)[1] > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(*s + 1, &end, 10);
+	*s = end;
+	return errno == 0;
+}
+
+static bool take_array(const char **s, unsigned n, uint64_t *out)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!take_u64(s, &out[i]))
+			return false;
+	return true;
+}
+
+/* " NCPU V0 ... V(NCPU-1)" into a malloc'd array. */
+static bool take_cpu_array(const char **s, unsigned *ncpu, uint64_t **out)
+{
+	uint64_t n;
+
+	if (!take_u64(s, &n) || n == 0 || n > 8192)
+		return false;
+	*out = calloc((size_t)n, sizeof(**out));
+	*ncpu = (unsigned)n;
+	return *out != NULL && take_array(s, *ncpu, *out);
+}
+
+/* " SUM SLOT0 ... SLOT63" into a log2hist of 64 buckets. */
+static bool take_hist(const char **s, struct log2hist *h)
+{
+	uint64_t sum;
+
+	log2hist_init(h, HELPER_HIST_BUCKETS);
+	if (!take_u64(s, &sum) || !take_array(s, HELPER_HIST_BUCKETS, h->bucket))
+		return false;
+	h->sum = sum;
+	h->count = 0;
+	for (unsigned i = 0; i < HELPER_HIST_BUCKETS; i++)
+		h->count += h->bucket[i];
+	return true;
+}
+
+static struct helper_probe *probe_slot(struct helper_reading *r, uint32_t id)
+{
+	struct helper_probe *grown;
+
+	for (size_t i = 0; i < r->nprobes; i++)
+		if (r->probes[i].id == id)
+			return &r->probes[i];
+	grown = realloc(r->probes, (r->nprobes + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return NULL;
+	r->probes = grown;
+	memset(&grown[r->nprobes], 0, sizeof(*grown));
+	grown[r->nprobes].id = id;
+	return &grown[r->nprobes++];
+}
+
+static bool take_id(const char **s, uint32_t *id)
+{
+	uint64_t v;
+
+	if (!take_u64(s, &v) || v < 1 || v > 65535)
+		return false;
+	*id = (uint32_t)v;
+	return true;
+}
+
+static bool parse_list_line(struct helper_reading *r, const char *s)
+{
+	struct helper_probe *p;
+	uint32_t id;
+
+	if (strncmp(s, "probe", 5) != 0)
+		return false;
+	s += 5;
+	if (!take_id(&s, &id) || *s != ' ' || (p = probe_slot(r, id)) == NULL)
+		return false;
+	snprintf(p->spec_line, sizeof(p->spec_line), "%s", s + 1);
+	return true;
+}
+
+static bool parse_read_line(struct helper_reading *r, const char *s)
+{
+	struct helper_probe *p;
+	uint32_t id;
+
+	if (strncmp(s, "probe ", 6) == 0) {
+		s += 5;
+		if (!take_id(&s, &id) || (p = probe_slot(r, id)) == NULL || p->cpu_hits != NULL)
+			return false;
+		return take_u64(&s, &p->hits) && take_u64(&s, &p->sampled) &&
+		       take_u64(&s, &p->lost) && take_cpu_array(&s, &p->ncpu, &p->cpu_hits) &&
+		       *s == '\0';
+	}
+	if (strncmp(s, "hist ", 5) == 0) {
+		s += 4;
+		if (!take_id(&s, &id) || (p = probe_slot(r, id)) == NULL)
+			return false;
+		p->has_hist = take_hist(&s, &p->hist) && *s == '\0';
+		return p->has_hist;
+	}
+	if (strncmp(s, "busy ", 5) == 0 && r->busy_ns == NULL) {
+		s += 4;
+		r->has_sched = take_cpu_array(&s, &r->ncpu, &r->busy_ns) && *s == '\0';
+		return r->has_sched;
+	}
+	if (strncmp(s, "switches ", 9) == 0 && r->switches == NULL) {
+		unsigned n;
+
+		s += 8;
+		return take_cpu_array(&s, &n, &r->switches) && n == r->ncpu && *s == '\0';
+	}
+	if (strncmp(s, "runqlat ", 8) == 0) {
+		s += 7;
+		return take_hist(&s, &r->runqlat) && *s == '\0';
+	}
+	if (strncmp(s, "sensors ", 8) == 0) {
+		s += 7;
+		r->has_sensors = take_u64(&s, &r->tcp_retransmits) &&
+				 take_u64(&s, &r->skb_drops) && take_u64(&s, &r->runqlat_lost) &&
+				 *s == '\0';
+		return r->has_sensors;
+	}
+	return false;
+}
+
+/* "ok N" and N lines, each handed to parse. */
+static bool parse_counted(struct cursor *c, struct helper_reading *r,
+			  bool (*parse)(struct helper_reading *, const char *), char *why,
+			  size_t whylen)
+{
+	const char *s;
+	uint64_t n;
+
+	if (!next_line(c) || strncmp(c->line, "ok", 2) != 0 ||
+	    (s = c->line + 2, !take_u64(&s, &n)) || *s != '\0') {
+		snprintf(why, whylen, "expected 'ok COUNT', got '%.60s'", c->line);
+		return false;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (!next_line(c)) {
+			snprintf(why, whylen, "reply cut short");
+			return false;
+		}
+		if (!parse(r, c->line)) {
+			snprintf(why, whylen, "malformed reply line '%.60s'", c->line);
+			return false;
+		}
+	}
+	return true;
+}
+
+int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, size_t whylen)
+{
+	struct cursor *c = calloc(1, sizeof(*c));
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (c == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	c->p = reply;
+	if (!next_line(c) || sscanf(c->line, "ok clustermon-kprobe 1 %63s%n", out->instance, &n) != 1 ||
+	    c->line[n] != '\0') {
+		snprintf(why, whylen, "not a clustermon-kprobe speaking protocol 1: '%.60s'",
+			 c->line);
+		free(c);
+		return -1;
+	}
+	if (!parse_counted(c, out, parse_list_line, why, whylen) ||
+	    !parse_counted(c, out, parse_read_line, why, whylen)) {
+		free(c);
+		helper_reading_free(out);
+		return -1;
+	}
+	free(c);
+	return 0;
+}
+
+void helper_reading_free(struct helper_reading *r)
+{
+	for (size_t i = 0; i < r->nprobes; i++)
+		free(r->probes[i].cpu_hits);
+	free(r->probes);
+	free(r->busy_ns);
+	free(r->switches);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct helper_probe *helper_find_probe(const struct helper_reading *r, uint32_t id)
+{
+	for (size_t i = 0; i < r->nprobes; i++)
+		if (r->probes[i].id == id)
+			return &r->probes[i];
+	return NULL;
+}

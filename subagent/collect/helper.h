@@ -1,0 +1,69 @@
+/*
+ * helper.h - the subagent's side of clustermon-kprobe's control socket
+ * (kprobe-helper/wire.h): one connection per exchange, the request lines
+ * sent and the write side shut, the reply read to the end with a deadline,
+ * so a stopped or dying helper costs at most the timeout.
+ *
+ * No net-snmp headers: the reply parser is tested against fake replies.
+ */
+#ifndef CLUSTERMON_COLLECT_HELPER_H
+#define CLUSTERMON_COLLECT_HELPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/log2hist.h"
+
+#define HELPER_MAX_REPLY (8u << 20)
+#define HELPER_HIST_BUCKETS 64
+
+enum helper_result {
+	HELPER_OK,
+	HELPER_DOWN,        /* no socket, refused, timed out, cut short */
+	HELPER_REFUSED,     /* "err CLASS REASON" */
+};
+
+/* Sends request (lines ending in \n); *reply is the whole reply, malloc'd
+ * and NUL-terminated. On HELPER_DOWN, why says what happened. */
+enum helper_result helper_exchange(const char *path, const char *request, int timeout_ms,
+				   char **reply, char *why, size_t whylen);
+
+/* One add request: HELPER_OK (fresh: a new attachment, counting from
+ * zero), HELPER_DOWN, or HELPER_REFUSED with the helper's class (invalid,
+ * unsupported, failed, busy) in cls and its reason in why. */
+enum helper_result helper_add(const char *path, const char *add_line, int timeout_ms,
+			      bool *fresh, char *cls, size_t clslen, char *why, size_t whylen);
+
+struct helper_probe {
+	uint32_t id;
+	char spec_line[256];        /* from list: "SPEC[ FILTERS]" */
+	uint64_t hits, sampled, lost;
+	unsigned ncpu;
+	uint64_t *cpu_hits;         /* ncpu entries */
+	bool has_hist;
+	struct log2hist hist;       /* durations in ns */
+};
+
+struct helper_reading {
+	char instance[64];          /* changes when the helper restarts */
+	size_t nprobes;
+	struct helper_probe *probes;
+	bool has_sched;
+	unsigned ncpu;
+	uint64_t *busy_ns, *switches;
+	struct log2hist runqlat;
+	bool has_sensors;
+	uint64_t tcp_retransmits, skb_drops, runqlat_lost;
+};
+
+/* The request helper_parse_poll reads the reply of. */
+#define HELPER_POLL_REQUEST "hello\nlist\nread\n"
+
+/* Parses the reply to HELPER_POLL_REQUEST: 0, or -1 with why (then out
+ * holds nothing to free). */
+int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, size_t whylen);
+void helper_reading_free(struct helper_reading *r);
+const struct helper_probe *helper_find_probe(const struct helper_reading *r, uint32_t id);
+
+#endif

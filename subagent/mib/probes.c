@@ -1,0 +1,476 @@
+/*
+ * probes.c - clusterMonProbes: clusterMonProbeTable (read-create, on the
+ * rowtable engine) and clusterMonProbeCpuTable, served from the probes
+ * source; clusterMonProbeLoss and clusterMonHelperStatusChange.
+ *
+ * Activating a row attaches its probe while the SET waits, so a spec the
+ * kernel refuses fails with inconsistentValue and its reason stays in
+ * clusterMonProbeLastError. Rows from `probe` lines and saved rows are
+ * attached by the source in the background (their OperStatus says how
+ * that went).
+ */
+#include "rowtable.h"
+#include "mib.h"
+#include "watch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sources/probes.h"
+#include "spec.h"
+
+static const oid probes_oid[] = { CLUSTERMON_OBJECTS_OID, 8 };
+static const oid entry_oid[] = { CLUSTERMON_OBJECTS_OID, 8, 1, 1 };
+static const oid helper_status_oid[] = { CLUSTERMON_OBJECTS_OID, 1, 4, 0 };
+static const oid loss_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 3 };
+static const oid helper_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 4 };
+static const oid snmp_trap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 };
+
+enum {
+	COL_SPEC = 2, COL_PID, COL_CPU, COL_EVERY, COL_HITS, COL_SAMPLED, COL_LOST,
+	COL_OPER, COL_ERROR, COL_STORAGE, COL_STATUS,
+};
+enum { CPU_COL_HITS = 2 };
+
+struct probe_row {
+	struct rt_row hdr;
+	char spec[SPEC_MAX_TEXT + 1];
+	struct probe_filter filter;
+};
+
+static struct rt_table table;
+/* The source's readings for the request being served (see acquire). */
+static struct probes_view *current;
+
+/* ------------------------------------------------------------ columns */
+
+static void defaults(struct rt_row *r)
+{
+	struct probe_row *p = (struct probe_row *)r;
+
+	p->spec[0] = '\0';
+	filter_default(&p->filter);
+}
+
+static int check_integer(const netsnmp_variable_list *var, long lo, long hi)
+{
+	if (var->type != ASN_INTEGER)
+		return SNMP_ERR_WRONGTYPE;
+	return *var->val.integer >= lo && *var->val.integer <= hi ? SNMP_ERR_NOERROR :
+								    SNMP_ERR_WRONGVALUE;
+}
+
+static int check_spec(const netsnmp_variable_list *var)
+{
+	char text[SPEC_MAX_TEXT + 1], why[256];
+	struct probe_spec s;
+
+	if (var->type != ASN_OCTET_STR)
+		return SNMP_ERR_WRONGTYPE;
+	if (var->val_len < 1 || var->val_len > SPEC_MAX_TEXT)
+		return SNMP_ERR_WRONGLENGTH;
+	memcpy(text, var->val.string, var->val_len);
+	text[var->val_len] = '\0';
+	if (spec_parse(text, &s, why, sizeof(why)) != 0) {
+		snmp_log(LOG_INFO, "clustermond: clusterMonProbeSpec '%s' refused: %s\n", text, why);
+		return SNMP_ERR_WRONGVALUE;
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+static int check(unsigned col, const netsnmp_variable_list *var)
+{
+	switch (col) {
+	case COL_SPEC: return check_spec(var);
+	case COL_PID: return check_integer(var, -1, INT32_MAX);
+	case COL_CPU: return check_integer(var, -1, FILTER_MAX_CPU);
+	case COL_EVERY: return rt_check_unsigned(var, 1, FILTER_MAX_EVERY);
+	default: return SNMP_ERR_NOTWRITABLE;
+	}
+}
+
+static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var)
+{
+	struct probe_row *p = (struct probe_row *)r;
+
+	switch (col) {
+	case COL_SPEC:
+		memcpy(p->spec, var->val.string, var->val_len);
+		p->spec[var->val_len] = '\0';
+		break;
+	case COL_PID: p->filter.tgid = (int32_t)*var->val.integer; break;
+	case COL_CPU: p->filter.cpu = (int32_t)*var->val.integer; break;
+	case COL_EVERY: p->filter.every = (uint32_t)*var->val.integer; break;
+	}
+}
+
+static bool ready(const struct rt_row *r)
+{
+	return ((const struct probe_row *)r)->spec[0] != '\0';
+}
+
+static bool same(const struct rt_row *ra, const struct rt_row *rb)
+{
+	const struct probe_row *a = (const struct probe_row *)ra;
+	const struct probe_row *b = (const struct probe_row *)rb;
+
+	return strcmp(a->spec, b->spec) == 0 && a->filter.tgid == b->filter.tgid &&
+	       a->filter.cpu == b->filter.cpu && a->filter.every == b->filter.every;
+}
+
+/* What the source needs of a row: the canonical spec and filters. */
+static void want_of(const struct probe_row *p, struct probe_want *w)
+{
+	struct probe_spec s;
+	char why[256], spec[SPEC_MAX_TEXT + 1], filter[64];
+
+	memset(w, 0, sizeof(*w));
+	w->id = p->hdr.index;
+	w->active = p->hdr.status == ROW_ACTIVE;
+	if (spec_parse(p->spec, &s, why, sizeof(why)) != 0)
+		return;
+	w->latency = spec_is_latency(&s);
+	spec_format(&s, spec, sizeof(spec));
+	filter_format(&p->filter, filter, sizeof(filter));
+	/* At most 200 + 41 bytes: it fits. */
+	if (strlen(spec) + strlen(filter) < sizeof(w->line)) {
+		strcpy(w->line, spec);
+		strcat(w->line, filter);
+	}
+}
+
+/* A row going active attaches now; an active probe cannot be changed. */
+static unsigned inconsistent(const struct rt_row *r, const struct rt_row *o)
+{
+	const struct probe_row *p = (const struct probe_row *)r;
+	bool was_active = o != NULL && o->status == ROW_ACTIVE;
+	struct probe_want w;
+	char why[PROBE_ERROR_MAX];
+
+	if (r->status != ROW_ACTIVE)
+		return 0;
+	if (was_active)
+		return same(r, o) ? 0 : COL_SPEC;
+	want_of(p, &w);
+	if (probes_attach_now(&w, why, sizeof(why)) != 0) {
+		snmp_log(LOG_INFO, "clustermond: probe %u (%s) cannot attach: %s\n",
+			 r->index, w.line, why);
+		return COL_SPEC;
+	}
+	return 0;
+}
+
+/* The runtime: how much loss the last clusterMonProbeLoss reported. */
+struct loss_seen {
+	uint64_t lost;
+};
+
+static int prepare(struct rt_row *r, const struct rt_row *o)
+{
+	if (o != NULL && o->runtime != NULL && same(r, o)) {
+		r->runtime = o->runtime;
+		return 0;
+	}
+	r->runtime = calloc(1, sizeof(struct loss_seen));
+	return r->runtime != NULL ? 0 : -1;
+}
+
+static const struct probe_reading *reading_of(uint32_t id)
+{
+	for (size_t i = 0; current != NULL && i < current->n; i++)
+		if (current->rows[i].id == id)
+			return &current->rows[i];
+	return NULL;
+}
+
+/* A row that is not active is down, unless its last activation failed:
+ * then it says why not (failed, or unsupported by this kernel). */
+static int oper_of(const struct rt_row *r, const struct probe_reading *rd)
+{
+	if (rd == NULL)
+		return OPER_DOWN;
+	if (r->status == ROW_ACTIVE || rd->oper == OPER_FAILED || rd->oper == OPER_UNSUPPORTED)
+		return rd->oper;
+	return OPER_DOWN;
+}
+
+static int get_counter(const struct probe_reading *rd, unsigned col, struct mib_value *v)
+{
+	uint64_t n = 0;
+
+	if (rd != NULL)
+		n = col == COL_HITS ? rd->hits : col == COL_SAMPLED ? rd->sampled : rd->lost;
+	return mib_u64(v, ASN_COUNTER64, n);
+}
+
+static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+{
+	const struct probe_row *p = (const struct probe_row *)r;
+	const struct probe_reading *rd = reading_of(r->index);
+
+	switch (col) {
+	case COL_SPEC: return mib_string(v, p->spec);
+	case COL_PID: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)p->filter.tgid);
+	case COL_CPU: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)p->filter.cpu);
+	case COL_EVERY: return mib_u64(v, ASN_UNSIGNED, p->filter.every);
+	case COL_HITS:
+	case COL_SAMPLED:
+	case COL_LOST: return get_counter(rd, col, v);
+	case COL_OPER:
+		return mib_u64(v, ASN_INTEGER, oper_of(r, rd));
+	case COL_ERROR: return mib_string(v, rd ? rd->error : "");
+	default: return MIB_ABSENT;
+	}
+}
+
+/* ------------------------------------------------------------ persistence */
+
+static void save(const struct rt_row *r, char *buf, size_t len)
+{
+	const struct probe_row *p = (const struct probe_row *)r;
+
+	/* Specs hold no spaces (spec_parse refuses them). */
+	snprintf(buf, len, "%s %d %d %u", p->spec, (int)p->filter.tgid, (int)p->filter.cpu,
+		 p->filter.every);
+}
+
+static int restore(struct rt_row *r, char *line)
+{
+	struct probe_row *p = (struct probe_row *)r;
+	char spec[SPEC_MAX_TEXT + 1], why[256];
+	struct probe_spec s;
+	int pid, cpu;
+	unsigned every;
+
+	if (sscanf(line, "%200s %d %d %u", spec, &pid, &cpu, &every) != 4 ||
+	    spec_parse(spec, &s, why, sizeof(why)) != 0 || pid < -1 || cpu < -1 ||
+	    cpu > FILTER_MAX_CPU || every < 1 || every > FILTER_MAX_EVERY)
+		return -1;
+	strcpy(p->spec, spec);
+	p->filter.tgid = pid;
+	p->filter.cpu = cpu;
+	p->filter.every = every;
+	return 0;
+}
+
+/* ------------------------------------------------------------ config file */
+
+/* probe SPEC [pid=N] [cpu=N] [every=N] */
+static const char *conf_fill(struct rt_row *row, char *line)
+{
+	static char why[256];
+	struct probe_row *p = (struct probe_row *)row;
+	char *save = NULL, *spec = strtok_r(line, " \t", &save);
+	struct probe_spec s;
+
+	if (spec_parse(spec, &s, why, sizeof(why)) != 0)
+		return why;
+	snprintf(p->spec, sizeof(p->spec), "%s", spec);
+	for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (filter_parse_word(w, &p->filter, why, sizeof(why)) != 0)
+			return why;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ to the source */
+
+static void changed(void)
+{
+	struct probe_want *w = calloc(table.n ? table.n : 1, sizeof(*w));
+
+	if (w == NULL)
+		return;
+	for (size_t i = 0; i < table.n; i++)
+		want_of((const struct probe_row *)table.rows[i], &w[i]);
+	probes_want(w, table.n);
+	free(w);
+}
+
+/* ------------------------------------------------------------ notifications */
+
+static void add_column(netsnmp_variable_list **vars, unsigned col, uint32_t index,
+		       u_char type, const void *value, size_t len)
+{
+	oid name[OID_LENGTH(entry_oid) + 2];
+
+	memcpy(name, entry_oid, sizeof(entry_oid));
+	name[OID_LENGTH(entry_oid)] = col;
+	name[OID_LENGTH(entry_oid) + 1] = index;
+	snmp_varlist_add_variable(vars, name, OID_LENGTH(name), type, value, len);
+}
+
+static void send_loss(const struct probe_row *p, uint64_t lost)
+{
+	netsnmp_variable_list *vars = NULL;
+	struct counter64 c64 = { .high = (u_long)(lost >> 32), .low = (u_long)(lost & 0xffffffffu) };
+
+	snmp_varlist_add_variable(&vars, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
+				  loss_trap_oid, sizeof(loss_trap_oid));
+	add_column(&vars, COL_SPEC, p->hdr.index, ASN_OCTET_STR, p->spec, strlen(p->spec));
+	add_column(&vars, COL_LOST, p->hdr.index, ASN_COUNTER64, &c64, sizeof(c64));
+	send_v2trap(vars);
+	snmp_free_varbind(vars);
+}
+
+static void send_helper_status(int state)
+{
+	netsnmp_variable_list *vars = NULL;
+	long value = state;
+
+	snmp_varlist_add_variable(&vars, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
+				  helper_trap_oid, sizeof(helper_trap_oid));
+	snmp_varlist_add_variable(&vars, helper_status_oid, OID_LENGTH(helper_status_oid),
+				  ASN_INTEGER, &value, sizeof(value));
+	send_v2trap(vars);
+	snmp_free_varbind(vars);
+}
+
+#define CHECK_MS 500
+
+/* Every half second: the helper came or went, or a probe lost events. */
+static uint64_t tick(uint64_t now)
+{
+	static int last_state;
+	struct probes_view *v = probes_view_take();
+
+	if (v == NULL)
+		return watch_next_due(now, CHECK_MS);
+	if (last_state != 0 && v->helper != last_state)
+		send_helper_status(v->helper);
+	last_state = v->helper;
+	current = v;
+	for (size_t i = 0; i < table.n; i++) {
+		const struct probe_reading *rd = reading_of(table.rows[i]->index);
+		struct loss_seen *seen = table.rows[i]->runtime;
+
+		if (rd == NULL || seen == NULL || rd->lost <= seen->lost)
+			continue;
+		seen->lost = rd->lost;
+		send_loss((const struct probe_row *)table.rows[i], rd->lost);
+	}
+	current = NULL;
+	probes_view_free(v);
+	return watch_next_due(now, CHECK_MS);
+}
+
+/* ------------------------------------------------------------ per-CPU hits */
+
+/* Rows: every probe's CPUs, in probe order. */
+static const struct probe_reading *cpu_row_at(size_t row, unsigned *cpu)
+{
+	for (size_t i = 0; i < table.n; i++) {
+		const struct probe_reading *rd = reading_of(table.rows[i]->index);
+		unsigned n = rd != NULL ? rd->ncpu : 0;
+
+		if (row < n) {
+			*cpu = (unsigned)row;
+			return rd;
+		}
+		row -= n;
+	}
+	return NULL;
+}
+
+static size_t cpu_rows(void *view)
+{
+	size_t n = 0;
+
+	(void)view;
+	for (size_t i = 0; i < table.n; i++) {
+		const struct probe_reading *rd = reading_of(table.rows[i]->index);
+
+		n += rd != NULL ? rd->ncpu : 0;
+	}
+	return n;
+}
+
+static void cpu_index(void *view, size_t row, oid *out)
+{
+	unsigned cpu = 0;
+	const struct probe_reading *rd = cpu_row_at(row, &cpu);
+
+	(void)view;
+	out[0] = rd ? rd->id : 0;
+	out[1] = cpu + 1;
+}
+
+static int cpu_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	unsigned cpu = 0;
+	const struct probe_reading *rd = cpu_row_at(row, &cpu);
+
+	(void)view;
+	if (rd == NULL || col != CPU_COL_HITS)
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_COUNTER64, rd->cpu_hits[cpu]);
+}
+
+static const struct mib_table cpu_table = {
+	.min_col = CPU_COL_HITS, .max_col = CPU_COL_HITS, .index_len = 2,
+	.rows = cpu_rows, .row_index = cpu_index, .get = cpu_get,
+};
+
+/* ------------------------------------------------------------ the group */
+
+static const struct rt_ops ops = {
+	.name = "clusterMonProbeTable",
+	.row_size = sizeof(struct probe_row),
+	.min_col = COL_SPEC, .max_col = COL_STATUS,
+	.status_col = COL_STATUS, .storage_col = COL_STORAGE,
+	.defaults = defaults, .check = check, .set = set, .ready = ready,
+	.inconsistent = inconsistent, .same = same, .prepare = prepare,
+	.free_runtime = free, .get = get, .save = save, .restore = restore,
+	.changed = changed,
+	.directive = "probe", .conf_fill = conf_fill,
+	.directive_usage = "SPEC [pid=N] [cpu=N] [every=N]",
+};
+
+static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonProbeRow" };
+
+/* Both tables read the source's view taken here; the row table's own
+ * view is the rowtable's. */
+static void *acquire(void)
+{
+	current = probes_view_take();
+	return &table;
+}
+
+static void release(void *view)
+{
+	(void)view;
+	probes_view_free(current);
+	current = NULL;
+}
+
+static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	rt_set_request(&table, reqinfo, requests, OID_LENGTH(probes_oid));
+}
+
+static struct mib_object objects[] = {
+	{ .arc = 1, .table = &table.view },
+	{ .arc = 2, .table = &cpu_table },
+};
+
+static const struct mib_group group = {
+	.name = "clusterMonProbes",
+	.base = probes_oid,
+	.base_len = OID_LENGTH(probes_oid),
+	.objects = objects,
+	.nobjects = 2,
+	.acquire = acquire,
+	.release = release,
+	.set_request = set_request,
+};
+
+int mib_probes_register(void)
+{
+	rt_init(&table);
+	watch_register(tick);
+	return mib_group_register(&group);
+}
+
+void mib_probes_clear(void)
+{
+	rt_clear(&table);
+}

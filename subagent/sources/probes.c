@@ -1,0 +1,552 @@
+/*
+ * probes.c - the "probes" source (see probes.h): clustermon-kprobe's
+ * probes and scheduler sensors, as counters that only go up.
+ *
+ * Every served counter is base + raw: raw is what the helper's current
+ * attachment reports, base what earlier attachments had counted. A new
+ * attachment (helper restart, row re-activated, a reading that went down)
+ * moves raw into base first.
+ */
+#include "probes.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../collect/helper.h"
+#include "../dist.h"
+
+#define POLL_TIMEOUT_MS 1000
+#define ADD_TIMEOUT_MS 5000
+#define PIN_MS 10000
+
+struct counter { uint64_t base, raw; };
+
+struct pstate {
+	struct probe_want want;
+	int64_t pinned_until;       /* a SET is attaching it: leave it alone */
+	int oper;
+	char error[PROBE_ERROR_MAX];
+	bool failed;                /* want.line failed on this helper instance */
+	struct counter hits, sampled, lost;
+	unsigned ncpu;
+	struct counter *cpu;
+	struct log2hist hbase, hraw;
+	unsigned dist;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	char socket[PATH_MAX];
+	struct pstate *st;
+	size_t n;
+	int helper;
+	char instance[64];
+	unsigned ncpu;
+	struct counter *busy;
+	struct log2hist rq_base, rq_raw;
+	unsigned rq_dist;
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .socket = PROBES_DEFAULT_SOCKET,
+	.helper = HELPER_ABSENT };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------ counters */
+
+static void absorb(struct counter *c, uint64_t raw)
+{
+	if (raw < c->raw)
+		c->base += c->raw;
+	c->raw = raw;
+}
+
+static void rebase(struct counter *c)
+{
+	c->base += c->raw;
+	c->raw = 0;
+}
+
+static void absorb_hist(struct log2hist *base, struct log2hist *raw, const struct log2hist *now)
+{
+	if (now->count < raw->count)
+		log2hist_merge(base, raw);
+	*raw = *now;
+}
+
+static void served_hist(const struct log2hist *base, const struct log2hist *raw,
+			struct log2hist *out)
+{
+	*out = *base;
+	log2hist_merge(out, raw);
+}
+
+static void rebase_probe(struct pstate *s)
+{
+	rebase(&s->hits);
+	rebase(&s->sampled);
+	rebase(&s->lost);
+	for (unsigned c = 0; c < s->ncpu; c++)
+		rebase(&s->cpu[c]);
+	log2hist_merge(&s->hbase, &s->hraw);
+	log2hist_init(&s->hraw, HELPER_HIST_BUCKETS);
+}
+
+static void reset_probe(struct pstate *s)
+{
+	memset(&s->hits, 0, sizeof(s->hits));
+	memset(&s->sampled, 0, sizeof(s->sampled));
+	memset(&s->lost, 0, sizeof(s->lost));
+	free(s->cpu);
+	s->cpu = NULL;
+	s->ncpu = 0;
+	log2hist_init(&s->hbase, HELPER_HIST_BUCKETS);
+	log2hist_init(&s->hraw, HELPER_HIST_BUCKETS);
+	s->failed = false;
+	s->error[0] = '\0';
+}
+
+static void absorb_probe(struct pstate *s, const struct helper_probe *p)
+{
+	struct log2hist h;
+
+	absorb(&s->hits, p->hits);
+	absorb(&s->sampled, p->sampled);
+	absorb(&s->lost, p->lost);
+	if (s->cpu == NULL && p->ncpu > 0 && (s->cpu = calloc(p->ncpu, sizeof(*s->cpu))))
+		s->ncpu = p->ncpu;
+	for (unsigned c = 0; c < s->ncpu && c < p->ncpu; c++)
+		absorb(&s->cpu[c], p->cpu_hits[c]);
+	if (p->has_hist && s->dist != 0) {
+		absorb_hist(&s->hbase, &s->hraw, &p->hist);
+		served_hist(&s->hbase, &s->hraw, &h);
+		dist_set(s->dist, &h);
+	}
+}
+
+/* ------------------------------------------------------------ rows */
+
+static struct pstate *find_state(uint32_t id)
+{
+	for (size_t i = 0; i < P.n; i++)
+		if (P.st[i].want.id == id)
+			return &P.st[i];
+	return NULL;
+}
+
+static void set_dist(struct pstate *s)
+{
+	char name[64];
+
+	if (s->want.latency && s->dist == 0) {
+		snprintf(name, sizeof(name), "probe.%u.latency", s->want.id);
+		s->dist = dist_register(name, "ns", HELPER_HIST_BUCKETS);
+	} else if (!s->want.latency && s->dist != 0) {
+		dist_unregister(s->dist);
+		s->dist = 0;
+	}
+}
+
+/* The state of a row, made or updated to w; a changed spec or filter is a
+ * new probe, counting from zero. */
+static struct pstate *adopt(const struct probe_want *w)
+{
+	struct pstate *s = find_state(w->id), *grown;
+
+	if (s == NULL) {
+		grown = realloc(P.st, (P.n + 1) * sizeof(*grown));
+		if (grown == NULL)
+			return NULL;
+		P.st = grown;
+		s = &P.st[P.n++];
+		memset(s, 0, sizeof(*s));
+		s->want = *w;
+		s->oper = OPER_DOWN;
+		reset_probe(s);
+	} else if (strcmp(s->want.line, w->line) != 0) {
+		s->want = *w;
+		reset_probe(s);
+		if (s->dist != 0)
+			dist_set(s->dist, &s->hbase);
+	}
+	s->want.active = w->active;
+	s->want.latency = w->latency;
+	set_dist(s);
+	return s;
+}
+
+static void drop_state(struct pstate *s)
+{
+	if (s->dist != 0)
+		dist_unregister(s->dist);
+	free(s->cpu);
+	*s = P.st[--P.n];
+}
+
+static bool listed(const struct probe_want *rows, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].id == id)
+			return true;
+	return false;
+}
+
+void probes_want(const struct probe_want *rows, size_t n)
+{
+	pthread_mutex_lock(&P.lock);
+	for (size_t i = P.n; i-- > 0;)
+		if (!listed(rows, n, P.st[i].want.id))
+			drop_state(&P.st[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct pstate *s = adopt(&rows[i]);
+
+		if (s != NULL) {
+			s->pinned_until = 0;
+			if (!s->want.active)
+				s->oper = OPER_DOWN;
+		}
+	}
+	pthread_mutex_unlock(&P.lock);
+}
+
+void probes_set_socket(const char *path)
+{
+	pthread_mutex_lock(&P.lock);
+	snprintf(P.socket, sizeof(P.socket), "%s", path && *path ? path : PROBES_DEFAULT_SOCKET);
+	pthread_mutex_unlock(&P.lock);
+}
+
+static void add_line(const struct probe_want *w, char *buf, size_t len)
+{
+	snprintf(buf, len, "add %u %s\n", w->id, w->line);
+}
+
+/* Records the outcome of an add for s (lock held). */
+static void record_add(struct pstate *s, enum helper_result r, bool fresh, const char *cls,
+		       const char *why)
+{
+	if (r == HELPER_OK) {
+		if (fresh)
+			rebase_probe(s);
+		s->oper = OPER_UP;
+		s->failed = false;
+		return;
+	}
+	snprintf(s->error, sizeof(s->error), "%s", why);
+	s->oper = r == HELPER_DOWN ? OPER_DOWN :
+		  strcmp(cls, "unsupported") == 0 ? OPER_UNSUPPORTED : OPER_FAILED;
+	s->failed = r == HELPER_REFUSED;
+}
+
+int probes_attach_now(const struct probe_want *w, char *why, size_t whylen)
+{
+	char path[PATH_MAX], line[PROBE_LINE_MAX + 32], cls[32] = "";
+	enum helper_result r;
+	struct pstate *s;
+	bool fresh = false;
+
+	struct probe_want staged = *w;
+
+	pthread_mutex_lock(&P.lock);
+	/* The row is active only once the SET commits (probes_want says so);
+	 * until then the pin keeps the sampler from removing the probe. */
+	s = find_state(w->id);
+	staged.active = s != NULL && s->want.active;
+	s = adopt(&staged);
+	if (s != NULL)
+		s->pinned_until = now_ms() + PIN_MS;
+	memcpy(path, P.socket, sizeof(path));
+	pthread_mutex_unlock(&P.lock);
+	if (s == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	add_line(w, line, sizeof(line));
+	r = helper_add(path, line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why, whylen);
+	pthread_mutex_lock(&P.lock);
+	if ((s = find_state(w->id)) != NULL)
+		record_add(s, r, fresh, cls, why);
+	pthread_mutex_unlock(&P.lock);
+	return r == HELPER_OK ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+struct action {
+	bool add;
+	struct probe_want want;
+};
+
+struct plan {
+	size_t n;
+	struct action *a;
+};
+
+static void plan_push(struct plan *pl, bool add, const struct probe_want *w)
+{
+	struct action *grown = realloc(pl->a, (pl->n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return;
+	pl->a = grown;
+	pl->a[pl->n].add = add;
+	pl->a[pl->n].want = *w;
+	pl->n++;
+}
+
+static bool pinned(const struct pstate *s, int64_t now)
+{
+	return s != NULL && s->pinned_until > now;
+}
+
+/* Reads one wanted row's probe, or plans what it needs (lock held). */
+static void reconcile_row(struct pstate *s, const struct helper_reading *rd, struct plan *pl,
+			  int64_t now)
+{
+	const struct helper_probe *p = helper_find_probe(rd, s->want.id);
+	bool matches = p != NULL && strcmp(p->spec_line, s->want.line) == 0;
+
+	if (!s->want.active) {
+		if (p != NULL && !pinned(s, now))
+			plan_push(pl, false, &s->want);
+		s->oper = OPER_DOWN;
+		return;
+	}
+	if (matches) {
+		absorb_probe(s, p);
+		s->oper = OPER_UP;
+	} else if (!s->failed && !pinned(s, now)) {
+		plan_push(pl, true, &s->want);
+	}
+}
+
+static void reconcile(const struct helper_reading *rd, struct plan *pl)
+{
+	int64_t now = now_ms();
+
+	for (size_t i = 0; i < P.n; i++)
+		reconcile_row(&P.st[i], rd, pl, now);
+	/* Probes nobody wants: left by an earlier run of the subagent. */
+	for (size_t i = 0; i < rd->nprobes; i++) {
+		struct probe_want gone = { .id = rd->probes[i].id };
+
+		if (find_state(gone.id) == NULL)
+			plan_push(pl, false, &gone);
+	}
+}
+
+/* A helper we have not seen before (or that restarted): its counts start
+ * from zero, and specs that failed on the old one may work now. */
+static void new_instance(const char *instance)
+{
+	snprintf(P.instance, sizeof(P.instance), "%s", instance);
+	for (size_t i = 0; i < P.n; i++) {
+		rebase_probe(&P.st[i]);
+		P.st[i].failed = false;
+	}
+	for (unsigned c = 0; c < P.ncpu; c++)
+		rebase(&P.busy[c]);
+	log2hist_merge(&P.rq_base, &P.rq_raw);
+	log2hist_init(&P.rq_raw, HELPER_HIST_BUCKETS);
+}
+
+static void absorb_sensors(const struct helper_reading *rd)
+{
+	struct log2hist h;
+
+	if (!rd->has_sched)
+		return;
+	if (P.busy == NULL && (P.busy = calloc(rd->ncpu, sizeof(*P.busy))) != NULL)
+		P.ncpu = rd->ncpu;
+	for (unsigned c = 0; c < P.ncpu && c < rd->ncpu; c++)
+		absorb(&P.busy[c], rd->busy_ns[c]);
+	if (P.rq_dist == 0)
+		P.rq_dist = dist_register("sched.runqlat", "ns", HELPER_HIST_BUCKETS);
+	absorb_hist(&P.rq_base, &P.rq_raw, &rd->runqlat);
+	served_hist(&P.rq_base, &P.rq_raw, &h);
+	dist_set(P.rq_dist, &h);
+}
+
+static void helper_gone(void)
+{
+	pthread_mutex_lock(&P.lock);
+	if (P.helper == HELPER_RUNNING)
+		P.helper = HELPER_FAILED;
+	for (size_t i = 0; i < P.n; i++)
+		if (P.st[i].oper == OPER_UP)
+			P.st[i].oper = OPER_DOWN;
+	pthread_mutex_unlock(&P.lock);
+}
+
+static void carry_out(const char *path, struct plan *pl)
+{
+	char line[PROBE_LINE_MAX + 32], cls[32], why[PROBE_ERROR_MAX], *reply;
+	bool fresh;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct probe_want *w = &pl->a[i].want;
+		enum helper_result r;
+		struct pstate *s;
+
+		if (!pl->a[i].add) {
+			snprintf(line, sizeof(line), "del %u\n", w->id);
+			if (helper_exchange(path, line, POLL_TIMEOUT_MS, &reply, why,
+					    sizeof(why)) == HELPER_OK)
+				free(reply);
+			continue;
+		}
+		add_line(w, line, sizeof(line));
+		fresh = false;
+		r = helper_add(path, line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
+			       sizeof(why));
+		pthread_mutex_lock(&P.lock);
+		s = find_state(w->id);
+		if (s != NULL && strcmp(s->want.line, w->line) == 0)
+			record_add(s, r, fresh, cls, why);
+		pthread_mutex_unlock(&P.lock);
+	}
+	free(pl->a);
+}
+
+static int probes_sample(void *ctx)
+{
+	char path[PATH_MAX], why[256], *reply = NULL;
+	struct helper_reading rd;
+	struct plan pl = { 0 };
+	bool was_running;
+
+	(void)ctx;
+	pthread_mutex_lock(&P.lock);
+	memcpy(path, P.socket, sizeof(path));
+	was_running = P.helper == HELPER_RUNNING;
+	pthread_mutex_unlock(&P.lock);
+	if (helper_exchange(path, HELPER_POLL_REQUEST, POLL_TIMEOUT_MS, &reply, why,
+			    sizeof(why)) != HELPER_OK ||
+	    helper_parse_poll(reply, &rd, why, sizeof(why)) != 0) {
+		free(reply);
+		helper_gone();
+		/* No helper at all is a normal set-up, not a sampling error. */
+		return was_running ? -1 : 0;
+	}
+	free(reply);
+	pthread_mutex_lock(&P.lock);
+	if (strcmp(P.instance, rd.instance) != 0)
+		new_instance(rd.instance);
+	P.helper = HELPER_RUNNING;
+	reconcile(&rd, &pl);
+	absorb_sensors(&rd);
+	pthread_mutex_unlock(&P.lock);
+	helper_reading_free(&rd);
+	carry_out(path, &pl);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the view */
+
+static int by_id(const void *a, const void *b)
+{
+	const struct probe_reading *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static void fill_reading(struct probe_reading *r, const struct pstate *s, uint64_t *cpu)
+{
+	r->id = s->want.id;
+	r->oper = s->oper;
+	memcpy(r->error, s->error, sizeof(r->error));
+	r->hits = s->hits.base + s->hits.raw;
+	r->sampled = s->sampled.base + s->sampled.raw;
+	r->lost = s->lost.base + s->lost.raw;
+	r->ncpu = s->ncpu;
+	r->cpu_hits = cpu;
+	for (unsigned c = 0; c < s->ncpu; c++)
+		cpu[c] = s->cpu[c].base + s->cpu[c].raw;
+}
+
+/* One block: the view, its rows, then every per-CPU array. */
+struct probes_view *probes_view_take(void)
+{
+	struct probes_view *v;
+	size_t ncounts;
+	uint64_t *cpu;
+
+	pthread_mutex_lock(&P.lock);
+	ncounts = P.ncpu;
+	for (size_t i = 0; i < P.n; i++)
+		ncounts += P.st[i].ncpu;
+	v = malloc(sizeof(*v) + P.n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t));
+	if (v != NULL) {
+		v->helper = P.helper;
+		v->n = P.n;
+		v->rows = (struct probe_reading *)(v + 1);
+		cpu = (uint64_t *)(v->rows + P.n);
+		for (size_t i = 0; i < P.n; i++) {
+			fill_reading(&v->rows[i], &P.st[i], cpu);
+			cpu += P.st[i].ncpu;
+		}
+		v->ncpu = P.helper == HELPER_RUNNING ? P.ncpu : 0;
+		v->busy_ns = cpu;
+		for (unsigned c = 0; c < P.ncpu; c++)
+			cpu[c] = P.busy[c].base + P.busy[c].raw;
+	}
+	pthread_mutex_unlock(&P.lock);
+	if (v != NULL && v->n > 1)
+		qsort(v->rows, v->n, sizeof(v->rows[0]), by_id);
+	return v;
+}
+
+void probes_view_free(struct probes_view *v)
+{
+	free(v);
+}
+
+int probes_helper_state(void)
+{
+	int state;
+
+	pthread_mutex_lock(&P.lock);
+	state = P.helper;
+	pthread_mutex_unlock(&P.lock);
+	return state;
+}
+
+static void *probes_init(const char *root)
+{
+	(void)root;
+	log2hist_init(&P.rq_base, HELPER_HIST_BUCKETS);
+	log2hist_init(&P.rq_raw, HELPER_HIST_BUCKETS);
+	return &P;
+}
+
+static void probes_fini(void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&P.lock);
+	while (P.n > 0)
+		drop_state(&P.st[P.n - 1]);
+	free(P.st);
+	free(P.busy);
+	P.st = NULL;
+	P.busy = NULL;
+	P.ncpu = 0;
+	pthread_mutex_unlock(&P.lock);
+}
+
+const struct source_ops probes_source_ops = {
+	.name = "probes",
+	.default_interval_ms = 1000,
+	/* A stopped helper may hold an exchange for up to its timeout. */
+	.own_thread = true,
+	.init = probes_init,
+	.sample = probes_sample,
+	.fini = probes_fini,
+};
