@@ -6,6 +6,7 @@
  * Single-threaded: one poll loop serves every client; an add takes the
  * verifier's few milliseconds, reads take microseconds.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -156,6 +157,7 @@ static void do_add(const struct wire_request *r, FILE *out)
 	helper.probes[helper.nprobes++] = p;
 	if (helper.bpffs_dir != NULL) {
 		pin_path(p->id, path, sizeof(path));
+		unlink(path); /* left by a helper that was killed */
 		probe_pin(p, path);
 	}
 	fputs("ok attached\n", out);
@@ -417,6 +419,23 @@ static void mount_if_missing(const char *probe_file, const char *dir, const char
 		say(LOG_WARNING, "cannot mount %s on %s: %s", type, dir, strerror(errno));
 }
 
+/* Pins a killed helper left: their probes went with it. */
+static void remove_stale_pins(void)
+{
+	DIR *d = opendir(helper.bpffs_dir);
+	struct dirent *e;
+	char path[4096];
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "probe-", 6) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", helper.bpffs_dir, e->d_name);
+		unlink(path);
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
 static void prepare_bpffs(void)
 {
 	struct statfs fs;
@@ -427,7 +446,9 @@ static void prepare_bpffs(void)
 		say(LOG_WARNING, "cannot create %s (maps stay unpinned): %s", helper.bpffs_dir,
 		    strerror(errno));
 		helper.bpffs_dir = NULL;
+		return;
 	}
+	remove_stale_pins();
 }
 
 static void usage(void)

@@ -327,15 +327,17 @@ static void send_helper_status(int state)
 
 #define CHECK_MS 500
 
-/* Every half second: the helper came or went, or a probe lost events. */
+/* Every half second: the helper went away or came back, or a probe lost
+ * events. Finding the helper for the first time (absent to running) is
+ * start-up, not news. */
 static uint64_t tick(uint64_t now)
 {
-	static int last_state;
+	static int last_state = HELPER_ABSENT;
 	struct probes_view *v = probes_view_take();
 
 	if (v == NULL)
 		return watch_next_due(now, CHECK_MS);
-	if (last_state != 0 && v->helper != last_state)
+	if (v->helper != last_state && (v->helper == HELPER_FAILED || last_state == HELPER_FAILED))
 		send_helper_status(v->helper);
 	last_state = v->helper;
 	current = v;

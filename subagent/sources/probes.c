@@ -112,6 +112,7 @@ static void reset_probe(struct pstate *s)
 	log2hist_init(&s->hraw, HELPER_HIST_BUCKETS);
 	s->failed = false;
 	s->error[0] = '\0';
+	s->oper = OPER_DOWN;
 }
 
 static void absorb_probe(struct pstate *s, const struct helper_probe *p)
@@ -210,7 +211,7 @@ void probes_want(const struct probe_want *rows, size_t n)
 
 		if (s != NULL) {
 			s->pinned_until = 0;
-			if (!s->want.active)
+			if (!s->want.active && s->oper == OPER_UP)
 				s->oper = OPER_DOWN;
 		}
 	}
@@ -317,7 +318,9 @@ static void reconcile_row(struct pstate *s, const struct helper_reading *rd, str
 	if (!s->want.active) {
 		if (p != NULL && !pinned(s, now))
 			plan_push(pl, false, &s->want);
-		s->oper = OPER_DOWN;
+		/* A failed activation keeps saying why (failed, unsupported). */
+		if (s->oper == OPER_UP)
+			s->oper = OPER_DOWN;
 		return;
 	}
 	if (matches) {

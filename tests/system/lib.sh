@@ -9,6 +9,7 @@ if [ -z "${top_builddir:-}" ]; then
 	if [ -x subagent/clustermond ]; then top_builddir=$PWD; else top_builddir=$top_srcdir; fi
 fi
 CLUSTERMOND="$top_builddir/subagent/clustermond"
+KPROBE_HELPER="$top_builddir/kprobe-helper/clustermon-kprobe"
 SNMPD="${SNMPD:-$(command -v snmpd || echo /usr/sbin/snmpd)}"
 # clusterMonObjects, numerically: tests must not depend on MIB files.
 CM=.1.3.6.1.4.1.8072.9999.77.1
@@ -20,7 +21,7 @@ T=$(mktemp -d /tmp/clustermon-test.XXXXXX)
 # (its default path ends with the persistent directory).
 export MIBS= SNMP_PERSISTENT_DIR="$T/persist" SNMPCONFPATH="$T/conf:$T/persist"
 mkdir -p "$SNMP_PERSISTENT_DIR" "$T/conf"
-MASTER_PID= AGENT_PID=
+MASTER_PID= AGENT_PID= HELPER_PID=
 
 tap_n=0 tap_failed=0
 # One test point more than asked: finish checks clustermond's stderr for
@@ -49,6 +50,7 @@ cleanup() {
 	stop_agent
 	[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "$MASTER_PID" ] && kill -9 "$MASTER_PID" 2>/dev/null
+	stop_helper
 	[ -n "${TRAPD_PID:-}" ] && kill -9 "$TRAPD_PID" 2>/dev/null
 	wait 2>/dev/null
 	if [ "$tap_failed" -gt 0 ]; then
@@ -113,6 +115,46 @@ stop_agent() {
 	AGENT_PID=
 }
 
+# start_helper [extra clustermon-kprobe args...]: the eBPF helper in the
+# foreground on $T/kprobe.sock (its maps pinned under a bpffs dir of its own).
+HELPER_SOCK="$T/kprobe.sock"
+start_helper() {
+	"$KPROBE_HELPER" -f -s "$HELPER_SOCK" -b "/sys/fs/bpf/cmtest-${T##*.}" "$@" \
+		2>>"$T/kprobe.log" &
+	HELPER_PID=$!
+	wait_for 5 helper_say hello
+}
+
+# helper_say TEXT: sends TEXT (printf escapes allowed) to the helper's
+# control socket, shuts the write side and prints the whole reply.
+helper_say() {
+	printf "$1" | python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(sys.stdin.buffer.read())
+s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode())' "$HELPER_SOCK"
+}
+
+# SIGTERM: the helper detaches every probe and removes its socket.
+stop_helper() {
+	[ -n "$HELPER_PID" ] || return 0
+	kill -TERM "$HELPER_PID" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$HELPER_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$HELPER_PID" 2>/dev/null
+	wait "$HELPER_PID" 2>/dev/null
+	rmdir "/sys/fs/bpf/cmtest-${T##*.}" 2>/dev/null
+	HELPER_PID=
+}
+
 # wait_for SECONDS COMMAND...: retry every 0.1 s until the command succeeds.
 wait_for() {
 	local limit=$(( $1 * 10 )) i=0; shift
@@ -149,9 +191,10 @@ mib_dirs() {
 
 finish() {
 	stop_agent
-	if grep -q "Sanitizer\|runtime error\|== Invalid\|definitely lost: [1-9]" "$T/clustermond.stderr" 2>/dev/null; then
+	stop_helper
+	if grep -q "Sanitizer\|runtime error\|== Invalid\|definitely lost: [1-9]" "$T/clustermond.stderr" "$T/kprobe.log" 2>/dev/null; then
 		ok 1 "clustermond ran without sanitizer or valgrind reports"
-		sed 's/^/# /' "$T/clustermond.stderr" | head -n 40
+		cat "$T/clustermond.stderr" "$T/kprobe.log" 2>/dev/null | sed 's/^/# /' | head -n 40
 	else
 		ok 0 "clustermond ran without sanitizer or valgrind reports"
 	fi

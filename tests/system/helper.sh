@@ -1,0 +1,71 @@
+#!/bin/bash
+# helper.sh - clustermon-kprobe's control socket as a client sees it: every
+# request, refusals with their reasons, a truncated request never executed,
+# an oversized one refused with the connection closed, the socket's mode,
+# one helper per socket, and nothing left in the kernel after SIGTERM.
+. "$(dirname "$0")/lib.sh"
+
+plan 24
+[ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
+PATH=$PATH:/usr/sbin
+start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
+
+GETPPID=tracepoint:syscalls:sys_enter_getppid
+out=$(helper_say 'hello\n')
+check "hello names the protocol and an instance" contains "^ok clustermon-kprobe 1 $HELPER_PID-" "$out"
+is "$(stat -c %a "$HELPER_SOCK")" 600 "without -g the socket is the owner's alone (0600)"
+is "$(helper_say "add 5 $GETPPID\n")" "ok attached" "add attaches a tracepoint probe"
+is "$(helper_say "add 5 $GETPPID\n")" "ok unchanged" "the same add again keeps it (and its counts)"
+is "$(helper_say "add 5 $GETPPID pid=1\n")" "ok attached" "an add with other filters replaces it"
+is "$(helper_say 'list\n')" "ok 1
+probe 5 $GETPPID pid=1" "list shows the probe with its filters"
+out=$(helper_say "add 6 tracepoint:nope:nope\n")
+is "$out" "err failed no tracepoint nope:nope in this kernel (see /sys/kernel/tracing/events)" \
+	"a tracepoint the kernel lacks fails with its name"
+out=$(helper_say "add 7 kprobe:tcp_sendmsg\n")
+if [ -e /sys/bus/event_source/devices/kprobe ]; then
+	is "$out" "ok attached" "a kprobe attaches on a kernel with kprobes"
+else
+	is "$out" "err unsupported kernel has no kprobes (CONFIG_KPROBES is off)" \
+		"a kprobe on this kernel is unsupported, and says why"
+fi
+helper_say "del 7\n" >/dev/null
+out=$(helper_say "add 8 tracepoint:a:b colour=red\n")
+check "an unknown option is refused as invalid" contains "^err invalid unknown option 'colour=red'" "$out"
+is "$(helper_say 'del 99\n')" "err invalid no probe 99" "deleting a probe that is not there"
+is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read)" \
+	"an unknown request"
+out=$(helper_say "hello\nlist\nread\n")
+is "$(grep -c '^ok' <<<"$out")" 3 "three requests on one connection get three answers"
+check "read has the probe's counters" contains "^probe 5 0 0 0 " "$out"
+check "and the scheduler sensors" contains "^busy [0-9]* [0-9]" "$out"
+
+# A request cut short by the peer closing is never executed.
+is "$(helper_say "add 9 $GETPPID")" "" "a truncated add gets no answer"
+lacks "probe 9" "$(helper_say 'list\n')"; ok $? "and was not executed"
+# An oversized request: refused, the connection closed, nothing executed.
+long=$(printf 'add 10 %s %0600d\nlist\n' "$GETPPID" 0)
+is "$(helper_say "$long")" "err invalid request longer than 512 bytes" \
+	"a request over 512 bytes is refused and the connection closed"
+lacks "probe 10" "$(helper_say 'list\n')"; ok $? "and was not executed"
+out=$(helper_say 'read\001\n')
+check "a control byte is refused" contains "err invalid request has a control" "$out"
+
+# One helper per socket: a second one must not take it over.
+"$KPROBE_HELPER" -f -s "$HELPER_SOCK" 2>"$T/second.log"
+rc=$?
+[ $rc -ne 0 ] && contains "another clustermon-kprobe answers" "$(cat "$T/second.log")"
+ok $? "a second helper on the same socket refuses to start (exit $rc)"
+check "and the first still answers" contains "^ok clustermon-kprobe" "$(helper_say 'hello\n')"
+
+# SIGTERM: every probe detached, the socket gone.
+progs_before=$(bpftool prog show | grep -c 'name count_tp')
+stop_helper
+progs_after=$(bpftool prog show | grep -c 'name count_tp')
+is "$progs_after" $((progs_before - 1)) "SIGTERM detaches the probe (bpftool: $progs_before -> $progs_after count_tp programs)"
+[ ! -e "$HELPER_SOCK" ]; ok $? "and removes the socket"
+
+# With -g the group may connect: mode 0660, group-owned.
+start_helper -g nogroup || bail "clustermon-kprobe -g nogroup did not start"
+is "$(stat -c '%a %G' "$HELPER_SOCK")" "660 nogroup" "with -g nogroup the socket is 0660 root:nogroup"
+finish

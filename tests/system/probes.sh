@@ -1,0 +1,188 @@
+#!/bin/bash
+# probes.sh - MAGNET through SNMP: probes added with snmpset count exactly
+# what the test process does (pid, CPU and 1-in-N filters), a latency pair
+# fills the right buckets, bad specs are refused with their reason, destroy
+# detaches, the helper's death and return are seen and trapped with counters
+# kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
+. "$(dirname "$0")/lib.sh"
+
+plan 52
+[ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
+[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
+command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
+PATH=$PATH:/usr/sbin
+SYSCALLS="$top_builddir/tests/system/syscalls"
+P=$CM.8.1.1 PCPU=$CM.8.2.1.2 HIST=$CM.9.1.1 BUCKET=$CM.9.2.1.4
+LOSS=.1.3.6.1.4.1.8072.9999.77.0.3 HSTATUS=.1.3.6.1.4.1.8072.9999.77.0.4
+
+start_trapd || bail "snmptrapd did not start"
+start_master || bail "snmpd did not start"
+start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
+cat >"$T/p.conf" <<EOC
+helperSocket $HELPER_SOCK
+sampleInterval probes 50
+probe tracepoint:sched:sched_switch
+EOC
+start_agent -c "$T/p.conf" || bail "clustermond did not register"
+
+# spawn CPU ARGS...: syscalls pinned to CPU, waiting to be let go; $CALLS.
+spawn() {
+	local cpu=$1; shift
+	rm -f "$T/go"; mkfifo "$T/go"
+	taskset -c "$cpu" "$SYSCALLS" "$@" <"$T/go" &
+	CALLS=$!
+}
+let_go() { echo g >"$T/go"; wait "$CALLS"; }
+# settled OID WANT DESCRIPTION: the value once it stops changing (the
+# source reads the helper every 50 ms).
+settled() {
+	wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $1)\" = '$2' ]"
+	is "$(get "$1")" "$2" "$3"
+}
+# dist NAME: the clusterMonHistSourceIndex of a distribution.
+dist() { walk "$HIST.2" | awk -v n="\"$1\"" '$2 == n { sub(/.*\./, "", $1); print $1 }'; }
+
+# --- the helper and its default sensors
+is "$(get "$CM.1.4.0")" 1 "clusterMonHelperStatus is running(1)"
+is "$(get "$P.11.1")" 5 "the probe line is a readOnly row"
+is "$(get "$P.9.1")" 1 "and is up"
+[ "$(get "$P.6.1")" -gt 0 ]; ok $? "counting sched_switch ($(get "$P.6.1") hits)"
+busy1=$(get "$CM.3.20.1.11.1")
+[ -n "$busy1" ] && [ "$busy1" -gt 0 ]; ok $? "clusterMonCpuBusyNs.1 is served ($busy1 ns)"
+rq=$(dist sched.runqlat)
+[ -n "$rq" ] && [ "$(get "$HIST.4.$rq")" -gt 0 ]; ok $? "sched.runqlat has run-queue latencies"
+
+# --- exact counts: pid filter, no filter, 1-in-10, per CPU
+spawn 1 getppid 10000
+check "createAndWait a getppid probe for one pid" contains "INTEGER: 5" \
+	"$(set_rw "$P.12.10" i 5 "$P.2.10" s tracepoint:syscalls:sys_enter_getppid "$P.3.10" i "$CALLS")"
+is "$(get "$P.9.10")" 2 "it is down before activation"
+check "activating it" contains "INTEGER: 1" "$(set_rw "$P.12.10" i 1)"
+is "$(get "$P.9.10")" 1 "it is up"
+set_rw "$P.12.11" i 4 "$P.2.11" s tracepoint:syscalls:sys_enter_getppid >/dev/null
+set_rw "$P.12.12" i 4 "$P.2.12" s tracepoint:syscalls:sys_enter_getppid "$P.3.12" i "$CALLS" \
+	"$P.5.12" u 10 >/dev/null
+set_rw "$P.12.13" i 4 "$P.2.13" s tracepoint:syscalls:sys_enter_getppid "$P.4.13" i 0 >/dev/null
+is "$(get "$P.12.11")/$(get "$P.12.12")/$(get "$P.12.13")" 1/1/1 "createAndGo three more"
+let_go
+settled "$P.6.10" 10000 "10,000 getppid() calls: Hits = 10000 with the pid filter"
+is "$(get "$P.7.10")/$(get "$P.8.10")" 10000/0 "all sampled, none lost"
+[ "$(get "$P.6.11")" -ge 10000 ]; ok $? "without a filter at least 10000 ($(get "$P.6.11"))"
+settled "$P.7.12" 1000 "1-in-10 sampling: Sampled = 1000"
+is "$(get "$P.6.12")" 10000 "of Hits = 10000"
+is "$(get "$PCPU.10.2")" 10000 "clusterMonProbeCpuHits: all on CPU 1 (index 2)"
+is "$(get "$PCPU.10.1")" 0 "none on CPU 0"
+before13=$(get "$P.6.13")
+[ "$before13" -lt 100 ]; ok $? "cpu=0 saw almost none of the calls made on CPU 1 ($before13)"
+spawn 0 getppid 10000
+let_go
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $P.6.13)\" -ge $((before13 + 10000)) ]"
+[ "$(get "$P.6.13")" -ge $((before13 + 10000)) ]; ok $? "and all 10000 made on CPU 0 ($(get "$P.6.13"))"
+
+# --- a latency pair: 100 sleeps of 1 ms
+spawn 1 nanosleep 100 1000
+set_rw "$P.12.20" i 4 "$P.3.20" i "$CALLS" \
+	"$P.2.20" s latency:tracepoint:syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep >/dev/null
+is "$(get "$P.9.20")" 1 "a latency pair on sys_enter/exit_nanosleep is up"
+let_go
+lat=$(dist probe.20.latency)
+[ -n "$lat" ]; ok $? "probe.20.latency is a distribution (index $lat)"
+settled "$HIST.4.$lat" 100 "it counted 100 sleeps"
+b20=$(get "$BUCKET.$lat.20") b21=$(get "$BUCKET.$lat.21")
+diag "buckets: [0.5,1) ms $b20, [1,2) ms $b21, p50 $(get "$HIST.6.$lat") ns"
+[ $((b20 + b21)) -eq 100 ]; ok $? "all 100 in the 1-2 ms buckets (2^19..2^21 ns: $b20 + $b21)"
+is "$(get "$HIST.3.$lat")" '"ns"' "in nanoseconds"
+
+# --- refusals
+refused "a malformed spec" wrongValue "$P.12.30" i 4 "$P.2.30" s "tracepoint:sched"
+refused "a spec of the wrong type" wrongType "$P.12.30" i 4 "$P.2.30" i 5
+refused "FilterPid -2" wrongValue "$P.12.30" i 4 "$P.2.30" s tracepoint:sched:sched_switch "$P.3.30" i -2
+refused "SampleEvery 0" wrongValue "$P.12.30" i 4 "$P.2.30" s tracepoint:sched:sched_switch "$P.5.30" u 0
+refused "writing Hits" notWritable "$P.6.10" u 5
+refused "changing the spec of an active row" inconsistentValue "$P.2.10" s tracepoint:sched:sched_switch
+refused "a tracepoint the kernel lacks" inconsistentValue "$P.12.31" i 4 "$P.2.31" s tracepoint:nope:nope
+set_rw "$P.12.32" i 5 "$P.2.32" s tracepoint:nope:nope >/dev/null
+refused "activating it after createAndWait" inconsistentValue "$P.12.32" i 1
+is "$(get "$P.10.32")" '"no tracepoint nope:nope in this kernel (see /sys/kernel/tracing/events)"' \
+	"clusterMonProbeLastError says why"
+is "$(get "$P.9.32")/$(get "$P.12.32")" 3/2 "OperStatus failed(3), the row stays notInService"
+set_rw "$P.12.33" i 5 "$P.2.33" s kprobe:tcp_sendmsg >/dev/null
+if [ -e /sys/bus/event_source/devices/kprobe ]; then
+	check "a kprobe activates on a kernel with kprobes" contains "INTEGER: 1" "$(set_rw "$P.12.33" i 1)"
+	skip "kprobe refusal: this kernel has kprobes"
+else
+	refused "a kprobe on this kernel" inconsistentValue "$P.12.33" i 1
+	is "$(get "$P.9.33")/$(get "$P.10.33")" '4/"kernel has no kprobes (CONFIG_KPROBES is off)"' \
+		"OperStatus unsupported(4), and LastError says the kernel has no kprobes"
+fi
+set_rw "$P.12.31" i 6 "$P.12.32" i 6 "$P.12.33" i 6 >/dev/null
+
+# --- a lost event is counted and trapped: an exit whose entry came before the probe
+spawn 1 nanosleep 1 1500000
+echo g >"$T/go"
+sleep 0.5
+set_rw "$P.12.21" i 4 "$P.3.21" i "$CALLS" \
+	"$P.2.21" s latency:tracepoint:syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep >/dev/null
+wait "$CALLS"
+settled "$P.8.21" 1 "a sleep already under way when the probe came: Lost = 1"
+wait_for 3 test "$(traps $LOSS "8.1.1.8.21")" -ge 1
+is "$(traps $LOSS "8.1.1.8.21")" 1 "one clusterMonProbeLoss trap for it"
+
+# --- destroy detaches
+progs=$(bpftool prog show | grep -c 'name count_tp')
+set_rw "$P.12.13" i 6 >/dev/null
+wait_for 3 sh -c "[ \$(bpftool prog show | grep -c 'name count_tp') -eq $((progs - 1)) ]"
+is "$(bpftool prog show | grep -c 'name count_tp')" $((progs - 1)) "destroying a row detaches its program (bpftool)"
+check "the row is gone" contains "No Such Instance" "$(get_raw "$P.12.13")"
+
+# --- the helper dies and comes back
+hits=$(get "$P.6.11") busy=$(get "$CM.3.20.1.11.1")
+kill -9 "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null; HELPER_PID=
+settled "$CM.1.4.0" 3 "kill -9 the helper: clusterMonHelperStatus failed(3)"
+wait_for 3 test "$(traps $HSTATUS "INTEGER: 3")" -ge 1
+is "$(traps $HSTATUS "INTEGER: 3")" 1 "one clusterMonHelperStatusChange trap says so"
+[ -n "$(get "$CM.4.1.0")" ]; ok $? "every other table keeps answering (clusterMonMemTotalKB)"
+is "$(get "$P.9.11")" 2 "probes are down"
+is "$(get "$P.6.11")" "$hits" "and keep the counts they had"
+start_helper || bail "clustermon-kprobe did not restart"
+settled "$CM.1.4.0" 1 "restarted: running(1) again"
+wait_for 3 test "$(traps $HSTATUS "INTEGER: 1")" -ge 1
+is "$(traps $HSTATUS "INTEGER: 1")" 1 "with a trap"
+settled "$P.9.11" 1 "the probes are re-installed"
+spawn 1 getppid 10000
+let_go
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $P.6.11)\" -ge $((hits + 10000)) ]"
+[ "$(get "$P.6.11")" -ge $((hits + 10000)) ]; ok $? "Hits went on from $hits, never back ($(get "$P.6.11"))"
+[ "$(get "$CM.3.20.1.11.1")" -ge "$busy" ]; ok $? "so did clusterMonCpuBusyNs.1"
+
+# --- clusterMonCpuBusyNs agrees with /proc/stat over 5 s of load on CPU 0
+stat_busy_ns() { # CPU: user+nice+system+irq+softirq+steal, in ns
+	awk -v c="cpu$1" -v hz="$(getconf CLK_TCK)" \
+		'$1 == c { printf "%.0f\n", ($2 + $3 + $4 + $7 + $8 + $9) * 1e9 / hz }' /proc/stat
+}
+loop=$(busy 0 7)
+sleep 1
+b0=$(get "$CM.3.20.1.11.1") s0=$(stat_busy_ns 0)
+sleep 5
+b1=$(get "$CM.3.20.1.11.1") s1=$(stat_busy_ns 0)
+kill "$loop" 2>/dev/null
+db=$((b1 - b0)) ds=$((s1 - s0))
+diag "busy ns over 5 s: helper $db, /proc/stat $ds"
+[ $((db * 100)) -ge $((ds * 98)) ] && [ $((db * 100)) -le $((ds * 102)) ]
+ok $? "within 2% of /proc/stat ($db vs $ds ns)"
+
+# --- nonVolatile rows come back after a restart; -u nobody still serves
+stop_agent
+stop_helper
+# nobody must reach the socket inside the test directory.
+chmod 711 "$T"
+start_helper -g "$(id -gn nobody)" || bail "clustermon-kprobe -g did not start"
+start_agent -c "$T/p.conf" -u nobody || bail "clustermond -u nobody did not register"
+status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$AGENT_PID/status"; }
+is "$(status Uid)" "$(id -u nobody)" "clustermond -u nobody runs as nobody"
+capeff=$(status CapEff)
+[ $((0x$capeff & ~(1 << 13))) -eq 0 ]; ok $? "CapEff $capeff holds at most CAP_NET_RAW"
+is "$(get "$P.11.10")/$(get "$P.12.10")" 3/1 "row 10 (nonVolatile) is back and active"
+settled "$P.9.10" 1 "re-attached through the helper"
+[ "$(get "$P.6.1")" -gt 0 ]; ok $? "probe counters are served to nobody ($(get "$P.6.1") sched_switch hits)"
+finish

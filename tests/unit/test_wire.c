@@ -1,0 +1,160 @@
+/*
+ * test_wire.c - the helper's control protocol: request lines split out of
+ * a byte stream however it arrives, truncated and oversized requests, every
+ * request form and its refusals, and the subagent's parser of the replies.
+ */
+#include <string.h>
+
+#include "collect/helper.h"
+#include "tap.h"
+#include "wire.h"
+
+static void test_lines(void)
+{
+	char buf[2 * WIRE_MAX_REQUEST + 2], line[WIRE_MAX_REQUEST + 1];
+	size_t len;
+
+	strcpy(buf, "hello\r\nlist\nre");
+	len = strlen(buf);
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_LINE &&
+		   strcmp(line, "hello") == 0, "a CRLF line comes out without its CR");
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_LINE &&
+		   strcmp(line, "list") == 0, "the next line follows");
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_NEED_MORE && len == 2,
+	   "a truncated request waits for the rest (2 bytes kept)");
+	memcpy(buf + len, "ad\n", 3);
+	len += 3;
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_LINE &&
+		   strcmp(line, "read") == 0 && len == 0, "and completes when it comes");
+	memset(buf, 'a', WIRE_MAX_REQUEST);
+	buf[WIRE_MAX_REQUEST] = '\n';
+	len = WIRE_MAX_REQUEST + 1;
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_LINE,
+	   "a line of exactly %d bytes is taken", WIRE_MAX_REQUEST);
+	memset(buf, 'a', WIRE_MAX_REQUEST + 1);
+	len = WIRE_MAX_REQUEST + 1;
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_TOO_LONG,
+	   "%d bytes without a newline are too long", WIRE_MAX_REQUEST + 1);
+	buf[WIRE_MAX_REQUEST + 1] = '\n';
+	len = WIRE_MAX_REQUEST + 2;
+	ok(wire_take_line(buf, &len, WIRE_MAX_REQUEST, line) == WIRE_TOO_LONG,
+	   "so is a line of %d bytes with its newline", WIRE_MAX_REQUEST + 1);
+}
+
+static void test_requests(void)
+{
+	static const struct { const char *line, *reason; } bad[] = {
+		{ "", "empty request" },
+		{ "   ", "empty request" },
+		{ "frobnicate", "unknown request" },
+		{ "add", "expected a probe id" },
+		{ "add 0 tracepoint:a:b", "not in 1..65535" },
+		{ "add 65536 tracepoint:a:b", "not in 1..65535" },
+		{ "add 12x tracepoint:a:b", "not in 1..65535" },
+		{ "add 1", "empty probe spec" },
+		{ "add 1 tracepoint:a", "expected CATEGORY:NAME" },
+		{ "add 1 tracepoint:a:b pid=0", "pid= takes" },
+		{ "add 1 tracepoint:a:b colour=red", "unknown option" },
+		{ "del", "expected a probe id" },
+		{ "del x", "expected a probe id" },
+		{ "list all", "unexpected words" },
+		{ "read\x01", "control" },
+		{ "hello\xc3\xa9", "non-ASCII" },
+	};
+	struct wire_request r, back;
+	char why[256], out[WIRE_MAX_REQUEST + 2], big[WIRE_MAX_REQUEST + 2];
+
+	ok(wire_parse_request("add 7 tracepoint:syscalls:sys_enter_getppid pid=9 every=10", &r,
+			      why, sizeof(why)) == 0 && r.verb == WIRE_ADD && r.id == 7 &&
+		   r.filter.tgid == 9 && r.filter.every == 10 && r.filter.cpu == -1,
+	   "an add with filters parses");
+	ok(wire_format_request(&r, out, sizeof(out)) > 0 &&
+		   strcmp(out, "add 7 tracepoint:syscalls:sys_enter_getppid pid=9 every=10\n") == 0,
+	   "and formats back to the same line");
+	out[strlen(out) - 1] = '\0';
+	ok(wire_parse_request(out, &back, why, sizeof(why)) == 0 &&
+		   memcmp(&back, &r, sizeof(r)) == 0, "which parses to the same request");
+	ok(wire_parse_request("del 65535", &r, why, sizeof(why)) == 0 && r.verb == WIRE_DEL &&
+		   r.id == 65535, "del 65535 parses");
+	ok(wire_parse_request("hello", &r, why, sizeof(why)) == 0 && r.verb == WIRE_HELLO &&
+		   wire_parse_request("list", &r, why, sizeof(why)) == 0 && r.verb == WIRE_LIST &&
+		   wire_parse_request("read", &r, why, sizeof(why)) == 0 && r.verb == WIRE_READ,
+	   "hello, list and read parse");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		ok(wire_parse_request(bad[i].line, &r, why, sizeof(why)) == -1 &&
+			   strstr(why, bad[i].reason) != NULL,
+		   "request %zu is refused: %s", i, why);
+	}
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ok(wire_parse_request(big, &r, why, sizeof(why)) == -1 && strstr(why, "longer than"),
+	   "an oversized request is refused: %s", why);
+}
+
+/* " SUM S0 ... S63" with counts at two slots. */
+static void hist_text(char *buf, size_t len, unsigned a, unsigned na, unsigned b, unsigned nb)
+{
+	int n = snprintf(buf, len, " 12345");
+
+	for (unsigned i = 0; i < 64; i++)
+		n += snprintf(buf + n, len - (size_t)n, " %u", i == a ? na : i == b ? nb : 0);
+}
+
+static void test_replies(void)
+{
+	char reply[4096], hist[400], why[256];
+	struct helper_reading r;
+	const struct helper_probe *p;
+
+	hist_text(hist, sizeof(hist), 19, 60, 20, 40);
+	snprintf(reply, sizeof(reply),
+		 "ok clustermon-kprobe 1 77-123\n"
+		 "ok 2\nprobe 3 tracepoint:a:b pid=5\nprobe 9 latency:kprobe:f\n"
+		 "ok 7\nprobe 3 10000 1000 2 2 4000 6000\nprobe 9 100 100 0 2 50 50\n"
+		 "hist 9%s\nbusy 2 111 222\nswitches 2 5 6\nrunqlat%s\nsensors 1 2 3\n",
+		 hist, hist);
+	ok(helper_parse_poll(reply, &r, why, sizeof(why)) == 0, "a full reply parses");
+	ok(strcmp(r.instance, "77-123") == 0 && r.nprobes == 2, "instance and two probes");
+	p = helper_find_probe(&r, 3);
+	ok(p && strcmp(p->spec_line, "tracepoint:a:b pid=5") == 0 && p->hits == 10000 &&
+		   p->sampled == 1000 && p->lost == 2 && p->ncpu == 2 && p->cpu_hits[1] == 6000 &&
+		   !p->has_hist, "probe 3: spec, counters, per-CPU hits");
+	p = helper_find_probe(&r, 9);
+	ok(p && p->has_hist && p->hist.count == 100 && p->hist.bucket[19] == 60 &&
+		   p->hist.sum == 12345, "probe 9's latency histogram");
+	ok(r.has_sched && r.ncpu == 2 && r.busy_ns[1] == 222 && r.switches[0] == 5 &&
+		   r.runqlat.bucket[20] == 40, "scheduler sensors");
+	ok(r.has_sensors && r.tcp_retransmits == 1 && r.skb_drops == 2 && r.runqlat_lost == 3,
+	   "TCP and drop counters");
+	helper_reading_free(&r);
+
+	static const struct { const char *text, *reason; } bad[] = {
+		{ "", "not a clustermon-kprobe" },
+		{ "ok clustermon-kprobe 2 1\nok 0\nok 0\n", "protocol 1" },
+		{ "ok clustermon-kprobe 1 x\nok 1\n", "cut short" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nprobe 1 5 5\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nprobe 0 1 1 0 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nprobe 1 1 1 0 0\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nprobe 1 1 1 0 3 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nprobe 1 -1 1 0 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nhist 1 5 1 2\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nbogus 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nerr busy too many clients\n", "expected 'ok COUNT'" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 2\nsensors 1 2 3\n", "cut short" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		ok(helper_parse_poll(bad[i].text, &r, why, sizeof(why)) == -1 &&
+			   strstr(why, bad[i].reason) != NULL && r.probes == NULL,
+		   "bad reply %zu is refused: %s", i, why);
+	}
+}
+
+int main(void)
+{
+	test_lines();
+	test_requests();
+	test_replies();
+	return done_testing();
+}
