@@ -45,6 +45,7 @@ struct client {
 
 static struct {
 	bool foreground;
+	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
 	const char *socket_path, *bpffs_dir, *group;
 	char instance[64];
 	struct sensors sensors;
@@ -454,7 +455,7 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP]\n");
+		"[-g GROUP] [-r]\n");
 	exit(2);
 }
 
@@ -462,9 +463,10 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fs:b:g:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:rh")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
+		case 'r': helper.raw_tracepoints = true; break;
 		case 's': helper.socket_path = optarg; break;
 		case 'b': helper.bpffs_dir = optarg; break;
 		case 'g': helper.group = optarg; break;
@@ -505,8 +507,11 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(helper.instance, sizeof(helper.instance), "%d-%lld%09ld", (int)getpid(),
 		 (long long)now.tv_sec, now.tv_nsec);
-	if (sensors_start(&helper.sensors, why, sizeof(why)) != 0)
+	if (sensors_start(&helper.sensors, helper.raw_tracepoints, why, sizeof(why)) != 0)
 		say(LOG_WARNING, "%s; running without them", why);
+	else
+		say(LOG_INFO, "scheduler sensors on %s", helper.sensors.btf ?
+		    "BTF tracepoints with task storage" : "raw tracepoints");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

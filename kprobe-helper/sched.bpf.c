@@ -42,7 +42,17 @@ struct {
 	__type(value, __u64);
 } drop_reasons SEC(".maps");
 
-/* When each runnable task was woken (or preempted), by pid. */
+/* When each runnable task was woken (or preempted). Where the kernel lets
+ * BTF-typed tracepoints (tp_btf) run, in the task's own storage: no hashing
+ * and no bucket lock on the hot path, and nothing to fill up. Elsewhere in a
+ * hash by pid, which the loader sizes down when it is not used. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} queued_at SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CM_MAX_INFLIGHT);
@@ -99,21 +109,7 @@ static __always_inline __u32 log2_slot(__u64 v)
 	return r < CM_HIST_SLOTS ? r : CM_HIST_SLOTS - 1;
 }
 
-static __always_inline void dequeue(__u32 pid, __u64 now)
-{
-	__u64 *tsp = bpf_map_lookup_elem(&queued, &pid);
-	struct cm_hist *h;
-	__u32 zero = 0;
 
-	if (!tsp)
-		return;
-	h = bpf_map_lookup_elem(&runqlat, &zero);
-	if (h && now > *tsp) {
-		h->slot[log2_slot(now - *tsp)]++;
-		h->sum += now - *tsp;
-	}
-	bpf_map_delete_elem(&queued, &pid);
-}
 
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
@@ -129,25 +125,101 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 	return 0;
 }
 
+static __always_inline void record_runqlat(__u64 delta)
+{
+	__u32 zero = 0;
+	struct cm_hist *h = bpf_map_lookup_elem(&runqlat, &zero);
+
+	if (h) {
+		h->slot[log2_slot(delta)]++;
+		h->sum += delta;
+	}
+}
+
+static __always_inline void dequeue(__u32 pid, __u64 now)
+{
+	__u64 *tsp = bpf_map_lookup_elem(&queued, &pid);
+
+	if (!tsp)
+		return;
+	if (now > *tsp)
+		record_runqlat(now - *tsp);
+	bpf_map_delete_elem(&queued, &pid);
+}
+
+static __always_inline void account_switch(__u64 now, __u32 next_pid)
+{
+	__u32 zero = 0;
+	struct cm_sched_cpu *c = bpf_map_lookup_elem(&cpu_state, &zero);
+
+	if (!c)
+		return;
+	if (c->running && now > c->since)
+		c->busy_ns += now - c->since;
+	c->since = now;
+	c->running = next_pid != 0;
+	c->switches++;
+}
+
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0, next_pid = BPF_CORE_READ(next, pid);
-	struct cm_sched_cpu *c = bpf_map_lookup_elem(&cpu_state, &zero);
+	__u32 next_pid = BPF_CORE_READ(next, pid);
 
-	if (c) {
-		if (c->running && now > c->since)
-			c->busy_ns += now - c->since;
-		c->since = now;
-		c->running = next_pid != 0;
-		c->switches++;
-	}
+	account_switch(now, next_pid);
 	/* A task switched out while runnable waits in the queue again. */
 	if (task_state(prev) == TASK_RUNNING)
 		enqueue(BPF_CORE_READ(prev, pid));
 	if (next_pid != 0)
 		dequeue(next_pid, now);
+	return 0;
+}
+
+/* The same with task storage, for kernels that run tp_btf programs. */
+static __always_inline void mark_queued(struct task_struct *p)
+{
+	__u64 *ts = bpf_task_storage_get(&queued_at, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct cm_sensor_counts *c;
+
+	if (ts) {
+		*ts = bpf_ktime_get_ns();
+	} else {
+		c = counts();
+		if (c)
+			c->runqlat_lost++;
+	}
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup_btf, struct task_struct *p)
+{
+	mark_queued(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
+{
+	mark_queued(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns(), *ts;
+
+	account_switch(now, next->pid);
+	if (task_state(prev) == TASK_RUNNING && prev->pid != 0)
+		mark_queued(prev);
+	if (next->pid == 0)
+		return 0;
+	ts = bpf_task_storage_get(&queued_at, next, 0, 0);
+	if (ts && *ts && now > *ts) {
+		record_runqlat(now - *ts);
+		*ts = 0;
+	}
 	return 0;
 }
 

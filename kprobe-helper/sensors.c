@@ -12,23 +12,44 @@
 #include "probes.h"
 #include "sched.skel.h"
 
-int sensors_start(struct sensors *s, char *why, size_t whylen)
+/* One of the two program sets: tp_btf with task storage, or raw_tp with a
+ * hash of pids. */
+static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 {
+	struct sched_bpf *k = sched_bpf__open();
 	int err;
 
-	s->skel = sched_bpf__open_and_load();
-	if (s->skel == NULL) {
-		snprintf(why, whylen, "loading the scheduler sensors failed: %s", strerror(errno));
+	if (k == NULL) {
+		snprintf(why, whylen, "opening the scheduler sensors failed: %s", strerror(errno));
 		return -1;
 	}
-	err = sched_bpf__attach(s->skel);
+	bpf_program__set_autoload(k->progs.on_wakeup, !btf);
+	bpf_program__set_autoload(k->progs.on_wakeup_new, !btf);
+	bpf_program__set_autoload(k->progs.on_switch, !btf);
+	bpf_program__set_autoload(k->progs.on_wakeup_btf, btf);
+	bpf_program__set_autoload(k->progs.on_wakeup_new_btf, btf);
+	bpf_program__set_autoload(k->progs.on_switch_btf, btf);
+	if (btf)
+		bpf_map__set_max_entries(k->maps.queued, 1);
+	err = sched_bpf__load(k);
+	if (err == 0)
+		err = sched_bpf__attach(k);
 	if (err != 0) {
-		snprintf(why, whylen, "attaching the scheduler sensors failed: %s",
-			 strerror(-err));
-		sensors_stop(s);
+		snprintf(why, whylen, "starting the scheduler sensors (%s) failed: %s",
+			 btf ? "tp_btf" : "raw_tp", strerror(-err));
+		sched_bpf__destroy(k);
 		return -1;
 	}
+	s->skel = k;
+	s->btf = btf;
 	return 0;
+}
+
+int sensors_start(struct sensors *s, bool raw_only, char *why, size_t whylen)
+{
+	if (!raw_only && start_set(s, true, why, whylen) == 0)
+		return 0;
+	return start_set(s, false, why, whylen);
 }
 
 void sensors_stop(struct sensors *s)

@@ -6,6 +6,7 @@
 #define CLUSTERMON_SENSORS_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "clustermon_kprobe.h"
@@ -14,10 +15,12 @@ struct sched_bpf;
 
 struct sensors {
 	struct sched_bpf *skel;   /* NULL when they could not start */
+	bool btf;                 /* tp_btf programs (else raw_tp) */
 };
 
-/* 0, or -1 with why (the helper then runs without them). */
-int sensors_start(struct sensors *s, char *why, size_t whylen);
+/* 0, or -1 with why (the helper then runs without them). tp_btf first,
+ * raw_tp when the kernel refuses it or raw_only says so. */
+int sensors_start(struct sensors *s, bool raw_only, char *why, size_t whylen);
 void sensors_stop(struct sensors *s);
 /* The read-reply lines of the sensors (busy, switches, runqlat, sensors);
  * the number of lines written. */

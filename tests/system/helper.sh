@@ -5,7 +5,7 @@
 # one helper per socket, and nothing left in the kernel after SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 26
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
@@ -65,7 +65,15 @@ progs_after=$(bpftool prog show | grep -c 'name count_tp')
 is "$progs_after" $((progs_before - 1)) "SIGTERM detaches the probe (bpftool: $progs_before -> $progs_after count_tp programs)"
 [ ! -e "$HELPER_SOCK" ]; ok $? "and removes the socket"
 
-# With -g the group may connect: mode 0660, group-owned.
-start_helper -g nogroup || bail "clustermon-kprobe -g nogroup did not start"
+# With -g the group may connect: mode 0660, group-owned. With -r the
+# sensors run on raw tracepoints (the fallback) and still count.
+start_helper -g nogroup -r || bail "clustermon-kprobe -g nogroup -r did not start"
 is "$(stat -c '%a %G' "$HELPER_SOCK")" "660 nogroup" "with -g nogroup the socket is 0660 root:nogroup"
+check "-r runs the sensors on raw tracepoints" contains "scheduler sensors on raw tracepoints" \
+	"$(cat "$T/kprobe.log")"
+sleep 0.5
+out=$(helper_say 'read\n')
+rq=$(awk '$1 == "runqlat" { for (i = 3; i <= NF; i++) n += $i } END { print n + 0 }' <<<"$out")
+sw=$(awk '$1 == "switches" { for (i = 3; i <= NF; i++) n += $i } END { print n + 0 }' <<<"$out")
+[ "$rq" -gt 0 ] && [ "$sw" -gt 0 ]; ok $? "and count ($sw switches, $rq run-queue latencies)"
 finish

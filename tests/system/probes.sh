@@ -6,7 +6,7 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 52
+plan 55
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
@@ -94,6 +94,9 @@ diag "buckets: [0.5,1) ms $b20, [1,2) ms $b21, p50 $(get "$HIST.6.$lat") ns"
 is "$(get "$HIST.3.$lat")" '"ns"' "in nanoseconds"
 
 # --- refusals
+bad "a probe line with half a tracepoint" "probe tracepoint:sched" "expected CATEGORY:NAME"
+bad "a probe line with every=0" "probe tracepoint:sched:sched_switch every=0" "every= takes 1..1000000"
+bad "a probe line of an unknown type" "probe uprobe:/bin/sh:main" "unknown probe type"
 refused "a malformed spec" wrongValue "$P.12.30" i 4 "$P.2.30" s "tracepoint:sched"
 refused "a spec of the wrong type" wrongType "$P.12.30" i 4 "$P.2.30" i 5
 refused "FilterPid -2" wrongValue "$P.12.30" i 4 "$P.2.30" s tracepoint:sched:sched_switch "$P.3.30" i -2
