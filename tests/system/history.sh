@@ -54,7 +54,11 @@ sleep 2.5
 samples=$(walk "$D.3.2" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
 check "closed 1 s buckets hold 9 to 11 samples ($samples)" \
 	sh -c "for s in $samples; do [ \$s -ge 9 ] && [ \$s -le 11 ] || exit 1; done; [ -n '$samples' ]"
-is "$(walk "$D.3.3" | wc -l)" 5 "the 5-bucket history keeps exactly 5 buckets"
+# A walk is one GETNEXT per row: a bucket closing during it shows the new
+# one besides the five it walked already, so look again until one walk
+# fell between two closings.
+for _ in 1 2 3 4 5; do n=$(walk "$D.3.3" | wc -l); [ "$n" -eq 5 ] && break; done
+is "$n" 5 "the 5-bucket history keeps exactly 5 buckets"
 idx=$(walk "$D.3.3" | sed "s/^$D\.3\.3\.\([0-9]*\) .*/\1/" | tr '\n' ' ')
 check "its sample indexes ascend by one ($idx)" \
 	sh -c "set -- $idx; while [ \$# -gt 1 ]; do [ \$2 -eq \$((\$1 + 1)) ] || exit 1; shift; done"

@@ -6,7 +6,7 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 55
+plan 60
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
@@ -139,13 +139,15 @@ is "$(bpftool prog show | grep -c 'name count_tp')" $((progs - 1)) "destroying a
 check "the row is gone" contains "No Such Instance" "$(get_raw "$P.12.13")"
 
 # --- the helper dies and comes back
-hits=$(get "$P.6.11") busy=$(get "$CM.3.20.1.11.1")
+busy=$(get "$CM.3.20.1.11.1")
 kill -9 "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null; HELPER_PID=
 settled "$CM.1.4.0" 3 "kill -9 the helper: clusterMonHelperStatus failed(3)"
+hits=$(get "$P.6.11")
 wait_for 3 test "$(traps $HSTATUS "INTEGER: 3")" -ge 1
 is "$(traps $HSTATUS "INTEGER: 3")" 1 "one clusterMonHelperStatusChange trap says so"
 [ -n "$(get "$CM.4.1.0")" ]; ok $? "every other table keeps answering (clusterMonMemTotalKB)"
 is "$(get "$P.9.11")" 2 "probes are down"
+sleep 0.5
 is "$(get "$P.6.11")" "$hits" "and keep the counts they had"
 start_helper || bail "clustermon-kprobe did not restart"
 settled "$CM.1.4.0" 1 "restarted: running(1) again"
