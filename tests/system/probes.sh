@@ -6,7 +6,7 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 60
+plan 62
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
@@ -92,6 +92,24 @@ b20=$(get "$BUCKET.$lat.20") b21=$(get "$BUCKET.$lat.21")
 diag "buckets: [0.5,1) ms $b20, [1,2) ms $b21, p50 $(get "$HIST.6.$lat") ns"
 [ $((b20 + b21)) -eq 100 ]; ok $? "all 100 in the 1-2 ms buckets (2^19..2^21 ns: $b20 + $b21)"
 is "$(get "$HIST.3.$lat")" '"ns"' "in nanoseconds"
+
+# --- kprobes, where the kernel has them
+if [ -e /sys/bus/event_source/devices/kprobe ]; then
+	fn=$(awk '$3 ~ /^__(x64|arm64|s390x|riscv)_sys_getppid$/ { print $3; exit }' /proc/kallsyms)
+	spawn 1 getppid 10000
+	set_rw "$P.12.40" i 4 "$P.2.40" s "kprobe:$fn" "$P.3.40" i "$CALLS" >/dev/null
+	let_go
+	settled "$P.6.40" 10000 "kprobe:$fn counts 10000 calls"
+	spawn 1 nanosleep 100 1000
+	set_rw "$P.12.41" i 4 "$P.2.41" s latency:kprobe:hrtimer_nanosleep "$P.3.41" i "$CALLS" >/dev/null
+	let_go
+	klat=$(dist probe.41.latency)
+	settled "$HIST.4.$klat" 100 "latency:kprobe:hrtimer_nanosleep counts 100 sleeps"
+	set_rw "$P.12.40" i 6 "$P.12.41" i 6 >/dev/null
+else
+	skip "kernel has no kprobes"
+	skip "kernel has no kprobes"
+fi
 
 # --- refusals
 bad "a probe line with half a tracepoint" "probe tracepoint:sched" "expected CATEGORY:NAME"
