@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sched.bpf.c - the helper's default kernel sensors: busy time and context
- * switches per CPU and the run-queue latency distribution (wakeup to
- * switch-in, as bcc's runqlat measures it) from the scheduler's raw
- * tracepoints (about 90 ns an event here, against 140-200 ns for the
- * classic ones), and counters of TCP retransmits and dropped packets.
+ * switches per CPU and the run-queue latency distribution (enqueue to
+ * switch-in, what bcc's runqlat measures), all from sched_switch alone, and
+ * counters of TCP retransmits and dropped packets.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "clustermon_kprobe.h"
-
-#define TASK_RUNNING 0
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -42,57 +39,36 @@ struct {
 	__type(value, __u64);
 } drop_reasons SEC(".maps");
 
-/* When each runnable task was woken (or preempted). Where the kernel lets
- * BTF-typed tracepoints (tp_btf) run, in the task's own storage: no hashing
- * and no bucket lock on the hot path, and nothing to fill up. Elsewhere in a
- * hash by pid, which the loader sizes down when it is not used. */
+/*
+ * Run-queue latency without the wakeup tracepoints: the kernel already adds
+ * each wait (enqueue, by wakeup or preemption, to arrival on a CPU) to the
+ * task's sched_info.run_delay. A task switched out has just been through
+ * exactly one such wait since its last switch-out, so the growth of its
+ * run_delay is that wait. One program on sched_switch instead of three
+ * halves the events per context switch (benchmarked in tests/bench).
+ *
+ * The last run_delay seen per task lives in the task's own storage where
+ * the kernel runs BTF tracepoints (tp_btf), else in a hash by pid.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, __u64);
-} queued_at SEC(".maps");
+} seen_delay SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CM_MAX_INFLIGHT);
 	__type(key, __u32);
 	__type(value, __u64);
-} queued SEC(".maps");
-
-/* task_struct.state was renamed __state in 5.14. */
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
-static __always_inline long task_state(struct task_struct *t)
-{
-	struct task_struct___pre514 *old = (void *)t;
-
-	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ(old, state);
-}
+} seen_delay_by_pid SEC(".maps");
 
 static __always_inline struct cm_sensor_counts *counts(void)
 {
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&sensors, &zero);
-}
-
-static __always_inline void enqueue(__u32 pid)
-{
-	__u64 ts = bpf_ktime_get_ns();
-	struct cm_sensor_counts *c;
-
-	if (pid == 0)
-		return;
-	if (bpf_map_update_elem(&queued, &pid, &ts, BPF_ANY) != 0) {
-		c = counts();
-		if (c)
-			c->runqlat_lost++;
-	}
 }
 
 static __always_inline __u32 log2_slot(__u64 v)
@@ -109,44 +85,6 @@ static __always_inline __u32 log2_slot(__u64 v)
 	return r < CM_HIST_SLOTS ? r : CM_HIST_SLOTS - 1;
 }
 
-
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p)
-{
-	enqueue(BPF_CORE_READ(p, pid));
-	return 0;
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int BPF_PROG(on_wakeup_new, struct task_struct *p)
-{
-	enqueue(BPF_CORE_READ(p, pid));
-	return 0;
-}
-
-static __always_inline void record_runqlat(__u64 delta)
-{
-	__u32 zero = 0;
-	struct cm_hist *h = bpf_map_lookup_elem(&runqlat, &zero);
-
-	if (h) {
-		h->slot[log2_slot(delta)]++;
-		h->sum += delta;
-	}
-}
-
-static __always_inline void dequeue(__u32 pid, __u64 now)
-{
-	__u64 *tsp = bpf_map_lookup_elem(&queued, &pid);
-
-	if (!tsp)
-		return;
-	if (now > *tsp)
-		record_runqlat(now - *tsp);
-	bpf_map_delete_elem(&queued, &pid);
-}
-
 static __always_inline void account_switch(__u64 now, __u32 next_pid)
 {
 	__u32 zero = 0;
@@ -161,65 +99,65 @@ static __always_inline void account_switch(__u64 now, __u32 next_pid)
 	c->switches++;
 }
 
-SEC("raw_tp/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+/* The wait that preceded the run now ending, from run_delay's growth. A
+ * stored 0 means "never seen": the first switch-out only records. */
+static __always_inline void account_wait(__u64 *last, __u64 run_delay)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 next_pid = BPF_CORE_READ(next, pid);
+	struct cm_hist *h;
+	__u32 zero = 0;
 
-	account_switch(now, next_pid);
-	/* A task switched out while runnable waits in the queue again. */
-	if (task_state(prev) == TASK_RUNNING)
-		enqueue(BPF_CORE_READ(prev, pid));
-	if (next_pid != 0)
-		dequeue(next_pid, now);
-	return 0;
-}
+	if (*last != 0 && run_delay >= *last - 1) {
+		__u64 wait = run_delay - (*last - 1);
 
-/* The same with task storage, for kernels that run tp_btf programs. */
-static __always_inline void mark_queued(struct task_struct *p)
-{
-	__u64 *ts = bpf_task_storage_get(&queued_at, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	struct cm_sensor_counts *c;
-
-	if (ts) {
-		*ts = bpf_ktime_get_ns();
-	} else {
-		c = counts();
-		if (c)
-			c->runqlat_lost++;
+		h = bpf_map_lookup_elem(&runqlat, &zero);
+		if (h) {
+			h->slot[log2_slot(wait)]++;
+			h->sum += wait;
+		}
 	}
+	*last = run_delay + 1;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup_btf, struct task_struct *p)
+static __always_inline void count_lost(void)
 {
-	mark_queued(p);
-	return 0;
-}
+	struct cm_sensor_counts *c = counts();
 
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
-{
-	mark_queued(p);
-	return 0;
+	if (c)
+		c->runqlat_lost++;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = bpf_ktime_get_ns(), *ts;
+	__u64 *last;
 
-	account_switch(now, next->pid);
-	if (task_state(prev) == TASK_RUNNING && prev->pid != 0)
-		mark_queued(prev);
-	if (next->pid == 0)
+	account_switch(bpf_ktime_get_ns(), next->pid);
+	if (prev->pid == 0 || !bpf_core_field_exists(prev->sched_info))
 		return 0;
-	ts = bpf_task_storage_get(&queued_at, next, 0, 0);
-	if (ts && *ts && now > *ts) {
-		record_runqlat(now - *ts);
-		*ts = 0;
-	}
+	last = bpf_task_storage_get(&seen_delay, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (last)
+		account_wait(last, prev->sched_info.run_delay);
+	else
+		count_lost();
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 pid = BPF_CORE_READ(prev, pid);
+	__u64 zero = 0, *last;
+
+	account_switch(bpf_ktime_get_ns(), BPF_CORE_READ(next, pid));
+	if (pid == 0 || !bpf_core_field_exists(prev->sched_info))
+		return 0;
+	last = bpf_map_lookup_elem(&seen_delay_by_pid, &pid);
+	if (!last && bpf_map_update_elem(&seen_delay_by_pid, &pid, &zero, BPF_NOEXIST) == 0)
+		last = bpf_map_lookup_elem(&seen_delay_by_pid, &pid);
+	if (last)
+		account_wait(last, BPF_CORE_READ(prev, sched_info.run_delay));
+	else
+		count_lost();
 	return 0;
 }
 

@@ -60,3 +60,7 @@ bash "$top_srcdir/tests/bench/tcp.sh"
 
 # Packet capture (issue 5): ours and tcpdump side by side on lo.
 BENCH_UDP="$top_builddir/tests/bench/bench_udp" bash "$top_srcdir/tests/bench/pcap.sh"
+
+# The eBPF helper (issue 6): perf bench sched pipe with and without its
+# sensors, and 1,000,000 getppid() calls counted exactly.
+bash "$top_srcdir/tests/bench/probes.sh"

@@ -6,7 +6,7 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 62
+plan 63
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
@@ -193,6 +193,26 @@ db=$((b1 - b0)) ds=$((s1 - s0))
 diag "busy ns over 5 s: helper $db, /proc/stat $ds"
 [ $((db * 100)) -ge $((ds * 98)) ] && [ $((db * 100)) -le $((ds * 102)) ]
 ok $? "within 2% of /proc/stat ($db vs $ds ns)"
+
+# --- sched.runqlat agrees with the kernel's own run_delay: two loops
+# sharing CPU 1 wait for each other; every wait of theirs is in the histogram
+rq=$(dist sched.runqlat)
+sum0=$(get "$HIST.5.$rq") n0=$(get "$HIST.4.$rq")
+timeout 2 taskset -c 1 sh -c 'while :; do :; done' & t1=$!
+timeout 2 taskset -c 1 sh -c 'while :; do :; done' & t2=$!
+sleep 1.7
+rd=0 slices=0
+for t in $t1 $t2; do
+	c=$(pgrep -P "$t")
+	read -r _ d s <"/proc/$c/schedstat"
+	rd=$((rd + d)) slices=$((slices + s))
+done
+wait "$t1" "$t2"
+sleep 0.3
+dsum=$(( $(get "$HIST.5.$rq") - sum0 )) dn=$(( $(get "$HIST.4.$rq") - n0 ))
+diag "two loops on CPU 1: run_delay $rd ns in $slices slices; sched.runqlat grew by $dsum ns in $dn waits"
+[ "$dsum" -ge $((rd * 95 / 100)) ] && [ "$dn" -ge $((slices - 2)) ]
+ok $? "sched.runqlat holds the loops' waits (sum >= 95% of their run_delay, one value per slice)"
 
 # --- nonVolatile rows come back after a restart; -u nobody still serves
 stop_agent
