@@ -10,7 +10,7 @@ secs=${1:-60}
 out=${FUZZ_OUT:-$(mktemp -d /tmp/clustermon-fuzz.XXXXXX)}
 mkdir -p "$out"
 CC=${FUZZ_CC:-clang}
-flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent"
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$top/kprobe-helper"
 collect="$top/subagent/collect"
 core="$top/subagent/core"
 
@@ -27,8 +27,11 @@ seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vms
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 
+sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $collect/helper.c $core/log2hist.c"
+seeds[wire]="wire/requests.txt wire/reply.txt"
+
 rc=0
-for t in parsers netlink; do
+for t in parsers netlink wire; do
 	mkdir -p "$out/$t/corpus"
 	for s in ${seeds[$t]}; do cp "$top/tests/fixtures/$s" "$out/$t/corpus/$(echo "$s" | tr / _)"; done
 	# shellcheck disable=SC2086

@@ -1,0 +1,85 @@
+/*
+ * fuzz_wire.c - the helper's control protocol from both ends: arbitrary
+ * bytes as a request stream (split into lines, each parsed; an accepted
+ * request must print back to a line that parses to the same request) and
+ * as a reply to the subagent's poll (parsed without reading outside it).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/helper.h"
+#include "wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_roundtrip(const struct wire_request *r)
+{
+	char line[WIRE_MAX_REQUEST + 2], why[256];
+	struct wire_request back;
+	int n = wire_format_request(r, line, sizeof(line));
+
+	if (n <= 0)
+		return; /* a spec at the length limit plus filters may not fit a line */
+	line[n - 1] = '\0';
+	if (wire_parse_request(line, &back, why, sizeof(why)) != 0 ||
+	    memcmp(&back, r, sizeof(back)) != 0) {
+		fprintf(stderr, "contract broken: '%s' does not parse back (%s)\n", line, why);
+		abort();
+	}
+}
+
+static void as_requests(const uint8_t *data, size_t size)
+{
+	char buf[2 * WIRE_MAX_REQUEST + 2], line[WIRE_MAX_REQUEST + 1], why[256];
+	struct wire_request r;
+	size_t len = 0, at = 0;
+	enum wire_line_status st;
+
+	while (at < size) {
+		size_t n = size - at < sizeof(buf) - len ? size - at : sizeof(buf) - len;
+
+		memcpy(buf + len, data + at, n);
+		len += n;
+		at += n;
+		while ((st = wire_take_line(buf, &len, WIRE_MAX_REQUEST, line)) == WIRE_LINE)
+			if (wire_parse_request(line, &r, why, sizeof(why)) == 0)
+				check_roundtrip(&r);
+		if (st == WIRE_TOO_LONG)
+			return; /* the helper closes the connection here */
+	}
+}
+
+static void as_reply(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), why[256];
+	struct helper_reading r;
+
+	if (text == NULL)
+		return;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (helper_parse_poll(text, &r, why, sizeof(why)) == 0)
+		helper_reading_free(&r);
+	free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	as_requests(data, size);
+	as_reply(data, size);
+	return 0;
+}
+
+#ifdef FUZZ_SMOKE_MAIN
+static const char *const fuzz_splices[] = {
+	"\n", "add ", "del ", " pid=", " cpu=", " every=", "65535", "65536", "0",
+	"tracepoint:", "latency:tracepoint:", "kprobe:", ",", ":", "ok 3\n", "probe ", "hist ",
+	"18446744073709551616", "\r\n", " ",
+};
+static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
+static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt" };
+static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
+#include "smoke.h"
+#endif
