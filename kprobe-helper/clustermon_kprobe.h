@@ -47,6 +47,6 @@ struct cm_sensor_counts {
 
 /* skb:kfree_skb drop reasons counted one by one; higher ones share the
  * last slot. */
-#define CM_DROP_REASONS 128
+#define CM_DROP_REASONS 256
 
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "probes.h"
@@ -42,8 +43,36 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	return 0;
 }
 
+/* Names of the kernel's drop reasons, read from its BTF: they change
+ * between kernel versions, so no table of ours could keep up. */
+static void load_reason_names(struct sensors *s)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id;
+
+	if (btf == NULL)
+		return;
+	id = btf__find_by_name_kind(btf, "skb_drop_reason", BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	e = t ? btf_enum(t) : NULL;
+	for (int i = 0; e != NULL && i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, e[i].name_off);
+
+		if (name == NULL || e[i].val < 0 || e[i].val >= CM_DROP_REASONS)
+			continue;
+		if (strncmp(name, "SKB_DROP_REASON_", 16) == 0)
+			name += 16;
+		free(s->reason[e[i].val]);
+		s->reason[e[i].val] = strdup(name);
+	}
+	btf__free(btf);
+}
+
 int sensors_start(struct sensors *s, bool raw_only, char *why, size_t whylen)
 {
+	load_reason_names(s);
 	if (!raw_only && start_set(s, true, why, whylen) == 0)
 		return 0;
 	return start_set(s, false, why, whylen);
@@ -51,6 +80,10 @@ int sensors_start(struct sensors *s, bool raw_only, char *why, size_t whylen)
 
 void sensors_stop(struct sensors *s)
 {
+	for (int i = 0; i < CM_DROP_REASONS; i++) {
+		free(s->reason[i]);
+		s->reason[i] = NULL;
+	}
 	sched_bpf__destroy(s->skel);
 	s->skel = NULL;
 }
@@ -113,6 +146,31 @@ static int report_counts(const struct sensors *s, FILE *out)
 	return 1;
 }
 
+/* One line per reason that dropped something, summed over CPUs. */
+static int report_drops(const struct sensors *s, FILE *out)
+{
+	unsigned n = possible_cpus();
+	__u64 *v = calloc(n, sizeof(*v));
+	int lines = 0;
+
+	for (__u32 r = 0; v != NULL && r < CM_DROP_REASONS; r++) {
+		__u64 sum = 0;
+
+		if (bpf_map__lookup_elem(s->skel->maps.drop_reasons, &r, sizeof(r), v,
+					 n * sizeof(*v), 0) != 0)
+			break;
+		for (unsigned c = 0; c < n; c++)
+			sum += v[c];
+		if (sum == 0)
+			continue;
+		fprintf(out, "drop %u %llu %s\n", r, (unsigned long long)sum,
+			s->reason[r] ? s->reason[r] : "UNKNOWN");
+		lines++;
+	}
+	free(v);
+	return lines;
+}
+
 int sensors_report(const struct sensors *s, FILE *out)
 {
 	struct cm_hist h;
@@ -120,7 +178,7 @@ int sensors_report(const struct sensors *s, FILE *out)
 
 	if (s->skel == NULL)
 		return 0;
-	lines = report_cpus(s, out) + report_counts(s, out);
+	lines = report_cpus(s, out) + report_counts(s, out) + report_drops(s, out);
 	if (hist_read_map(s->skel->maps.runqlat, &h) == 0) {
 		fputs("runqlat", out);
 		hist_report(out, &h);

@@ -24,6 +24,7 @@
  *   switches NCPU N-CPU0 ...
  *   runqlat SUM SLOT0 ... SLOT63
  *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST
+ *   drop REASON COUNT NAME               (skb:kfree_skb by reason, if any)
  *
  * Pure C, shared by the helper and the subagent.
  */

@@ -263,6 +263,31 @@ static bool parse_list_line(struct helper_reading *r, const char *s)
 	return true;
 }
 
+/* " REASON COUNT NAME" */
+static bool parse_drop(struct helper_reading *r, const char *s)
+{
+	struct helper_drop *grown, *d;
+	uint64_t reason;
+	size_t n;
+
+	if (!take_u64(&s, &reason) || reason > 65535 || r->ndrops >= 65536)
+		return false;
+	grown = realloc(r->drops, (r->ndrops + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return false;
+	r->drops = grown;
+	d = &grown[r->ndrops];
+	if (!take_u64(&s, &d->count) || *s != ' ')
+		return false;
+	n = strlen(s + 1);
+	if (n == 0 || n >= sizeof(d->name) || strchr(s + 1, ' ') != NULL)
+		return false;
+	memcpy(d->name, s + 1, n + 1);
+	d->reason = (uint32_t)reason;
+	r->ndrops++;
+	return true;
+}
+
 static bool parse_read_line(struct helper_reading *r, const char *s)
 {
 	struct helper_probe *p;
@@ -298,6 +323,8 @@ static bool parse_read_line(struct helper_reading *r, const char *s)
 		s += 7;
 		return take_hist(&s, &r->runqlat) && *s == '\0';
 	}
+	if (strncmp(s, "drop ", 5) == 0)
+		return parse_drop(r, s + 4);
 	if (strncmp(s, "sensors ", 8) == 0) {
 		s += 7;
 		r->has_sensors = take_u64(&s, &r->tcp_retransmits) &&
@@ -369,6 +396,7 @@ void helper_reading_free(struct helper_reading *r)
 	free(r->probes);
 	free(r->busy_ns);
 	free(r->switches);
+	free(r->drops);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -45,6 +45,12 @@ struct helper_probe {
 	struct log2hist hist;       /* durations in ns */
 };
 
+struct helper_drop {
+	uint32_t reason;            /* the kernel's skb_drop_reason value */
+	uint64_t count;
+	char name[48];
+};
+
 struct helper_reading {
 	char instance[64];          /* changes when the helper restarts */
 	size_t nprobes;
@@ -55,6 +61,8 @@ struct helper_reading {
 	struct log2hist runqlat;
 	bool has_sensors;
 	uint64_t tcp_retransmits, skb_drops, runqlat_lost;
+	size_t ndrops;
+	struct helper_drop *drops;
 };
 
 /* The request helper_parse_poll reads the reply of. */

@@ -412,6 +412,53 @@ static const struct mib_table cpu_table = {
 	.rows = cpu_rows, .row_index = cpu_index, .get = cpu_get,
 };
 
+/* ------------------------------------------------------------ default sensors */
+
+static int get_retransmits(void *view, struct mib_value *v)
+{
+	(void)view;
+	if (current == NULL || !current->have_sensors)
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_COUNTER64, current->tcp_retransmits);
+}
+
+static int get_drops(void *view, struct mib_value *v)
+{
+	(void)view;
+	if (current == NULL || !current->have_sensors)
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_COUNTER64, current->skb_drops);
+}
+
+enum { DROP_COL_NAME = 2, DROP_COL_PACKETS };
+
+static size_t drop_rows(void *view)
+{
+	(void)view;
+	return current != NULL ? current->ndrops : 0;
+}
+
+static void drop_index(void *view, size_t row, oid *out)
+{
+	(void)view;
+	out[0] = current->drops[row].reason + 1;
+}
+
+static int drop_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	const struct drop_reading *d = &current->drops[row];
+
+	(void)view;
+	if (col == DROP_COL_NAME)
+		return mib_string(v, d->name);
+	return mib_u64(v, ASN_COUNTER64, d->packets);
+}
+
+static const struct mib_table drop_table = {
+	.min_col = DROP_COL_NAME, .max_col = DROP_COL_PACKETS, .index_len = 1,
+	.rows = drop_rows, .row_index = drop_index, .get = drop_get,
+};
+
 /* ------------------------------------------------------------ the group */
 
 static const struct rt_ops ops = {
@@ -452,6 +499,9 @@ static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_inf
 static struct mib_object objects[] = {
 	{ .arc = 1, .table = &table.view },
 	{ .arc = 2, .table = &cpu_table },
+	{ .arc = 3, .get = get_retransmits },
+	{ .arc = 4, .get = get_drops },
+	{ .arc = 5, .table = &drop_table },
 };
 
 static const struct mib_group group = {
@@ -459,7 +509,7 @@ static const struct mib_group group = {
 	.base = probes_oid,
 	.base_len = OID_LENGTH(probes_oid),
 	.objects = objects,
-	.nobjects = 2,
+	.nobjects = sizeof(objects) / sizeof(objects[0]),
 	.acquire = acquire,
 	.release = release,
 	.set_request = set_request,

@@ -38,6 +38,12 @@ struct pstate {
 	unsigned dist;
 };
 
+struct drop_state {
+	uint32_t reason;
+	char name[48];
+	struct counter packets;
+};
+
 static struct {
 	pthread_mutex_t lock;
 	char socket[PATH_MAX];
@@ -49,6 +55,10 @@ static struct {
 	struct counter *busy;
 	struct log2hist rq_base, rq_raw;
 	unsigned rq_dist;
+	bool have_sensors;
+	struct counter retransmits, drops;
+	size_t ndrop;
+	struct drop_state *drop;    /* ascending reason */
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER, .socket = PROBES_DEFAULT_SOCKET,
 	.helper = HELPER_ABSENT };
 
@@ -357,14 +367,55 @@ static void new_instance(const char *instance)
 	}
 	for (unsigned c = 0; c < P.ncpu; c++)
 		rebase(&P.busy[c]);
+	rebase(&P.retransmits);
+	rebase(&P.drops);
+	for (size_t i = 0; i < P.ndrop; i++)
+		rebase(&P.drop[i].packets);
 	log2hist_merge(&P.rq_base, &P.rq_raw);
 	log2hist_init(&P.rq_raw, HELPER_HIST_BUCKETS);
+}
+
+static struct drop_state *reason_state(const struct helper_drop *d)
+{
+	struct drop_state *grown;
+	size_t i = 0;
+
+	while (i < P.ndrop && P.drop[i].reason < d->reason)
+		i++;
+	if (i < P.ndrop && P.drop[i].reason == d->reason)
+		return &P.drop[i];
+	grown = realloc(P.drop, (P.ndrop + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return NULL;
+	P.drop = grown;
+	memmove(&P.drop[i + 1], &P.drop[i], (P.ndrop - i) * sizeof(*P.drop));
+	P.ndrop++;
+	memset(&P.drop[i], 0, sizeof(P.drop[i]));
+	P.drop[i].reason = d->reason;
+	snprintf(P.drop[i].name, sizeof(P.drop[i].name), "%s", d->name);
+	return &P.drop[i];
+}
+
+static void absorb_drops(const struct helper_reading *rd)
+{
+	if (!rd->has_sensors)
+		return;
+	P.have_sensors = true;
+	absorb(&P.retransmits, rd->tcp_retransmits);
+	absorb(&P.drops, rd->skb_drops);
+	for (size_t i = 0; i < rd->ndrops; i++) {
+		struct drop_state *d = reason_state(&rd->drops[i]);
+
+		if (d != NULL)
+			absorb(&d->packets, rd->drops[i].count);
+	}
 }
 
 static void absorb_sensors(const struct helper_reading *rd)
 {
 	struct log2hist h;
 
+	absorb_drops(rd);
 	if (!rd->has_sched)
 		return;
 	if (P.busy == NULL && (P.busy = calloc(rd->ncpu, sizeof(*P.busy))) != NULL)
@@ -475,7 +526,24 @@ static void fill_reading(struct probe_reading *r, const struct pstate *s, uint64
 		cpu[c] = s->cpu[c].base + s->cpu[c].raw;
 }
 
-/* One block: the view, its rows, then every per-CPU array. */
+/* The sensor counters, served only while the helper runs (lock held). */
+static void fill_drops(struct probes_view *v, struct drop_reading *drops)
+{
+	v->have_sensors = P.have_sensors && P.helper == HELPER_RUNNING;
+	v->tcp_retransmits = P.retransmits.base + P.retransmits.raw;
+	v->skb_drops = P.drops.base + P.drops.raw;
+	v->ndrops = v->have_sensors ? P.ndrop : 0;
+	v->drops = drops;
+	for (size_t i = 0; i < v->ndrops; i++) {
+		drops[i].reason = P.drop[i].reason;
+		memcpy(drops[i].name, P.drop[i].name, sizeof(drops[i].name));
+		drops[i].packets = P.drop[i].packets.base + P.drop[i].packets.raw;
+	}
+}
+
+/* One block: the view, its rows, every per-CPU array, the drop reasons.
+ * (uint64_t arrays end on an 8-byte boundary, so the drops that follow
+ * are aligned.) */
 struct probes_view *probes_view_take(void)
 {
 	struct probes_view *v;
@@ -486,8 +554,11 @@ struct probes_view *probes_view_take(void)
 	ncounts = P.ncpu;
 	for (size_t i = 0; i < P.n; i++)
 		ncounts += P.st[i].ncpu;
-	v = malloc(sizeof(*v) + P.n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t));
+	v = malloc(sizeof(*v) + P.n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t) +
+		   P.ndrop * sizeof(v->drops[0]));
 	if (v != NULL) {
+		fill_drops(v, (struct drop_reading *)((char *)(v + 1) +
+			   P.n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t)));
 		v->helper = P.helper;
 		v->n = P.n;
 		v->rows = (struct probe_reading *)(v + 1);
@@ -538,8 +609,11 @@ static void probes_fini(void *ctx)
 		drop_state(&P.st[P.n - 1]);
 	free(P.st);
 	free(P.busy);
+	free(P.drop);
 	P.st = NULL;
 	P.busy = NULL;
+	P.drop = NULL;
+	P.ndrop = 0;
 	P.ncpu = 0;
 	pthread_mutex_unlock(&P.lock);
 }

@@ -46,12 +46,22 @@ struct probe_reading {
 	uint64_t *cpu_hits;         /* points into the view */
 };
 
+struct drop_reading {
+	uint32_t reason;            /* the kernel's skb_drop_reason value */
+	char name[48];
+	uint64_t packets;
+};
+
 struct probes_view {
 	int helper;                 /* enum helper_state */
 	size_t n;
 	struct probe_reading *rows; /* ascending id */
 	unsigned ncpu;              /* busy_ns entries; 0 without the sensors */
 	uint64_t *busy_ns;
+	bool have_sensors;          /* the counters below are served */
+	uint64_t tcp_retransmits, skb_drops;
+	size_t ndrops;
+	struct drop_reading *drops; /* ascending reason */
 };
 
 void probes_set_socket(const char *path);

@@ -111,8 +111,9 @@ static void test_replies(void)
 	snprintf(reply, sizeof(reply),
 		 "ok clustermon-kprobe 1 77-123\n"
 		 "ok 2\nprobe 3 tracepoint:a:b pid=5\nprobe 9 latency:kprobe:f\n"
-		 "ok 7\nprobe 3 10000 1000 2 2 4000 6000\nprobe 9 100 100 0 2 50 50\n"
-		 "hist 9%s\nbusy 2 111 222\nswitches 2 5 6\nrunqlat%s\nsensors 1 2 3\n",
+		 "ok 8\nprobe 3 10000 1000 2 2 4000 6000\nprobe 9 100 100 0 2 50 50\n"
+		 "hist 9%s\nbusy 2 111 222\nswitches 2 5 6\nrunqlat%s\nsensors 1 2 3\n"
+		 "drop 3 20 NO_SOCKET\n",
 		 hist, hist);
 	ok(helper_parse_poll(reply, &r, why, sizeof(why)) == 0, "a full reply parses");
 	ok(strcmp(r.instance, "77-123") == 0 && r.nprobes == 2, "instance and two probes");
@@ -127,6 +128,8 @@ static void test_replies(void)
 		   r.runqlat.bucket[20] == 40, "scheduler sensors");
 	ok(r.has_sensors && r.tcp_retransmits == 1 && r.skb_drops == 2 && r.runqlat_lost == 3,
 	   "TCP and drop counters");
+	ok(r.ndrops == 1 && r.drops[0].reason == 3 && r.drops[0].count == 20 &&
+		   strcmp(r.drops[0].name, "NO_SOCKET") == 0, "drops by reason, with names");
 	helper_reading_free(&r);
 
 	static const struct { const char *text, *reason; } bad[] = {
@@ -142,6 +145,8 @@ static void test_replies(void)
 		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nbogus 1\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nerr busy too many clients\n", "expected 'ok COUNT'" },
 		{ "ok clustermon-kprobe 1 x\nok 0\nok 2\nsensors 1 2 3\n", "cut short" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\ndrop 3 20\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\ndrop 3 20 TWO WORDS\n", "malformed" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
