@@ -5,7 +5,7 @@
 # one helper per socket, and nothing left in the kernel after SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 28
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
@@ -76,4 +76,15 @@ out=$(helper_say 'read\n')
 rq=$(awk '$1 == "runqlat" { for (i = 3; i <= NF; i++) n += $i } END { print n + 0 }' <<<"$out")
 sw=$(awk '$1 == "switches" { for (i = 3; i <= NF; i++) n += $i } END { print n + 0 }' <<<"$out")
 [ "$rq" -gt 0 ] && [ "$sw" -gt 0 ]; ok $? "and count ($sw switches, $rq run-queue latencies)"
+
+# Only the group gets in: nobody (group nogroup) may talk to the helper, the
+# daemon user (not in nogroup) is refused by the kernel at connect.
+chmod 711 "$T"
+as() { # as USER: helper_say hello as that user, its groups only
+	setpriv --reuid="$1" --regid="$(id -g "$1")" --init-groups \
+		bash -c "$(declare -f helper_say); HELPER_SOCK=$HELPER_SOCK helper_say 'hello\n'" 2>&1
+}
+check "a member of the socket's group is answered" contains "^ok clustermon-kprobe" "$(as nobody)"
+out=$(as daemon)
+check "a user outside the group is refused (Permission denied)" contains "Permission denied" "$out"
 finish

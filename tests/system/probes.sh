@@ -6,7 +6,7 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 66
+plan 68
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
@@ -46,6 +46,7 @@ dist() { walk "$HIST.2" | awk -v n="\"$1\"" '$2 == n { sub(/.*\./, "", $1); prin
 is "$(get "$CM.1.4.0")" 1 "clusterMonHelperStatus is running(1)"
 is "$(get "$P.11.1")" 5 "the probe line is a readOnly row"
 is "$(get "$P.9.1")" 1 "and is up"
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $P.6.1)\" -gt 0 ]"
 [ "$(get "$P.6.1")" -gt 0 ]; ok $? "counting sched_switch ($(get "$P.6.1") hits)"
 busy1=$(get "$CM.3.20.1.11.1")
 [ -n "$busy1" ] && [ "$busy1" -gt 0 ]; ok $? "clusterMonCpuBusyNs.1 is served ($busy1 ns)"
@@ -211,6 +212,25 @@ diag "busy ns over 5 s: helper $db, /proc/stat $ds"
 [ $((db * 100)) -ge $((ds * 98)) ] && [ $((db * 100)) -le $((ds * 102)) ]
 ok $? "within 2% of /proc/stat ($db vs $ds ns)"
 
+# --- ten SIGKILLs of the helper under load: clustermond stays, counters only grow
+spawn 1 getppid 3000000
+echo g >"$T/go"
+loop=$(busy 0 30)
+last=$(get "$P.6.11") fine=0
+for i in $(seq 1 10); do
+	kill -9 "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null; HELPER_PID=
+	wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.1.4.0)\" = 3 ]"
+	start_helper || break
+	wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $P.9.11)\" = 1 ]"
+	now=$(get "$P.6.11") || break
+	[ "$now" -ge "$last" ] || { diag "kill $i: Hits went from $last to $now"; break; }
+	last=$now fine=$i
+done
+kill "$loop" 2>/dev/null
+wait "$CALLS"
+is "$fine" 10 "ten SIGKILLs of the helper under load: probes back each time, Hits never went back ($last)"
+kill -0 "$AGENT_PID"; ok $? "and clustermond is still running"
+
 # --- sched.runqlat agrees with the kernel's own run_delay: two loops
 # sharing CPU 1 wait for each other; every wait of theirs is in the histogram
 rq=$(dist sched.runqlat)
@@ -240,9 +260,11 @@ start_helper -g "$(id -gn nobody)" || bail "clustermon-kprobe -g did not start"
 start_agent -c "$T/p.conf" -u nobody || bail "clustermond -u nobody did not register"
 status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$AGENT_PID/status"; }
 is "$(status Uid)" "$(id -u nobody)" "clustermond -u nobody runs as nobody"
+is "$(status NoNewPrivs)" 1 "with no_new_privs"
 capeff=$(status CapEff)
 [ $((0x$capeff & ~(1 << 13))) -eq 0 ]; ok $? "CapEff $capeff holds at most CAP_NET_RAW"
 is "$(get "$P.11.10")/$(get "$P.12.10")" 3/1 "row 10 (nonVolatile) is back and active"
 settled "$P.9.10" 1 "re-attached through the helper"
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $P.6.1)\" -gt 0 ]"
 [ "$(get "$P.6.1")" -gt 0 ]; ok $? "probe counters are served to nobody ($(get "$P.6.1") sched_switch hits)"
 finish
