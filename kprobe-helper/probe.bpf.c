@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "clustermon_kprobe.h"
+#include "bits.bpf.h"
 
 const volatile __s32 filter_tgid = -1;
 const volatile __s32 filter_cpu = -1;
@@ -91,22 +92,6 @@ static __always_inline int latency_enter(void)
 	if (bpf_map_update_elem(&start, &id, &ts, BPF_ANY) != 0)
 		s->lost++;
 	return 0;
-}
-
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 r = 0;
-
-	/* Binary search for the highest set bit: a bounded loop the verifier
-	 * sees through. */
-#pragma unroll
-	for (int shift = 32; shift > 0; shift >>= 1) {
-		if (v >> shift) {
-			v >>= shift;
-			r += shift;
-		}
-	}
-	return r < CM_HIST_SLOTS ? r : CM_HIST_SLOTS - 1;
 }
 
 static __always_inline int latency_exit(void)

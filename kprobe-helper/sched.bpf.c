@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "clustermon_kprobe.h"
+#include "bits.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -69,20 +70,6 @@ static __always_inline struct cm_sensor_counts *counts(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&sensors, &zero);
-}
-
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 r = 0;
-
-#pragma unroll
-	for (int shift = 32; shift > 0; shift >>= 1) {
-		if (v >> shift) {
-			v >>= shift;
-			r += shift;
-		}
-	}
-	return r < CM_HIST_SLOTS ? r : CM_HIST_SLOTS - 1;
 }
 
 static __always_inline void account_switch(__u64 now, __u32 next_pid)

@@ -11,6 +11,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+netsnmp_variable_list *mib_notification(const oid *trap, size_t trap_len)
+{
+	static const oid snmp_trap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 };
+	netsnmp_variable_list *vars = NULL;
+
+	snmp_varlist_add_variable(&vars, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
+				  trap, trap_len * sizeof(oid));
+	return vars;
+}
+
+void mib_add_column(netsnmp_variable_list **vars, const oid *entry, size_t entry_len,
+		    unsigned col, uint32_t index, u_char type, const void *value, size_t len)
+{
+	oid name[MAX_OID_LEN];
+
+	if (entry_len + 2 > MAX_OID_LEN)
+		return;
+	memcpy(name, entry, entry_len * sizeof(oid));
+	name[entry_len] = col;
+	name[entry_len + 1] = index;
+	snmp_varlist_add_variable(vars, name, entry_len + 2, type, value, len);
+}
+
 int mib_string(struct mib_value *v, const char *s)
 {
 	size_t n = strlen(s);

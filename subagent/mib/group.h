@@ -38,6 +38,13 @@ static inline int mib_u64(struct mib_value *v, u_char type, uint64_t n)
 
 int mib_string(struct mib_value *v, const char *s);
 
+/* Notifications: a varbind list starting with snmpTrapOID.0 = trap, then
+ * columns of a table row (entry is the table's entry OID, the instance a
+ * one-number index). The caller sends it with send_v2trap and frees it. */
+netsnmp_variable_list *mib_notification(const oid *trap, size_t trap_len);
+void mib_add_column(netsnmp_variable_list **vars, const oid *entry, size_t entry_len,
+		    unsigned col, uint32_t index, u_char type, const void *value, size_t len);
+
 /* A writable column or scalar. check returns an SNMP_ERR_* status; apply
  * remembers what undo needs in *undo. Both run on the SNMP thread. */
 struct mib_setter {

@@ -24,7 +24,6 @@ static const oid entry_oid[] = { CLUSTERMON_OBJECTS_OID, 8, 1, 1 };
 static const oid helper_status_oid[] = { CLUSTERMON_OBJECTS_OID, 1, 4, 0 };
 static const oid loss_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 3 };
 static const oid helper_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 4 };
-static const oid snmp_trap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 };
 
 enum {
 	COL_SPEC = 2, COL_PID, COL_CPU, COL_EVERY, COL_HITS, COL_SAMPLED, COL_LOST,
@@ -291,21 +290,14 @@ static void changed(void)
 static void add_column(netsnmp_variable_list **vars, unsigned col, uint32_t index,
 		       u_char type, const void *value, size_t len)
 {
-	oid name[OID_LENGTH(entry_oid) + 2];
-
-	memcpy(name, entry_oid, sizeof(entry_oid));
-	name[OID_LENGTH(entry_oid)] = col;
-	name[OID_LENGTH(entry_oid) + 1] = index;
-	snmp_varlist_add_variable(vars, name, OID_LENGTH(name), type, value, len);
+	mib_add_column(vars, entry_oid, OID_LENGTH(entry_oid), col, index, type, value, len);
 }
 
 static void send_loss(const struct probe_row *p, uint64_t lost)
 {
-	netsnmp_variable_list *vars = NULL;
+	netsnmp_variable_list *vars = mib_notification(loss_trap_oid, OID_LENGTH(loss_trap_oid));
 	struct counter64 c64 = { .high = (u_long)(lost >> 32), .low = (u_long)(lost & 0xffffffffu) };
 
-	snmp_varlist_add_variable(&vars, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
-				  loss_trap_oid, sizeof(loss_trap_oid));
 	add_column(&vars, COL_SPEC, p->hdr.index, ASN_OCTET_STR, p->spec, strlen(p->spec));
 	add_column(&vars, COL_LOST, p->hdr.index, ASN_COUNTER64, &c64, sizeof(c64));
 	send_v2trap(vars);
@@ -314,11 +306,10 @@ static void send_loss(const struct probe_row *p, uint64_t lost)
 
 static void send_helper_status(int state)
 {
-	netsnmp_variable_list *vars = NULL;
+	netsnmp_variable_list *vars = mib_notification(helper_trap_oid,
+						       OID_LENGTH(helper_trap_oid));
 	long value = state;
 
-	snmp_varlist_add_variable(&vars, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
-				  helper_trap_oid, sizeof(helper_trap_oid));
 	snmp_varlist_add_variable(&vars, helper_status_oid, OID_LENGTH(helper_status_oid),
 				  ASN_INTEGER, &value, sizeof(value));
 	send_v2trap(vars);

@@ -23,7 +23,6 @@ static const oid thresholds_oid[] = { CLUSTERMON_OBJECTS_OID, 11 };
 static const oid entry_oid[] = { CLUSTERMON_OBJECTS_OID, 11, 1, 1 };
 static const oid rising_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 1 };
 static const oid falling_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 2 };
-static const oid snmp_trap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 };
 
 enum {
 	COL_VARIABLE = 2, COL_SAMPLE_TYPE, COL_INTERVAL, COL_RISING, COL_FALLING,
@@ -309,12 +308,7 @@ static int restore(struct rt_row *r, char *line)
 static void add_column(netsnmp_variable_list **vars, unsigned col, uint32_t index,
 		       u_char type, const void *value, size_t len)
 {
-	oid name[OID_LENGTH(entry_oid) + 2];
-
-	memcpy(name, entry_oid, sizeof(entry_oid));
-	name[OID_LENGTH(entry_oid)] = col;
-	name[OID_LENGTH(entry_oid) + 1] = index;
-	snmp_varlist_add_variable(vars, name, OID_LENGTH(name), type, value, len);
+	mib_add_column(vars, entry_oid, OID_LENGTH(entry_oid), col, index, type, value, len);
 }
 
 /* clusterMonThresholdRising/Falling through the master, which turns it
@@ -322,14 +316,12 @@ static void add_column(netsnmp_variable_list **vars, unsigned col, uint32_t inde
 static void send_event(const struct threshold_row *t, enum threshold_event ev, uint64_t value)
 {
 	const bool rose = ev == THRESHOLD_ROSE;
-	netsnmp_variable_list *vars = NULL;
+	netsnmp_variable_list *vars = mib_notification(rose ? rising_trap_oid : falling_trap_oid,
+						       OID_LENGTH(rising_trap_oid));
 	struct counter64 c64 = { .high = (u_long)(value >> 32), .low = (u_long)(value & 0xffffffffu) };
 	char level[LEVEL_DIGITS_MAX + 1];
 
 	snprintf(level, sizeof(level), "%llu", (unsigned long long)(rose ? t->rising : t->falling));
-	snmp_varlist_add_variable(&vars, snmp_trap_oid, OID_LENGTH(snmp_trap_oid), ASN_OBJECT_ID,
-				  rose ? rising_trap_oid : falling_trap_oid,
-				  sizeof(rising_trap_oid));
 	add_column(&vars, COL_VARIABLE, t->hdr.index, ASN_OBJECT_ID, t->var,
 		   t->var_len * sizeof(oid));
 	add_column(&vars, COL_VALUE, t->hdr.index, ASN_COUNTER64, &c64, sizeof(c64));

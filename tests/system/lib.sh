@@ -105,13 +105,18 @@ start_agent() { # start_agent [extra clustermond args...]
 	wait_for "${AGENT_WAIT:-5}" get "$CM.1.1.0"
 }
 
-# SIGTERM, so sanitizers and valgrind see a normal exit and report leaks.
+# stop_pid PID: SIGTERM, so sanitizers and valgrind see a normal exit and
+# report leaks; SIGKILL if it is still there after 5 s.
+stop_pid() {
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 stop_agent() {
 	[ -n "$AGENT_PID" ] || return 0
-	kill -TERM "$AGENT_PID" 2>/dev/null
-	for _ in $(seq 1 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$AGENT_PID" 2>/dev/null
-	wait "$AGENT_PID" 2>/dev/null
+	stop_pid "$AGENT_PID"
 	AGENT_PID=
 }
 
@@ -147,10 +152,7 @@ sys.stdout.write(out.decode())' "$HELPER_SOCK"
 # SIGTERM: the helper detaches every probe and removes its socket.
 stop_helper() {
 	[ -n "$HELPER_PID" ] || return 0
-	kill -TERM "$HELPER_PID" 2>/dev/null
-	for _ in $(seq 1 50); do kill -0 "$HELPER_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$HELPER_PID" 2>/dev/null
-	wait "$HELPER_PID" 2>/dev/null
+	stop_pid "$HELPER_PID"
 	rmdir "/sys/fs/bpf/cmtest-${T##*.}" 2>/dev/null
 	HELPER_PID=
 }
