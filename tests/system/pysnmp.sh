@@ -1,0 +1,32 @@
+#!/bin/bash
+# pysnmp.sh - a second, independent SNMP stack (Debian's python3-pysnmp4)
+# walks CLUSTER-MON-MIB with GETNEXT and GETBULK over v2c and v3 authPriv and
+# gets the same instances, ASN.1 types and stable values as net-snmp's tools
+# (Counter64 up to 2^64-1 included), and the same endOfMibView past the end.
+. "$(dirname "$0")/lib.sh"
+
+plan 10
+PY=/usr/bin/python3
+$PY -c 'import pysnmp.hlapi' 2>/dev/null ||
+	bail "python3-pysnmp4 is missing for $PY (tests/setup-deps.sh installs it)"
+write_master_conf
+cat >>"$T/snmpd.conf" <<EOC
+createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
+rouser cmadmin priv
+EOC
+start_master || bail "snmpd did not start"
+# Only rows that stay put between the walks: clustermond's own process, no
+# TCP connection (port 1 has none), no capture, no helper.
+cat >"$T/py.conf" <<EOC
+procFilter name=clustermond
+tcpFilter port=1
+EOC
+start_agent -c "$T/py.conf" || bail "clustermond did not register"
+# Its first process sample is taken before its sampler threads start, when
+# it is single-threaded (CpuNs and RunDelayNs present); let the next one in.
+sleep 1.5
+"$PY" "$(dirname "$0")/pysnmp_walk.py" 127.0.0.1 "$PORT" 1.3.6.1.4.1.8072.9999.77.1 \
+	cmadmin cm-auth-passphrase cm-priv-passphrase 1
+tap_n=$((tap_n + 10))
+[ $? -eq 0 ] || tap_failed=1
+finish
