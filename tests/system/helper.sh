@@ -5,7 +5,7 @@
 # one helper per socket, and nothing left in the kernel after SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
-plan 28
+plan 29
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
@@ -59,10 +59,10 @@ ok $? "a second helper on the same socket refuses to start (exit $rc)"
 check "and the first still answers" contains "^ok clustermon-kprobe" "$(helper_say 'hello\n')"
 
 # SIGTERM: every probe detached, the socket gone.
-progs_before=$(bpftool prog show | grep -c 'name count_tp')
+progs=$(probe_progs 5)
+[ -n "$progs" ]; ok $? "bpftool shows probe 5's program ($(echo $progs))"
 stop_helper
-progs_after=$(bpftool prog show | grep -c 'name count_tp')
-is "$progs_after" $((progs_before - 1)) "SIGTERM detaches the probe (bpftool: $progs_before -> $progs_after count_tp programs)"
+is "$(progs_alive $progs)" 0 "SIGTERM detaches it: the kernel has none of its programs left"
 [ ! -e "$HELPER_SOCK" ]; ok $? "and removes the socket"
 
 # With -g the group may connect: mode 0660, group-owned. With -r the

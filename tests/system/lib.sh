@@ -130,6 +130,27 @@ start_helper() {
 	wait_for 5 helper_say hello
 }
 
+# probe_progs ID: the ids of the BPF programs that use the counters of the
+# helper's probe ID (found through the map the helper pins for it), one a
+# line; nothing when the probe is not there. Exact where counting programs
+# by name would see other helpers on the machine.
+probe_progs() {
+	local map
+	map=$(bpftool -j map show pinned "/sys/fs/bpf/cmtest-${T##*.}/probe-$1" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null) || return 0
+	bpftool -j prog show | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if '"$map"' in p.get("map_ids", []):
+        print(p["id"])'
+}
+# progs_alive IDS...: how many of these program ids the kernel still has.
+progs_alive() {
+	local n=0 id
+	for id in "$@"; do bpftool prog show id "$id" >/dev/null 2>&1 && n=$((n + 1)); done
+	echo "$n"
+}
+
 # helper_say TEXT: sends TEXT (printf escapes allowed) to the helper's
 # control socket, shuts the write side and prints the whole reply.
 helper_say() {

@@ -6,7 +6,7 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 69
+plan 70
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
@@ -107,7 +107,7 @@ diag "buckets: [0.5,1) ms $b20, [1,2) ms $b21, p50 $(get "$HIST.6.$lat") ns"
 # A sleep never ends early; on a busy machine one may end late, so a few
 # may land above 2 ms but none below the 2^19 ns bucket.
 below=$(walk "$BUCKET.$lat" | awk -F'[. ]' '$(NF-1) < 20 { n += $NF } END { print n + 0 }')
-[ $((b20 + b21)) -ge 95 ] && [ "$below" -eq 0 ]
+[ $((b20 + b21)) -ge 90 ] && [ "$below" -eq 0 ]
 ok $? "the sleeps are in the 1-2 ms buckets (2^19..2^21 ns: $b20 + $b21 of 100, $below below)"
 is "$(get "$HIST.3.$lat")" '"ns"' "in nanoseconds"
 
@@ -168,10 +168,11 @@ wait_for 3 test "$(traps $LOSS "8.1.1.8.21")" -ge 1
 is "$(traps $LOSS "8.1.1.8.21")" 1 "one clusterMonProbeLoss trap for it"
 
 # --- destroy detaches
-progs=$(bpftool prog show | grep -c 'name count_tp')
+progs=$(probe_progs 13)
+[ -n "$progs" ]; ok $? "bpftool shows row 13's program ($(echo $progs))"
 set_rw "$P.12.13" i 6 >/dev/null
-wait_for 3 sh -c "[ \$(bpftool prog show | grep -c 'name count_tp') -eq $((progs - 1)) ]"
-is "$(bpftool prog show | grep -c 'name count_tp')" $((progs - 1)) "destroying a row detaches its program (bpftool)"
+wait_for 3 sh -c "[ -z \"\$(bpftool prog show id ${progs%%[!0-9]*} 2>/dev/null)\" ]"
+is "$(progs_alive $progs)" 0 "destroying the row detaches it: the kernel has none of its programs left"
 check "the row is gone" contains "No Such Instance" "$(get_raw "$P.12.13")"
 
 # --- the helper dies and comes back
