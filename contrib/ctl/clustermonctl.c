@@ -1,0 +1,625 @@
+/*
+ * clustermonctl - look at a node's CLUSTER-MON-MIB without reading OIDs:
+ * per-CPU bars, the busiest processes, histograms as bcc draws them, and
+ * the probe table, managed too. SNMP options are snmpget's (snmpcmd(1)).
+ *
+ *   clustermonctl [SNMP OPTIONS] [-W SECONDS] HOST COMMAND [ARGS]
+ *   clustermonctl [SNMP OPTIONS] -H HOST COMMAND [ARGS]
+ *
+ * Exit status: 0 done, 1 the node did not answer or clustermond is not
+ * there, 2 refused (bad arguments, no write access, a probe that cannot
+ * attach).
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+
+#define CM 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
+#define EXIT_DOWN 1
+#define EXIT_REFUSED 2
+
+static netsnmp_session *ss;
+static const char *host_opt;
+static int watch_seconds;
+
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "clustermonctl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+/* ------------------------------------------------------------ SNMP */
+
+static netsnmp_pdu *exchange(netsnmp_pdu *pdu)
+{
+	netsnmp_pdu *response = NULL;
+	int rc = snmp_synch_response(ss, pdu, &response);
+
+	if (rc == STAT_TIMEOUT)
+		die(EXIT_DOWN, "%s does not answer", ss->peername);
+	if (rc != STAT_SUCCESS || response == NULL)
+		die(EXIT_DOWN, "talking to %s: %s", ss->peername, snmp_api_errstring(snmp_errno));
+	return response;
+}
+
+static bool is_number(const netsnmp_variable_list *v)
+{
+	return v->type == ASN_INTEGER || v->type == ASN_GAUGE || v->type == ASN_COUNTER ||
+	       v->type == ASN_COUNTER64 || v->type == ASN_TIMETICKS;
+}
+
+static uint64_t number_of(const netsnmp_variable_list *v)
+{
+	if (v->type == ASN_COUNTER64)
+		return ((uint64_t)v->val.counter64->high << 32) | v->val.counter64->low;
+	if (v->type == ASN_INTEGER)
+		return (uint64_t)(int64_t)*v->val.integer;
+	return (uint64_t)(unsigned long)*v->val.integer;
+}
+
+/* clusterMonNodeName.0 first: a clear word when clustermond is not there. */
+static void require_subagent(void)
+{
+	static const oid node_name[] = { CM, 1, 1, 0 };
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *r;
+
+	snmp_add_null_var(pdu, node_name, OID_LENGTH(node_name));
+	r = exchange(pdu);
+	if (r->errstat != SNMP_ERR_NOERROR || r->variables->type != ASN_OCTET_STR)
+		die(EXIT_DOWN, "clustermond is not registered with the snmpd on %s", ss->peername);
+	snmp_free_pdu(r);
+}
+
+typedef void (*walk_fn)(const oid *index, size_t len, const netsnmp_variable_list *v,
+			void *arg);
+
+/* Every instance under col (GETNEXT until the subtree ends). */
+static void walk(const oid *col, size_t col_len, walk_fn fn, void *arg)
+{
+	oid name[MAX_OID_LEN];
+	size_t len = col_len;
+
+	memcpy(name, col, col_len * sizeof(oid));
+	for (;;) {
+		netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GETNEXT), *r;
+		netsnmp_variable_list *v;
+
+		snmp_add_null_var(pdu, name, len);
+		r = exchange(pdu);
+		v = r->variables;
+		if (r->errstat != SNMP_ERR_NOERROR || v == NULL || v->type == SNMP_ENDOFMIBVIEW ||
+		    v->name_length <= col_len || snmp_oid_compare(v->name, col_len, col, col_len) != 0) {
+			snmp_free_pdu(r);
+			return;
+		}
+		fn(v->name + col_len, v->name_length - col_len, v, arg);
+		memcpy(name, v->name, v->name_length * sizeof(oid));
+		len = v->name_length;
+		snmp_free_pdu(r);
+	}
+}
+
+/* A number at base.index (index of n sub-identifiers); false if absent. */
+static bool get_at(const oid *base, size_t base_len, const oid *index, size_t n, uint64_t *out)
+{
+	oid name[MAX_OID_LEN];
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *r;
+	bool found;
+
+	memcpy(name, base, base_len * sizeof(oid));
+	memcpy(name + base_len, index, n * sizeof(oid));
+	snmp_add_null_var(pdu, name, base_len + n);
+	r = exchange(pdu);
+	found = r->errstat == SNMP_ERR_NOERROR && is_number(r->variables);
+	if (found)
+		*out = number_of(r->variables);
+	snmp_free_pdu(r);
+	return found;
+}
+
+/* ------------------------------------------------------------ cpu */
+
+static void print_cpu(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	char bar[48];
+	double pct = (double)number_of(v) / 100.0;
+
+	(void)arg;
+	if (len != 1 || !is_number(v))
+		return;
+	fmt_bar(bar, 40, pct / 100.0);
+	printf("cpu%-4lu %s %6.2f%%\n", (unsigned long)index[0] - 1, bar, pct);
+}
+
+static void cmd_cpu(int argc, char **argv)
+{
+	static const oid util[] = { CM, 3, 20, 1, 10 }, total[] = { CM, 3, 2 };
+	static const oid zero[] = { 0 };
+	uint64_t t = 0;
+	char bar[48];
+
+	(void)argc, (void)argv;
+	walk(util, OID_LENGTH(util), print_cpu, NULL);
+	if (get_at(total, OID_LENGTH(total), zero, 1, &t)) {
+		fmt_bar(bar, 40, (double)t / 10000.0);
+		printf("%-7s %s %6.2f%%\n", "all", bar, (double)t / 100.0);
+	}
+}
+
+/* ------------------------------------------------------------ procs */
+
+struct proc_row {
+	unsigned long pid;
+	char name[64];
+	uint64_t util, rss;
+};
+
+struct proc_list {
+	size_t n, cap;
+	struct proc_row *rows;
+};
+
+static void collect_proc(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	static const oid util[] = { CM, 5, 1, 1, 8 }, rss[] = { CM, 5, 1, 1, 9 };
+	struct proc_list *l = arg;
+	struct proc_row *r;
+
+	if (len != 1 || v->type != ASN_OCTET_STR)
+		return;
+	if (l->n == l->cap) {
+		struct proc_row *grown = realloc(l->rows, (l->cap ? l->cap * 2 : 64) * sizeof(*grown));
+
+		if (grown == NULL)
+			die(EXIT_DOWN, "out of memory");
+		l->rows = grown;
+		l->cap = l->cap ? l->cap * 2 : 64;
+	}
+	r = &l->rows[l->n++];
+	memset(r, 0, sizeof(*r));
+	r->pid = index[0];
+	snprintf(r->name, sizeof(r->name), "%.*s", (int)v->val_len, (const char *)v->val.string);
+	get_at(util, OID_LENGTH(util), index, 1, &r->util);
+	get_at(rss, OID_LENGTH(rss), index, 1, &r->rss);
+}
+
+static int by_util(const void *a, const void *b)
+{
+	const struct proc_row *x = a, *y = b;
+
+	if (x->util != y->util)
+		return x->util < y->util ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void cmd_procs(int argc, char **argv)
+{
+	static const oid names[] = { CM, 5, 1, 1, 2 };
+	struct proc_list l = { 0, 0, NULL };
+	long top = argc > 0 ? strtol(argv[0], NULL, 10) : 20;
+
+	if (top < 1)
+		die(EXIT_REFUSED, "procs takes how many processes to show (1 or more)");
+	walk(names, OID_LENGTH(names), collect_proc, &l);
+	if (l.n > 1)
+		qsort(l.rows, l.n, sizeof(l.rows[0]), by_util);
+	printf("%8s  %-20s %7s %10s\n", "PID", "COMMAND", "CPU%", "RSS(KB)");
+	for (size_t i = 0; i < l.n && i < (size_t)top; i++)
+		printf("%8lu  %-20.20s %7.2f %10llu\n", l.rows[i].pid, l.rows[i].name,
+		       (double)l.rows[i].util / 100.0, (unsigned long long)l.rows[i].rss);
+	free(l.rows);
+}
+
+/* ------------------------------------------------------------ hist */
+
+struct name_match {
+	const char *want;
+	oid index;
+};
+
+static void match_name(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	struct name_match *m = arg;
+
+	if (len == 1 && v->type == ASN_OCTET_STR && v->val_len == strlen(m->want) &&
+	    memcmp(v->val.string, m->want, v->val_len) == 0)
+		m->index = index[0];
+}
+
+struct bucket_list {
+	size_t n;
+	struct hist_bucket b[65];
+};
+
+static void collect_bucket(const oid *index, size_t len, const netsnmp_variable_list *v,
+			   void *arg)
+{
+	struct bucket_list *l = arg;
+
+	(void)index;
+	if (len != 1 || !is_number(v) || l->n == 65)
+		return;
+	l->b[l->n++].count = number_of(v);
+}
+
+/* A string at base.index into buf ("" if absent). */
+static void get_string(const oid *base, size_t base_len, const oid *index, size_t n, char *buf,
+		       size_t len)
+{
+	oid name[MAX_OID_LEN];
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *r;
+	netsnmp_variable_list *v;
+
+	memcpy(name, base, base_len * sizeof(oid));
+	memcpy(name + base_len, index, n * sizeof(oid));
+	snmp_add_null_var(pdu, name, base_len + n);
+	r = exchange(pdu);
+	v = r->variables;
+	buf[0] = '\0';
+	if (r->errstat == SNMP_ERR_NOERROR && v->type == ASN_OCTET_STR)
+		snprintf(buf, len, "%.*s", (int)v->val_len, (const char *)v->val.string);
+	snmp_free_pdu(r);
+}
+
+static void unit_of(oid source, char *buf, size_t len)
+{
+	static const oid src[] = { CM, 9, 1, 1 };
+	oid idx[2] = { 3, source };
+
+	get_string(src, OID_LENGTH(src), idx, 2, buf, len);
+}
+
+static void edges(oid source, struct bucket_list *l)
+{
+	static const oid low[] = { CM, 9, 2, 1, 2 }, high[] = { CM, 9, 2, 1, 3 };
+
+	for (size_t i = 0; i < l->n; i++) {
+		oid idx[2] = { source, (oid)i + 1 };
+
+		get_at(low, OID_LENGTH(low), idx, 2, &l->b[i].low);
+		get_at(high, OID_LENGTH(high), idx, 2, &l->b[i].high);
+	}
+}
+
+static void cmd_hist(int argc, char **argv)
+{
+	static const oid names[] = { CM, 9, 1, 1, 2 }, src[] = { CM, 9, 1, 1 };
+	oid counts[] = { CM, 9, 2, 1, 4, 0 };
+	struct name_match m = { argc > 0 ? argv[0] : NULL, 0 };
+	struct bucket_list *l = calloc(1, sizeof(*l));
+	uint64_t p[3] = { 0, 0, 0 }, count = 0;
+	char unit[32] = "value";
+
+	if (m.want == NULL)
+		die(EXIT_REFUSED, "hist takes a distribution name (clustermonctl HOST hists lists them)");
+	walk(names, OID_LENGTH(names), match_name, &m);
+	if (m.index == 0)
+		die(EXIT_REFUSED, "no distribution named %s on %s", m.want, ss->peername);
+	counts[OID_LENGTH(counts) - 1] = m.index;
+	walk(counts, OID_LENGTH(counts), collect_bucket, l);
+	edges(m.index, l);
+	for (int i = 0; i < 3; i++) {
+		oid idx[2] = { 6 + (oid)i, m.index };
+
+		get_at(src, OID_LENGTH(src), idx, 2, &p[i]);
+	}
+	{
+		oid idx[2] = { 4, m.index };
+
+		get_at(src, OID_LENGTH(src), idx, 2, &count);
+	}
+	unit_of(m.index, unit, sizeof(unit));
+	if (unit[0] == '\0')
+		strcpy(unit, "value");
+	printf("%s: %llu values; p50 %llu, p90 %llu, p99 %llu %s\n", m.want,
+	       (unsigned long long)count, (unsigned long long)p[0], (unsigned long long)p[1],
+	       (unsigned long long)p[2], unit);
+	fmt_hist(stdout, unit, l->b, l->n, 40);
+	free(l);
+}
+
+static void print_name(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	(void)arg;
+	if (len == 1 && v->type == ASN_OCTET_STR)
+		printf("%5lu  %.*s\n", (unsigned long)index[0], (int)v->val_len,
+		       (const char *)v->val.string);
+}
+
+static void cmd_hists(int argc, char **argv)
+{
+	static const oid names[] = { CM, 9, 1, 1, 2 };
+
+	(void)argc, (void)argv;
+	walk(names, OID_LENGTH(names), print_name, NULL);
+}
+
+/* ------------------------------------------------------------ probes */
+
+static const oid probe_entry[] = { CM, 8, 1, 1 };
+enum { P_SPEC = 2, P_PID, P_CPU, P_EVERY, P_HITS, P_SAMPLED, P_LOST, P_OPER, P_ERROR,
+       P_STORAGE, P_STATUS };
+
+static void print_probe(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	static const char *const oper[] = { "?", "up", "down", "failed", "unsupported" };
+	uint64_t hits = 0, lost = 0, st = 0;
+	char error[256];
+
+	(void)arg;
+	if (len != 1 || v->type != ASN_OCTET_STR)
+		return;
+	{
+		oid h[2] = { P_HITS, index[0] }, l[2] = { P_LOST, index[0] };
+		oid o[2] = { P_OPER, index[0] }, e[2] = { P_ERROR, index[0] };
+
+		get_at(probe_entry, OID_LENGTH(probe_entry), h, 2, &hits);
+		get_at(probe_entry, OID_LENGTH(probe_entry), l, 2, &lost);
+		get_at(probe_entry, OID_LENGTH(probe_entry), o, 2, &st);
+		get_string(probe_entry, OID_LENGTH(probe_entry), e, 2, error, sizeof(error));
+	}
+	printf("%5lu  %-11s %14llu %8llu  %.*s%s%s\n", (unsigned long)index[0],
+	       oper[st <= 4 ? st : 0], (unsigned long long)hits, (unsigned long long)lost,
+	       (int)v->val_len, (const char *)v->val.string, error[0] ? "  # " : "", error);
+}
+
+static void cmd_probes(int argc, char **argv)
+{
+	oid spec[OID_LENGTH(probe_entry) + 1];
+
+	(void)argc, (void)argv;
+	memcpy(spec, probe_entry, sizeof(probe_entry));
+	spec[OID_LENGTH(probe_entry)] = P_SPEC;
+	printf("%5s  %-11s %14s %8s  %s\n", "INDEX", "STATUS", "HITS", "LOST", "SPEC");
+	walk(spec, OID_LENGTH(spec), print_probe, NULL);
+}
+
+static void mark_used(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	unsigned char *used = arg;
+
+	(void)v;
+	if (len == 1 && index[0] >= 1 && index[0] <= 65535)
+		used[index[0]] = 1;
+}
+
+static void add_int(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, long value)
+{
+	oid name[OID_LENGTH(probe_entry) + 2];
+
+	memcpy(name, probe_entry, sizeof(probe_entry));
+	name[OID_LENGTH(probe_entry)] = col;
+	name[OID_LENGTH(probe_entry) + 1] = index;
+	snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, &value, sizeof(value));
+}
+
+/* A SET; the error status (noError when it went through). */
+static long set(netsnmp_pdu *pdu)
+{
+	netsnmp_pdu *r = exchange(pdu);
+	long err = r->errstat;
+
+	snmp_free_pdu(r);
+	if (err == SNMP_ERR_NOACCESS || err == SNMP_ERR_AUTHORIZATIONERROR ||
+	    err == SNMP_ERR_NOTWRITABLE || err == SNMP_ERR_READONLY)
+		die(EXIT_REFUSED, "no write access to the probe table on %s (%s): use a "
+		    "community or v3 user that may SET it", ss->peername, snmp_errstring(err));
+	return err;
+}
+
+static long filter_value(const char *word, const char *key)
+{
+	size_t k = strlen(key);
+	char *end;
+	long v;
+
+	if (strncmp(word, key, k) != 0)
+		return -2;
+	v = strtol(word + k, &end, 10);
+	if (*end != '\0' || end == word + k || v < 0)
+		die(EXIT_REFUSED, "'%s': %s takes a number", word, key);
+	return v;
+}
+
+static void probe_add(int argc, char **argv)
+{
+	static const oid status[] = { CM, 8, 1, 1, 12 };
+	unsigned char *used = calloc(65536, 1);
+	long pid = -1, cpu = -1, every = 1, v;
+	oid index = 0;
+	netsnmp_pdu *pdu;
+	char error[256];
+
+	if (argc < 1 || used == NULL)
+		die(EXIT_REFUSED, "probe add takes SPEC [pid=N] [cpu=N] [every=N]");
+	for (int i = 1; i < argc; i++) {
+		if ((v = filter_value(argv[i], "pid=")) != -2) pid = v;
+		else if ((v = filter_value(argv[i], "cpu=")) != -2) cpu = v;
+		else if ((v = filter_value(argv[i], "every=")) != -2) every = v;
+		else die(EXIT_REFUSED, "unknown word '%s' (pid=N, cpu=N or every=N)", argv[i]);
+	}
+	walk(status, OID_LENGTH(status), mark_used, used);
+	for (oid i = 1; i <= 65535 && index == 0; i++)
+		if (!used[i])
+			index = i;
+	free(used);
+	pdu = snmp_pdu_create(SNMP_MSG_SET);
+	add_int(pdu, P_STATUS, index, ASN_INTEGER, 5); /* createAndWait */
+	{
+		oid name[OID_LENGTH(probe_entry) + 2];
+
+		memcpy(name, probe_entry, sizeof(probe_entry));
+		name[OID_LENGTH(probe_entry)] = P_SPEC;
+		name[OID_LENGTH(probe_entry) + 1] = index;
+		snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_OCTET_STR, argv[0],
+				      strlen(argv[0]));
+	}
+	add_int(pdu, P_PID, index, ASN_INTEGER, pid);
+	add_int(pdu, P_CPU, index, ASN_INTEGER, cpu);
+	add_int(pdu, P_EVERY, index, ASN_UNSIGNED, every);
+	if ((v = set(pdu)) != SNMP_ERR_NOERROR)
+		die(EXIT_REFUSED, "probe '%s' refused: %s", argv[0], snmp_errstring(v));
+	pdu = snmp_pdu_create(SNMP_MSG_SET);
+	add_int(pdu, P_STATUS, index, ASN_INTEGER, 1); /* active */
+	if ((v = set(pdu)) != SNMP_ERR_NOERROR) {
+		oid e[2] = { P_ERROR, index };
+
+		get_string(probe_entry, OID_LENGTH(probe_entry), e, 2, error, sizeof(error));
+		pdu = snmp_pdu_create(SNMP_MSG_SET);
+		add_int(pdu, P_STATUS, index, ASN_INTEGER, 6); /* destroy */
+		set(pdu);
+		die(EXIT_REFUSED, "probe '%s' cannot attach: %s", argv[0],
+		    error[0] ? error : snmp_errstring(v));
+	}
+	printf("probe %lu: %s\n", (unsigned long)index, argv[0]);
+}
+
+static void probe_del(int argc, char **argv)
+{
+	char *end;
+	long index = argc > 0 ? strtol(argv[0], &end, 10) : 0;
+	netsnmp_pdu *pdu;
+	long err;
+
+	if (argc < 1 || *end != '\0' || index < 1 || index > 65535)
+		die(EXIT_REFUSED, "probe del takes a probe index (1..65535)");
+	{
+		oid st[2] = { P_STATUS, (oid)index };
+		uint64_t v;
+
+		if (!get_at(probe_entry, OID_LENGTH(probe_entry), st, 2, &v))
+			die(EXIT_REFUSED, "no probe %ld on %s", index, ss->peername);
+	}
+	pdu = snmp_pdu_create(SNMP_MSG_SET);
+	add_int(pdu, P_STATUS, (oid)index, ASN_INTEGER, 6);
+	err = set(pdu);
+	if (err != SNMP_ERR_NOERROR)
+		die(EXIT_REFUSED, "probe %ld cannot be removed: %s", index, snmp_errstring(err));
+	printf("probe %ld removed\n", index);
+}
+
+static void cmd_probe(int argc, char **argv)
+{
+	if (argc > 0 && strcmp(argv[0], "add") == 0)
+		probe_add(argc - 1, argv + 1);
+	else if (argc > 0 && strcmp(argv[0], "del") == 0)
+		probe_del(argc - 1, argv + 1);
+	else
+		die(EXIT_REFUSED, "probe add SPEC [pid=N] [cpu=N] [every=N] | probe del INDEX");
+}
+
+/* ------------------------------------------------------------ main */
+
+static const struct {
+	const char *name;
+	void (*run)(int argc, char **argv);
+	bool writes;
+} commands[] = {
+	{ "cpu", cmd_cpu, false },
+	{ "procs", cmd_procs, false },
+	{ "hist", cmd_hist, false },
+	{ "hists", cmd_hists, false },
+	{ "probes", cmd_probes, false },
+	{ "probe", cmd_probe, true },
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: clustermonctl [SNMP OPTIONS] [-W SECONDS] HOST COMMAND [ARGS]\n"
+		"       clustermonctl [SNMP OPTIONS] [-W SECONDS] -H HOST COMMAND [ARGS]\n"
+		"commands:\n"
+		"  cpu                    per-CPU utilisation bars\n"
+		"  procs [N]              the N busiest processes (default 20)\n"
+		"  hists                  the distributions served\n"
+		"  hist NAME              a distribution as log2 buckets, with p50/p90/p99\n"
+		"  probes                 the probe table\n"
+		"  probe add SPEC [pid=N] [cpu=N] [every=N]\n"
+		"  probe del INDEX\n"
+		"-W (or --watch) SECONDS: redraw every SECONDS until interrupted.\n"
+		"SNMP OPTIONS as snmpget takes them (-v 2c -c COMMUNITY, -v 3 -u -l -a -A -x -X).\n");
+	exit(EXIT_REFUSED);
+}
+
+static void local_option(int argc, char *const *argv, int opt)
+{
+	(void)argc, (void)argv;
+	switch (opt) {
+	case 'W':
+		watch_seconds = atoi(optarg);
+		if (watch_seconds < 1)
+			die(EXIT_REFUSED, "-W takes a number of seconds (1 or more)");
+		break;
+	default: usage();
+	}
+}
+
+/* "--watch" is -W: net-snmp's option parser knows no long options. And -H
+ * is its own (print config directives), so "-H HOST" is taken out here. */
+static int own_options(int argc, char **argv)
+{
+	int out = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--watch") == 0) {
+			argv[out++] = "-W";
+		} else if (strcmp(argv[i], "-H") == 0 && i + 1 < argc && host_opt == NULL) {
+			host_opt = argv[++i];
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	netsnmp_session session;
+	int arg;
+
+	setenv("MIBS", "", 1);
+	argc = own_options(argc, argv);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_PERSIST_STATE, 1);
+	arg = snmp_parse_args(argc, argv, &session, "W:", local_option);
+	if (arg == NETSNMP_PARSE_ARGS_ERROR_USAGE || arg < 0)
+		usage();
+	/* With -H the parser took the command for the host: give it back. */
+	if (host_opt != NULL) {
+		arg--;
+		session.peername = (char *)host_opt;
+	}
+	if (arg >= argc)
+		usage();
+	ss = snmp_open(&session);
+	if (ss == NULL)
+		die(EXIT_DOWN, "cannot open an SNMP session to %s", session.peername);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[arg], commands[i].name) != 0)
+			continue;
+		do {
+			if (watch_seconds > 0 && !commands[i].writes)
+				printf("\033[H\033[2J%s: %s, every %d s\n\n", ss->peername, argv[arg],
+				       watch_seconds);
+			require_subagent();
+			commands[i].run(argc - arg - 1, argv + arg + 1);
+			fflush(stdout);
+		} while (watch_seconds > 0 && !commands[i].writes && sleep((unsigned)watch_seconds) == 0);
+		snmp_close(ss);
+		return 0;
+	}
+	die(EXIT_REFUSED, "unknown command '%s'", argv[arg]);
+}

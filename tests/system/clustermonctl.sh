@@ -1,0 +1,65 @@
+#!/bin/bash
+# clustermonctl.sh - the CLI shows what snmpget reads (CPU bars, a
+# histogram's counts and percentiles, the probe table), manages probes, and
+# fails with a clear word and exit status: 2 when refused (bad spec, no
+# write access, unknown command), 1 when the node or the subagent is not there.
+. "$(dirname "$0")/lib.sh"
+
+plan 14
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
+CTL="$top_builddir/contrib/clustermonctl"
+SYSCALLS="$top_builddir/tests/system/syscalls"
+start_master || bail "snmpd did not start"
+start_helper || bail "clustermon-kprobe did not start"
+# CPU figures frozen for the test: sampled once an hour after the first.
+printf 'helperSocket %s\nsampleInterval probes 50\nsampleInterval cpu 3600000\n' \
+	"$HELPER_SOCK" >"$T/ctl.conf"
+start_agent -c "$T/ctl.conf" || bail "clustermond did not register"
+ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$@" 2>&1); rc=$?; }
+
+ctl -H "127.0.0.1:$PORT" cpu
+want=$(walk "$CM.3.20.1.10" | awk '{ split($1, o, "."); printf "cpu%d %.2f%%\n", o[length(o)] - 1, $2 / 100 }')
+got=$(awk '/^cpu[0-9]/ { print $1, $NF }' <<<"$out")
+is "$got" "$want" "cpu: every CPU's percentage is clusterMonCpuUtil"
+contains "\[#*\.*\]" "$out"; ok $? "drawn as bars"
+
+# sample.cost.cpu holds the one cpu sample taken so far: it stands still.
+ctl "127.0.0.1:$PORT" hist sample.cost.cpu
+idx=$(walk "$CM.9.1.1.2" | awk '$2 == "\"sample.cost.cpu\"" { n = split($1, o, "."); print o[n] }')
+head=$(printf 'sample.cost.cpu: %s values; p50 %s, p90 %s, p99 %s us' "$(get "$CM.9.1.1.4.$idx")" \
+	"$(get "$CM.9.1.1.6.$idx")" "$(get "$CM.9.1.1.7.$idx")" "$(get "$CM.9.1.1.8.$idx")")
+is "$(head -n 1 <<<"$out")" "$head" "hist: count and percentiles as snmpget reads them"
+want=$(walk "$CM.9.2.1.4.$idx" | awk '$2 > 0 { print $2 }' | paste -sd ' ')
+got=$(awk -F: '/->/ && $2 + 0 > 0 { sub(/\|.*/, "", $2); print $2 + 0 }' <<<"$out" | paste -sd ' ')
+[ -n "$got" ] && [ "$got" = "$want" ]; ok $? "and its bucket counts ($got; snmpget: $want)"
+
+rm -f "$T/go"; mkfifo "$T/go"
+"$SYSCALLS" getppid 5000 <"$T/go" & calls=$!
+ctl "127.0.0.1:$PORT" probe add tracepoint:syscalls:sys_enter_getppid "pid=$calls"
+[ $rc -eq 0 ] && contains "^probe [0-9]*: tracepoint:syscalls:sys_enter_getppid" "$out"
+ok $? "probe add: $out"
+n=$(sed -n 's/^probe \([0-9]*\):.*/\1/p' <<<"$out")
+echo g >"$T/go"; wait "$calls"
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.8.1.1.6.$n)\" = 5000 ]"
+ctl "127.0.0.1:$PORT" probes
+line=$(awk -v n="$n" '$1 == n' <<<"$out")
+is "$(awk '{ print $2, $3, $4, $5 }' <<<"$line")" "up $(get "$CM.8.1.1.6.$n") $(get "$CM.8.1.1.8.$n") tracepoint:syscalls:sys_enter_getppid" \
+	"probes: status, hits and lost as snmpget reads them"
+ctl "127.0.0.1:$PORT" probe add tracepoint:nope:nope
+[ $rc -eq 2 ] && contains "cannot attach: no tracepoint nope:nope" "$out"; ok $? "a spec that cannot attach: exit $rc, $out"
+lacks "nope:nope" "$(walk "$CM.8.1.1.2")"; ok $? "and leaves no row behind"
+ctl "127.0.0.1:$PORT" probe add "tracepoint:sched"
+[ $rc -eq 2 ] && contains "refused: wrongValue" "$out"; ok $? "a malformed spec: exit $rc, $out"
+out=$("$CTL" -v 2c -c public -t 2 -r 0 "127.0.0.1:$PORT" probe add tracepoint:sched:sched_switch 2>&1); rc=$?
+[ $rc -eq 2 ] && contains "no write access" "$out"; ok $? "a read-only community: exit $rc, $out"
+ctl "127.0.0.1:$PORT" probe del "$n"
+[ $rc -eq 0 ] && contains "No Such Instance" "$(get_raw "$CM.8.1.1.12.$n")"; ok $? "probe del removes the row"
+ctl "127.0.0.1:$PORT" frobnicate
+[ $rc -eq 2 ] && contains "unknown command 'frobnicate'" "$out"; ok $? "an unknown command: exit $rc"
+stop_agent
+ctl "127.0.0.1:$PORT" cpu
+[ $rc -eq 1 ] && contains "not registered" "$out"; ok $? "clustermond stopped: exit $rc, $out"
+stop_master
+ctl "127.0.0.1:$PORT" cpu
+[ $rc -eq 1 ] && contains "does not answer" "$out"; ok $? "the node silent: exit $rc, $out"
+finish
