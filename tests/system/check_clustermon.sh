@@ -8,10 +8,7 @@
 plan 17
 CHECK="$top_builddir/contrib/nagios/check_clustermon"
 write_master_conf
-cat >>"$T/snmpd.conf" <<EOC
-createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
-rouser cmadmin priv
-EOC
+add_reader_v3
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 

@@ -84,6 +84,15 @@ rwcommunity private 127.0.0.1
 EOC
 }
 
+# add_reader_v3: a read-only SNMPv3 authPriv user cmadmin in the master's
+# config (SHA-256 "cm-auth-passphrase", AES "cm-priv-passphrase").
+add_reader_v3() {
+	cat >>"$T/snmpd.conf" <<EOC
+createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
+rouser cmadmin priv
+EOC
+}
+
 start_master() {
 	[ -f "$T/snmpd.conf" ] || write_master_conf
 	"$SNMPD" -f -C -c "$T/snmpd.conf" -LF 0-4 "$T/snmpd.log" -p "$T/snmpd.pid" \

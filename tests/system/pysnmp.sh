@@ -10,10 +10,7 @@ PY=/usr/bin/python3
 $PY -c 'import pysnmp.hlapi' 2>/dev/null ||
 	bail "python3-pysnmp4 is missing for $PY (tests/setup-deps.sh installs it)"
 write_master_conf
-cat >>"$T/snmpd.conf" <<EOC
-createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
-rouser cmadmin priv
-EOC
+add_reader_v3
 start_master || bail "snmpd did not start"
 # Only rows that stay put between the walks: clustermond's own process, no
 # TCP connection (port 1 has none), no capture, no helper.
