@@ -12,10 +12,13 @@ $PY -c 'import pysnmp.hlapi' 2>/dev/null ||
 write_master_conf
 add_reader_v3
 start_master || bail "snmpd did not start"
-# Only rows that stay put between the walks: clustermond's own process, no
-# TCP connection (port 1 has none), no capture, no helper.
+# Only rows that stay put between the walks: the agent's own process (under
+# a name no other process on the machine has), no TCP connection (port 1 has
+# none), no capture, no helper.
+cp "$CLUSTERMOND" "$T/cmwalkagent"
+CLUSTERMOND="$T/cmwalkagent"
 cat >"$T/py.conf" <<EOC
-procFilter name=clustermond
+procFilter name=cmwalkagent
 tcpFilter port=1
 EOC
 start_agent -c "$T/py.conf" || bail "clustermond did not register"
