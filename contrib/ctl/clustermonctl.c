@@ -75,12 +75,14 @@ static void require_subagent(void)
 {
 	static const oid node_name[] = { CM, 1, 1, 0 };
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *r;
+	bool there;
 
 	snmp_add_null_var(pdu, node_name, OID_LENGTH(node_name));
 	r = exchange(pdu);
-	if (r->errstat != SNMP_ERR_NOERROR || r->variables->type != ASN_OCTET_STR)
-		die(EXIT_DOWN, "clustermond is not registered with the snmpd on %s", ss->peername);
+	there = r->errstat == SNMP_ERR_NOERROR && r->variables->type == ASN_OCTET_STR;
 	snmp_free_pdu(r);
+	if (!there)
+		die(EXIT_DOWN, "clustermond is not registered with the snmpd on %s", ss->peername);
 }
 
 typedef void (*walk_fn)(const oid *index, size_t len, const netsnmp_variable_list *v,
@@ -605,6 +607,11 @@ int main(int argc, char **argv)
 	if (arg >= argc)
 		usage();
 	ss = snmp_open(&session);
+	/* snmp_open copied these out of what snmp_parse_args allocated. */
+	free(session.community);
+	free(session.securityName);
+	session.community = NULL;
+	session.securityName = NULL;
 	if (ss == NULL)
 		die(EXIT_DOWN, "cannot open an SNMP session to %s", session.peername);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -619,6 +626,7 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		} while (watch_seconds > 0 && !commands[i].writes && sleep((unsigned)watch_seconds) == 0);
 		snmp_close(ss);
+		snmp_shutdown("clustermonctl");
 		return 0;
 	}
 	die(EXIT_REFUSED, "unknown command '%s'", argv[arg]);

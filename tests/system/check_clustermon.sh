@@ -12,7 +12,7 @@ add_reader_v3
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 
-run() { out=$("$CHECK" -H 127.0.0.1 -p "$PORT" -t 3 "$@" 2>&1); rc=$?; }
+run() { out=$("$CHECK" -H 127.0.0.1 -p "$PORT" -t 3 "$@" 2>&1); rc=$?; echo "$out" >>"$T/clients.log"; }
 expect() { # expect DESCRIPTION EXIT STATE-WORD ARGS...
 	local d=$1 want=$2 word=$3; shift 3
 	run "$@"

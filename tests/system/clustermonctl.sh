@@ -15,7 +15,7 @@ start_helper || bail "clustermon-kprobe did not start"
 printf 'helperSocket %s\nsampleInterval probes 50\nsampleInterval cpu 3600000\n' \
 	"$HELPER_SOCK" >"$T/ctl.conf"
 start_agent -c "$T/ctl.conf" || bail "clustermond did not register"
-ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$@" 2>&1); rc=$?; }
+ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$@" 2>&1); rc=$?; echo "$out" >>"$T/clients.log"; }
 
 ctl -H "127.0.0.1:$PORT" cpu
 want=$(walk "$CM.3.20.1.10" | awk '{ split($1, o, "."); printf "cpu%d %.2f%%\n", o[length(o)] - 1, $2 / 100 }')

@@ -224,9 +224,10 @@ mib_dirs() {
 finish() {
 	stop_agent
 	stop_helper
-	if grep -q "Sanitizer\|runtime error\|== Invalid\|definitely lost: [1-9]" "$T/clustermond.stderr" "$T/kprobe.log" 2>/dev/null; then
+	# clients.log: what the tests ran of clustermonctl and check_clustermon said.
+	if grep -q "Sanitizer\|runtime error\|== Invalid\|definitely lost: [1-9]" "$T/clustermond.stderr" "$T/kprobe.log" "$T/clients.log" 2>/dev/null; then
 		ok 1 "clustermond ran without sanitizer or valgrind reports"
-		cat "$T/clustermond.stderr" "$T/kprobe.log" 2>/dev/null | sed 's/^/# /' | head -n 40
+		cat "$T/clustermond.stderr" "$T/kprobe.log" "$T/clients.log" 2>/dev/null | sed 's/^/# /' | head -n 40
 	else
 		ok 0 "clustermond ran without sanitizer or valgrind reports"
 	fi
