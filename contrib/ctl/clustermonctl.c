@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -28,6 +29,9 @@
 static netsnmp_session *ss;
 static const char *host_opt;
 static int watch_seconds;
+/* --cluster: the aggregator's contexts, one per node (contrib/cluster). */
+static char *cluster_list;
+static const char *context;
 
 static void die(int code, const char *fmt, ...)
 {
@@ -46,7 +50,13 @@ static void die(int code, const char *fmt, ...)
 static netsnmp_pdu *exchange(netsnmp_pdu *pdu)
 {
 	netsnmp_pdu *response = NULL;
-	int rc = snmp_synch_response(ss, pdu, &response);
+	int rc;
+
+	if (context != NULL) {
+		pdu->contextName = strdup(context);
+		pdu->contextNameLen = strlen(context);
+	}
+	rc = snmp_synch_response(ss, pdu, &response);
 
 	if (rc == STAT_TIMEOUT)
 		die(EXIT_DOWN, "%s does not answer", ss->peername);
@@ -352,7 +362,7 @@ static void cmd_hists(int argc, char **argv)
 /* ------------------------------------------------------------ probes */
 
 static const oid probe_entry[] = { CM, 8, 1, 1 };
-enum { P_SPEC = 2, P_PID, P_CPU, P_EVERY, P_HITS, P_SAMPLED, P_LOST, P_OPER, P_ERROR,
+enum { P_SPEC = 2, P_FILTERPID, P_FILTERCPU, P_EVERY, P_HITS, P_SAMPLED, P_LOST, P_OPER, P_ERROR,
        P_STORAGE, P_STATUS };
 
 static void print_probe(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
@@ -469,8 +479,8 @@ static void probe_add(int argc, char **argv)
 		snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_OCTET_STR, argv[0],
 				      strlen(argv[0]));
 	}
-	add_int(pdu, P_PID, index, ASN_INTEGER, pid);
-	add_int(pdu, P_CPU, index, ASN_INTEGER, cpu);
+	add_int(pdu, P_FILTERPID, index, ASN_INTEGER, pid);
+	add_int(pdu, P_FILTERCPU, index, ASN_INTEGER, cpu);
 	add_int(pdu, P_EVERY, index, ASN_UNSIGNED, every);
 	if ((v = set(pdu)) != SNMP_ERR_NOERROR)
 		die(EXIT_REFUSED, "probe '%s' refused: %s", argv[0], snmp_errstring(v));
@@ -523,6 +533,32 @@ static void cmd_probe(int argc, char **argv)
 		die(EXIT_REFUSED, "probe add SPEC [pid=N] [cpu=N] [every=N] | probe del INDEX");
 }
 
+/* ------------------------------------------------------------ nodes */
+
+/* One line for the node being read: the cluster overview of --cluster. */
+static void cmd_nodes(int argc, char **argv)
+{
+	static const oid name_oid[] = { CM, 1, 1 }, helper[] = { CM, 1, 4 };
+	static const oid util[] = { CM, 3, 2 }, ncpu[] = { CM, 3, 1 };
+	static const oid total[] = { CM, 4, 1 }, avail[] = { CM, 4, 2 };
+	static const oid zero[] = { 0 };
+	static const char *const helper_state[] = { "?", "running", "absent", "failed" };
+	uint64_t u = 0, n = 0, t = 0, a = 0, h = 0;
+	char name[64], bar[24];
+
+	(void)argc, (void)argv;
+	get_string(name_oid, OID_LENGTH(name_oid), zero, 1, name, sizeof(name));
+	get_at(util, OID_LENGTH(util), zero, 1, &u);
+	get_at(ncpu, OID_LENGTH(ncpu), zero, 1, &n);
+	get_at(total, OID_LENGTH(total), zero, 1, &t);
+	get_at(avail, OID_LENGTH(avail), zero, 1, &a);
+	get_at(helper, OID_LENGTH(helper), zero, 1, &h);
+	fmt_bar(bar, 20, (double)u / 10000.0);
+	printf("%-16s %3llu CPUs %s %6.2f%%  mem %6.2f%% available  helper %s\n",
+	       name, (unsigned long long)n, bar, (double)u / 100.0,
+	       t ? (double)a * 100.0 / (double)t : 0.0, helper_state[h <= 3 ? h : 0]);
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -536,7 +572,43 @@ static const struct {
 	{ "hists", cmd_hists, false },
 	{ "probes", cmd_probes, false },
 	{ "probe", cmd_probe, true },
+	{ "nodes", cmd_nodes, false },
 };
+
+/* The command on the one node, or on each node of --cluster in turn (a
+ * node that fails is reported and skipped: the others still show). */
+static void run_everywhere(void (*run)(int, char **), int argc, char **argv, bool headers)
+{
+	char *list, *save = NULL;
+
+	if (cluster_list == NULL) {
+		require_subagent();
+		run(argc, argv);
+		return;
+	}
+	list = strdup(cluster_list);
+	for (char *node = strtok_r(list, ",", &save); node; node = strtok_r(NULL, ",", &save)) {
+		pid_t pid;
+		int status;
+
+		context = node;
+		if (headers)
+			printf("== %s\n", node);
+		fflush(stdout);
+		/* One node per child, so a node that is down (die) does not end the rest. */
+		pid = fork();
+		if (pid == 0) {
+			require_subagent();
+			run(argc, argv);
+			fflush(stdout);
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+	}
+	context = NULL;
+	free(list);
+}
 
 static void usage(void)
 {
@@ -551,6 +623,9 @@ static void usage(void)
 		"  probes                 the probe table\n"
 		"  probe add SPEC [pid=N] [cpu=N] [every=N]\n"
 		"  probe del INDEX\n"
+		"  nodes                  one line per node (with --cluster)\n"
+		"--cluster NODE,NODE,...: run COMMAND on each node through an aggregator\n"
+		"  (HOST) that proxies them as SNMPv3 contexts (contrib/cluster).\n"
 		"-W (or --watch) SECONDS: redraw every SECONDS until interrupted.\n"
 		"SNMP OPTIONS as snmpget takes them (-v 2c -c COMMUNITY, -v 3 -u -l -a -A -x -X).\n");
 	exit(EXIT_REFUSED);
@@ -580,6 +655,8 @@ static int own_options(int argc, char **argv)
 			argv[out++] = "-W";
 		} else if (strcmp(argv[i], "-H") == 0 && i + 1 < argc && host_opt == NULL) {
 			host_opt = argv[++i];
+		} else if (strcmp(argv[i], "--cluster") == 0 && i + 1 < argc) {
+			cluster_list = argv[++i];
 		} else {
 			argv[out++] = argv[i];
 		}
@@ -607,11 +684,9 @@ int main(int argc, char **argv)
 	if (arg >= argc)
 		usage();
 	ss = snmp_open(&session);
-	/* snmp_open copied these out of what snmp_parse_args allocated. */
+	/* snmp_open copied the community snmp_parse_args allocated. */
 	free(session.community);
-	free(session.securityName);
 	session.community = NULL;
-	session.securityName = NULL;
 	if (ss == NULL)
 		die(EXIT_DOWN, "cannot open an SNMP session to %s", session.peername);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -621,8 +696,8 @@ int main(int argc, char **argv)
 			if (watch_seconds > 0 && !commands[i].writes)
 				printf("\033[H\033[2J%s: %s, every %d s\n\n", ss->peername, argv[arg],
 				       watch_seconds);
-			require_subagent();
-			commands[i].run(argc - arg - 1, argv + arg + 1);
+			run_everywhere(commands[i].run, argc - arg - 1, argv + arg + 1,
+				       commands[i].run != cmd_nodes);
 			fflush(stdout);
 		} while (watch_seconds > 0 && !commands[i].writes && sleep((unsigned)watch_seconds) == 0);
 		snmp_close(ss);

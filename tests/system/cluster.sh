@@ -7,7 +7,7 @@
 # and values.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 9
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
 command -v ip >/dev/null && command -v unshare >/dev/null || bail "ip (iproute2) and unshare (util-linux) are needed"
 ID=${T##*.}
@@ -77,6 +77,14 @@ out=$(snmpwalk -v3 -u clusterview -l authPriv -a SHA-256 -A cluster-view-pass -x
 	-X cluster-view-pass -n node2 -On -Oqv "$TARGET" "$CM.2.1.1.2" 2>&1)
 is "$(tr '\n' ' ' <<<"$out")" '"cpu" "mem" "proc" "tcp" "pcap" "probes" ' \
 	"a walk through context node2 returns node2's source table"
+# clustermonctl --cluster: one line per node through the aggregator.
+out=$("$top_builddir/contrib/clustermonctl" -v 3 -u clusterview -l authPriv -a SHA-256 \
+	-A cluster-view-pass -x AES -X cluster-view-pass --cluster node1,node2,node3 \
+	"$TARGET" nodes 2>&1)
+echo "$out" >>"$T/clients.log"
+is "$(awk '{ print $1 }' <<<"$out" | tr '\n' ' ')" "node1 node2 node3 " \
+	"clustermonctl --cluster shows each node's own line"
+diag "$out"
 check "the default context does not proxy anything" contains "No Such Object" \
 	"$(snmpget -v2c -c public -On "$TARGET" "$CM.1.1.0" 2>&1)"
 finish

@@ -5,10 +5,12 @@
 # write access, unknown command), 1 when the node or the subagent is not there.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 15
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
+write_master_conf
+add_reader_v3
 start_master || bail "snmpd did not start"
 start_helper || bail "clustermon-kprobe did not start"
 # CPU figures frozen for the test: sampled once an hour after the first.
@@ -54,6 +56,10 @@ out=$("$CTL" -v 2c -c public -t 2 -r 0 "127.0.0.1:$PORT" probe add tracepoint:sc
 [ $rc -eq 2 ] && contains "no write access" "$out"; ok $? "a read-only community: exit $rc, $out"
 ctl "127.0.0.1:$PORT" probe del "$n"
 [ $rc -eq 0 ] && contains "No Such Instance" "$(get_raw "$CM.8.1.1.12.$n")"; ok $? "probe del removes the row"
+out=$("$CTL" -v 3 -u cmadmin -l authPriv -a SHA-256 -A cm-auth-passphrase -x AES \
+	-X cm-priv-passphrase -t 2 "127.0.0.1:$PORT" nodes 2>&1); rc=$?
+echo "$out" >>"$T/clients.log"
+[ $rc -eq 0 ] && contains "^$(uname -n) .* CPUs" "$out"; ok $? "SNMPv3 authPriv works too: $out"
 ctl "127.0.0.1:$PORT" frobnicate
 [ $rc -eq 2 ] && contains "unknown command 'frobnicate'" "$out"; ok $? "an unknown command: exit $rc"
 stop_agent
