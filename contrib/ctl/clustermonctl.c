@@ -13,6 +13,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -140,6 +141,34 @@ static bool get_at(const oid *base, size_t base_len, const oid *index, size_t n,
 		*out = number_of(r->variables);
 	snmp_free_pdu(r);
 	return found;
+}
+
+static const char *u64_text(uint64_t v)
+{
+	static char buf[4][24];
+	static int next;
+
+	next = (next + 1) % 4;
+	snprintf(buf[next], sizeof(buf[next]), "%llu", (unsigned long long)v);
+	return buf[next];
+}
+
+static uint64_t min_of(const uint64_t *v, size_t n)
+{
+	uint64_t m = v[0];
+
+	for (size_t i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+static uint64_t max_of(const uint64_t *v, size_t n)
+{
+	uint64_t m = v[0];
+
+	for (size_t i = 1; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return m;
 }
 
 /* ------------------------------------------------------------ cpu */
@@ -533,6 +562,118 @@ static void cmd_probe(int argc, char **argv)
 		die(EXIT_REFUSED, "probe add SPEC [pid=N] [cpu=N] [every=N] | probe del INDEX");
 }
 
+/* ------------------------------------------------------------ tcp */
+
+/* An InetAddress value (4 or 16 bytes) as text. */
+static void address(const oid *col, size_t col_len, oid index, char *buf, size_t len)
+{
+	oid name[MAX_OID_LEN];
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *r;
+	netsnmp_variable_list *v;
+
+	memcpy(name, col, col_len * sizeof(oid));
+	name[col_len] = index;
+	snmp_add_null_var(pdu, name, col_len + 1);
+	r = exchange(pdu);
+	v = r->variables;
+	snprintf(buf, len, "?");
+	if (r->errstat == SNMP_ERR_NOERROR && v->type == ASN_OCTET_STR &&
+	    (v->val_len == 4 || v->val_len == 16))
+		inet_ntop(v->val_len == 4 ? AF_INET : AF_INET6, v->val.string, buf, (socklen_t)len);
+	snmp_free_pdu(r);
+}
+
+static void print_conn(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	static const oid col[] = { CM, 6, 20, 1 };
+	static const char *const states[] = { "?", "ESTABLISHED", "SYN_SENT", "SYN_RECV",
+		"FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN",
+		"CLOSING" };
+	oid c[OID_LENGTH(col) + 1];
+	char local[64], remote[64];
+	uint64_t v64[5] = { 0 };
+	static const unsigned cols[5] = { 4, 7, 9, 13, 20 }; /* ports, rtt, cwnd, retrans */
+	uint64_t state = 0;
+
+	(void)v, (void)arg;
+	if (len != 1)
+		return;
+	memcpy(c, col, sizeof(col));
+	c[OID_LENGTH(col)] = 3;
+	address(c, OID_LENGTH(c), index[0], local, sizeof(local));
+	c[OID_LENGTH(col)] = 6;
+	address(c, OID_LENGTH(c), index[0], remote, sizeof(remote));
+	for (int i = 0; i < 5; i++) {
+		oid idx[2] = { cols[i], index[0] };
+
+		get_at(col, OID_LENGTH(col), idx, 2, &v64[i]);
+	}
+	{
+		oid idx[2] = { 8, index[0] };
+
+		get_at(col, OID_LENGTH(col), idx, 2, &state);
+	}
+	printf("%-28s %-28s %-12s %9llu %6llu %8llu\n",
+	       strcat(strcat(local, ":"), u64_text(v64[0])),
+	       strcat(strcat(remote, ":"), u64_text(v64[1])),
+	       states[state < 12 ? state : 0], (unsigned long long)v64[2],
+	       (unsigned long long)v64[3], (unsigned long long)v64[4]);
+}
+
+static void cmd_tcp(int argc, char **argv)
+{
+	static const oid state[] = { CM, 6, 20, 1, 8 };
+
+	(void)argc, (void)argv;
+	printf("%-28s %-28s %-12s %9s %6s %8s\n", "LOCAL", "REMOTE", "STATE", "RTT(us)",
+	       "CWND", "RETRANS");
+	walk(state, OID_LENGTH(state), print_conn, NULL);
+}
+
+/* ------------------------------------------------------------ history */
+
+struct history {
+	const char *want;
+	oid ctl;
+	size_t n;
+	uint64_t mean[1024];
+};
+
+static void collect_mean(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	struct history *h = arg;
+
+	(void)index;
+	if (len == 1 && is_number(v) && h->n < 1024)
+		h->mean[h->n++] = number_of(v);
+}
+
+static void cmd_history(int argc, char **argv)
+{
+	static const oid owners[] = { CM, 10, 1, 1, 6 };
+	oid means[] = { CM, 10, 2, 1, 6, 0 };
+	struct history *h = calloc(1, sizeof(*h));
+	struct name_match m = { argc > 0 ? argv[0] : NULL, 0 };
+	char *line;
+
+	if (m.want == NULL || h == NULL)
+		die(EXIT_REFUSED, "history takes the owner name of a clusterMonHistoryCtlTable row");
+	walk(owners, OID_LENGTH(owners), match_name, &m);
+	if (m.index == 0)
+		die(EXIT_REFUSED, "no history named %s on %s", m.want, ss->peername);
+	means[OID_LENGTH(means) - 1] = m.index;
+	walk(means, OID_LENGTH(means), collect_mean, h);
+	line = malloc(3 * h->n + 1);
+	if (line == NULL)
+		die(EXIT_DOWN, "out of memory");
+	fmt_sparkline(line, h->mean, h->n);
+	printf("%s: %zu buckets, means from %llu to %llu\n%s\n", m.want, h->n,
+	       (unsigned long long)(h->n ? min_of(h->mean, h->n) : 0),
+	       (unsigned long long)(h->n ? max_of(h->mean, h->n) : 0), line);
+	free(line);
+	free(h);
+}
+
 /* ------------------------------------------------------------ nodes */
 
 /* One line for the node being read: the cluster overview of --cluster. */
@@ -573,6 +714,8 @@ static const struct {
 	{ "probes", cmd_probes, false },
 	{ "probe", cmd_probe, true },
 	{ "nodes", cmd_nodes, false },
+	{ "tcp", cmd_tcp, false },
+	{ "history", cmd_history, false },
 };
 
 /* The command on the one node, or on each node of --cluster in turn (a
@@ -624,6 +767,8 @@ static void usage(void)
 		"  probe add SPEC [pid=N] [cpu=N] [every=N]\n"
 		"  probe del INDEX\n"
 		"  nodes                  one line per node (with --cluster)\n"
+		"  tcp                    TCP connections with RTT, cwnd, retransmits\n"
+		"  history NAME           a history row's bucket means as a sparkline\n"
 		"--cluster NODE,NODE,...: run COMMAND on each node through an aggregator\n"
 		"  (HOST) that proxies them as SNMPv3 contexts (contrib/cluster).\n"
 		"-W (or --watch) SECONDS: redraw every SECONDS until interrupted.\n"

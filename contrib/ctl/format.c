@@ -56,3 +56,23 @@ void fmt_hist(FILE *out, const char *unit, const struct hist_bucket *b, size_t n
 				(unsigned long long)b[i].high, (unsigned long long)b[i].count, stars);
 	}
 }
+
+void fmt_sparkline(char *buf, const uint64_t *v, size_t n)
+{
+	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					      "\u2585", "\u2586", "\u2587", "\u2588" };
+	uint64_t lo = UINT64_MAX, hi = 0;
+	char *p = buf;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = hi > lo ? (size_t)((double)(v[i] - lo) * 7.0 / (double)(hi - lo) + 0.5) : 0;
+
+		memcpy(p, blocks[k], 3);
+		p += 3;
+	}
+	*p = '\0';
+}

@@ -26,4 +26,9 @@ struct hist_bucket {
 void fmt_hist(FILE *out, const char *unit, const struct hist_bucket *b, size_t n,
 	      size_t width);
 
+/* A sparkline of n values, one of eight block characters (UTF-8, three
+ * bytes each) per value, scaled from their minimum to their maximum; buf
+ * holds 3 * n + 1 bytes. Equal values draw the lowest block. */
+void fmt_sparkline(char *buf, const uint64_t *v, size_t n);
+
 #endif

@@ -5,7 +5,7 @@
 # write access, unknown command), 1 when the node or the subagent is not there.
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 18
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
@@ -14,8 +14,11 @@ add_reader_v3
 start_master || bail "snmpd did not start"
 start_helper || bail "clustermon-kprobe did not start"
 # CPU figures frozen for the test: sampled once an hour after the first.
+TCPPORT=$(( $(free_udp_port) ))
 printf 'helperSocket %s\nsampleInterval probes 50\nsampleInterval cpu 3600000\n' \
 	"$HELPER_SOCK" >"$T/ctl.conf"
+printf 'history mem %s 100 5\nsampleInterval tcp 100\ntcpFilter port=%s\n' "$CM.4.2.0" \
+	"$TCPPORT" >>"$T/ctl.conf"
 start_agent -c "$T/ctl.conf" || bail "clustermond did not register"
 ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$@" 2>&1); rc=$?; echo "$out" >>"$T/clients.log"; }
 
@@ -34,6 +37,24 @@ is "$(head -n 1 <<<"$out")" "$head" "hist: count and percentiles as snmpget read
 want=$(walk "$CM.9.2.1.4.$idx" | awk '$2 > 0 { print $2 }' | paste -sd ' ')
 got=$(awk -F: '/->/ && $2 + 0 > 0 { sub(/\|.*/, "", $2); print $2 + 0 }' <<<"$out" | paste -sd ' ')
 [ -n "$got" ] && [ "$got" = "$want" ]; ok $? "and its bucket counts ($got; snmpget: $want)"
+
+# tcp: one loopback connection of ours, both ends.
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); a, _ = s.accept()
+time.sleep(4)' "$TCPPORT" &
+sleep 1
+ctl "127.0.0.1:$PORT" tcp
+is "$(awk -v a="127.0.0.1:$TCPPORT" '$1 == a && $3 == "ESTABLISHED"' <<<"$out" | wc -l)" 1 \
+	"tcp: the connection's listening end, ESTABLISHED"
+is "$(awk -v a="127.0.0.1:$TCPPORT" '$2 == a && $3 == "ESTABLISHED"' <<<"$out" | wc -l)" 1 \
+	"and its connecting end"
+ctl "127.0.0.1:$PORT" history mem
+spark=$(sed -n 2p <<<"$out")
+# Five block characters of three UTF-8 bytes each, whatever the locale.
+[ $rc -eq 0 ] && contains "^mem: 5 buckets" "$out" && [ "$(printf '%s' "$spark" | wc -c)" -eq 15 ]
+ok $? "history: five buckets, one sparkline character each ($spark)"
 
 rm -f "$T/go"; mkfifo "$T/go"
 "$SYSCALLS" getppid 5000 <"$T/go" & calls=$!

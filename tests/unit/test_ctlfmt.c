@@ -49,5 +49,16 @@ int main(void)
 	t = hist_text(empty, 2);
 	ok(t && strcmp(t, "(no values)\n") == 0, "an empty histogram says so");
 	free(t);
+	{
+		uint64_t v[4] = { 10, 20, 80, 10 }, flat[3] = { 5, 5, 5 };
+		char line[64];
+
+		fmt_sparkline(line, v, 4);
+		ok(strcmp(line, "\u2581\u2582\u2588\u2581") == 0, "a sparkline from min to max: %s", line);
+		fmt_sparkline(line, flat, 3);
+		ok(strcmp(line, "\u2581\u2581\u2581") == 0, "equal values draw the lowest block: %s", line);
+		fmt_sparkline(line, v, 0);
+		ok(line[0] == '\0', "no values draw nothing");
+	}
 	return done_testing();
 }
