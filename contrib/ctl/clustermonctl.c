@@ -700,6 +700,112 @@ static void cmd_nodes(int argc, char **argv)
 	       t ? (double)a * 100.0 / (double)t : 0.0, helper_state[h <= 3 ? h : 0]);
 }
 
+/* ------------------------------------------------------------ thresholds */
+
+static const oid th_entry[] = { CM, 11, 1, 1 };
+enum { T_VARIABLE = 2, T_TYPE, T_INTERVAL, T_RISING, T_FALLING, T_STARTUP, T_VALUE, T_STATE,
+       T_STORAGE, T_STATUS, T_OWNER };
+
+static void print_threshold(const oid *index, size_t len, const netsnmp_variable_list *v,
+			    void *arg)
+{
+	static const char *const states[] = { "?", "armed", "risen", "fallen" };
+	char owner[128], rising[32], falling[32], var[256];
+	uint64_t value = 0, state = 0;
+	oid i[2] = { 0, index[0] };
+
+	(void)arg;
+	if (len != 1 || v->type != ASN_OBJECT_ID)
+		return;
+	snprint_objid(var, sizeof(var), v->val.objid, v->val_len / sizeof(oid));
+	i[0] = T_OWNER;
+	get_string(th_entry, OID_LENGTH(th_entry), i, 2, owner, sizeof(owner));
+	i[0] = T_RISING;
+	get_string(th_entry, OID_LENGTH(th_entry), i, 2, rising, sizeof(rising));
+	i[0] = T_FALLING;
+	get_string(th_entry, OID_LENGTH(th_entry), i, 2, falling, sizeof(falling));
+	i[0] = T_STATE;
+	get_at(th_entry, OID_LENGTH(th_entry), i, 2, &state);
+	i[0] = T_VALUE;
+	if (!get_at(th_entry, OID_LENGTH(th_entry), i, 2, &value))
+		value = 0;
+	printf("%5lu  %-12s %-7s %12llu  rising %s falling %s  %s\n", (unsigned long)index[0],
+	       owner, states[state <= 3 ? state : 0], (unsigned long long)value, rising, falling,
+	       var);
+}
+
+static void cmd_thresholds(int argc, char **argv)
+{
+	oid col[OID_LENGTH(th_entry) + 1];
+
+	(void)argc, (void)argv;
+	memcpy(col, th_entry, sizeof(th_entry));
+	col[OID_LENGTH(th_entry)] = T_VARIABLE;
+	printf("%5s  %-12s %-7s %12s  %s\n", "INDEX", "OWNER", "STATE", "VALUE", "LEVELS, VARIABLE");
+	walk(col, OID_LENGTH(col), print_threshold, NULL);
+}
+
+static void th_add_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, const void *val,
+		       size_t len)
+{
+	oid name[OID_LENGTH(th_entry) + 2];
+
+	memcpy(name, th_entry, sizeof(th_entry));
+	name[OID_LENGTH(th_entry)] = col;
+	name[OID_LENGTH(th_entry) + 1] = index;
+	snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, val, len);
+}
+
+/* threshold add NAME OID rising=N falling=N [delta] [interval=MS] */
+static void threshold_add(int argc, char **argv)
+{
+	static const oid status[] = { CM, 11, 1, 1, 11 };
+	unsigned char *used = calloc(65536, 1);
+	const char *rising = NULL, *falling = NULL;
+	long type = 1, interval = 1000, go = 4, err;
+	oid var[MAX_OID_LEN], index = 0;
+	size_t var_len = MAX_OID_LEN;
+	netsnmp_pdu *pdu;
+
+	if (argc < 2 || used == NULL || !snmp_parse_oid(argv[1], var, &var_len))
+		die(EXIT_REFUSED, "threshold add NAME OID rising=N falling=N [delta] [interval=MS] "
+		    "(OID numeric)");
+	for (int i = 2; i < argc; i++) {
+		if (strncmp(argv[i], "rising=", 7) == 0) rising = argv[i] + 7;
+		else if (strncmp(argv[i], "falling=", 8) == 0) falling = argv[i] + 8;
+		else if (strcmp(argv[i], "delta") == 0) type = 2;
+		else if (strncmp(argv[i], "interval=", 9) == 0) interval = atol(argv[i] + 9);
+		else die(EXIT_REFUSED, "unknown word '%s'", argv[i]);
+	}
+	if (rising == NULL || falling == NULL)
+		die(EXIT_REFUSED, "threshold add needs rising=N and falling=N");
+	walk(status, OID_LENGTH(status), mark_used, used);
+	for (oid i = 1; i <= 65535 && index == 0; i++)
+		if (!used[i])
+			index = i;
+	free(used);
+	pdu = snmp_pdu_create(SNMP_MSG_SET);
+	th_add_var(pdu, T_STATUS, index, ASN_INTEGER, &go, sizeof(go));
+	th_add_var(pdu, T_VARIABLE, index, ASN_OBJECT_ID, var, var_len * sizeof(oid));
+	th_add_var(pdu, T_TYPE, index, ASN_INTEGER, &type, sizeof(type));
+	th_add_var(pdu, T_INTERVAL, index, ASN_UNSIGNED, &interval, sizeof(interval));
+	th_add_var(pdu, T_RISING, index, ASN_OCTET_STR, rising, strlen(rising));
+	th_add_var(pdu, T_FALLING, index, ASN_OCTET_STR, falling, strlen(falling));
+	th_add_var(pdu, T_OWNER, index, ASN_OCTET_STR, argv[0], strlen(argv[0]));
+	err = set(pdu);
+	if (err != SNMP_ERR_NOERROR)
+		die(EXIT_REFUSED, "threshold '%s' refused: %s", argv[0], snmp_errstring(err));
+	printf("threshold %lu: %s\n", (unsigned long)index, argv[0]);
+}
+
+static void cmd_threshold(int argc, char **argv)
+{
+	if (argc > 0 && strcmp(argv[0], "add") == 0)
+		threshold_add(argc - 1, argv + 1);
+	else
+		die(EXIT_REFUSED, "threshold add NAME OID rising=N falling=N [delta] [interval=MS]");
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -716,6 +822,8 @@ static const struct {
 	{ "nodes", cmd_nodes, false },
 	{ "tcp", cmd_tcp, false },
 	{ "history", cmd_history, false },
+	{ "thresholds", cmd_thresholds, false },
+	{ "threshold", cmd_threshold, true },
 };
 
 /* The command on the one node, or on each node of --cluster in turn (a
@@ -769,6 +877,8 @@ static void usage(void)
 		"  nodes                  one line per node (with --cluster)\n"
 		"  tcp                    TCP connections with RTT, cwnd, retransmits\n"
 		"  history NAME           a history row's bucket means as a sparkline\n"
+		"  thresholds             the threshold table\n"
+		"  threshold add NAME OID rising=N falling=N [delta] [interval=MS]\n"
 		"--cluster NODE,NODE,...: run COMMAND on each node through an aggregator\n"
 		"  (HOST) that proxies them as SNMPv3 contexts (contrib/cluster).\n"
 		"-W (or --watch) SECONDS: redraw every SECONDS until interrupted.\n"

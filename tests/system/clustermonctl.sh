@@ -5,7 +5,7 @@
 # write access, unknown command), 1 when the node or the subagent is not there.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 21
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
@@ -81,6 +81,16 @@ out=$("$CTL" -v 3 -u cmadmin -l authPriv -a SHA-256 -A cm-auth-passphrase -x AES
 	-X cm-priv-passphrase -t 2 "127.0.0.1:$PORT" nodes 2>&1); rc=$?
 echo "$out" >>"$T/clients.log"
 [ $rc -eq 0 ] && contains "^$(uname -n) .* CPUs" "$out"; ok $? "SNMPv3 authPriv works too: $out"
+ctl "127.0.0.1:$PORT" threshold add memtotal "$CM.4.1.0" rising=1 falling=0 interval=200
+[ $rc -eq 0 ] && contains "^threshold [0-9]*: memtotal" "$out"; ok $? "threshold add: $out"
+t=$(sed -n 's/^threshold \([0-9]*\):.*/\1/p' <<<"$out")
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.11.1.1.9.$t)\" = 2 ]"
+ctl "127.0.0.1:$PORT" thresholds
+line=$(awk -v t="$t" '$1 == t' <<<"$out")
+is "$(awk '{ print $2, $3, $4 }' <<<"$line")" "memtotal risen $(get "$CM.11.1.1.8.$t")" \
+	"thresholds: owner, state and value as snmpget reads them"
+ctl "127.0.0.1:$PORT" threshold add bad "$CM.4.1.0" rising=1 falling=5
+[ $rc -eq 2 ] && contains "refused" "$out"; ok $? "falling above rising is refused: $out"
 ctl "127.0.0.1:$PORT" frobnicate
 [ $rc -eq 2 ] && contains "unknown command 'frobnicate'" "$out"; ok $? "an unknown command: exit $rc"
 stop_agent
