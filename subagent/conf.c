@@ -26,6 +26,7 @@
 static struct clustermon_conf staged, active;
 static int read_errors;
 static bool reading;     /* between the pre- and post-read callbacks */
+static bool started;     /* the first read went through: later ones are SIGHUPs */
 
 int conf_errors(void)
 {
@@ -414,6 +415,25 @@ static void apply(void)
 	}
 }
 
+/* Start-up refusals happen here, before the AgentX subagent's own
+ * post-config callback connects to the master: a clustermond that will not
+ * start never registers (and never shows up in the master's log). */
+static int refuse_start(int major, int minor, void *server, void *client)
+{
+	(void)major, (void)minor, (void)server, (void)client;
+	if (!started && read_errors > 0) {
+		snmp_log(LOG_ERR, "clustermond: refusing to start with %d configuration error%s\n",
+			 read_errors, read_errors == 1 ? "" : "s");
+		exit(1);
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+void conf_started(void)
+{
+	started = true;
+}
+
 static int after_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
@@ -447,4 +467,6 @@ void conf_init(void)
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, on_log, NULL);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
 			       after_read, NULL);
+	netsnmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
+				  refuse_start, NULL, NETSNMP_CALLBACK_HIGHEST_PRIORITY);
 }

@@ -24,6 +24,9 @@ struct clustermon_conf {
 void conf_init(void);
 /* Errors found by the last read of the config files. */
 int conf_errors(void);
+/* The configuration was accepted at start-up: later reads (SIGHUP) keep the
+ * running configuration on errors instead of refusing to start. */
+void conf_started(void);
 /* Reports a bad line (net-snmp adds file:line) and counts it: fmt has one %s. */
 void conf_error(const char *fmt, const char *arg);
 /* The configuration in force. */

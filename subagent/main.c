@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 			 conf_errors(), conf_errors() == 1 ? "" : "s");
 		return 1;
 	}
+	conf_started();
 	if (!o.foreground && netsnmp_daemonize(1, !o.logging_set ? 0 : 1) != 0)
 		return 1;
 	if (o.pidfile)
