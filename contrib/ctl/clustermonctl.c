@@ -125,6 +125,16 @@ static void walk(const oid *col, size_t col_len, walk_fn fn, void *arg)
 	}
 }
 
+/* Walks column col of a table entry. */
+static void walk_entry(const oid *entry, size_t entry_len, unsigned col, walk_fn fn, void *arg)
+{
+	oid name[MAX_OID_LEN];
+
+	memcpy(name, entry, entry_len * sizeof(oid));
+	name[entry_len] = col;
+	walk(name, entry_len + 1, fn, arg);
+}
+
 /* A number at base.index (index of n sub-identifiers); false if absent. */
 static bool get_at(const oid *base, size_t base_len, const oid *index, size_t n, uint64_t *out)
 {
@@ -419,13 +429,9 @@ static void print_probe(const oid *index, size_t len, const netsnmp_variable_lis
 
 static void cmd_probes(int argc, char **argv)
 {
-	oid spec[OID_LENGTH(probe_entry) + 1];
-
 	(void)argc, (void)argv;
-	memcpy(spec, probe_entry, sizeof(probe_entry));
-	spec[OID_LENGTH(probe_entry)] = P_SPEC;
 	printf("%5s  %-11s %14s %8s  %s\n", "INDEX", "STATUS", "HITS", "LOST", "SPEC");
-	walk(spec, OID_LENGTH(spec), print_probe, NULL);
+	walk_entry(probe_entry, OID_LENGTH(probe_entry), P_SPEC, print_probe, NULL);
 }
 
 static void mark_used(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
@@ -435,6 +441,24 @@ static void mark_used(const oid *index, size_t len, const netsnmp_variable_list 
 	(void)v;
 	if (len == 1 && index[0] >= 1 && index[0] <= 65535)
 		used[index[0]] = 1;
+}
+
+/* The lowest index no row of the table has (its RowStatus column walked). */
+static oid free_index(const oid *entry, size_t entry_len, unsigned status_col)
+{
+	unsigned char *used = calloc(65536, 1);
+	oid index = 0;
+
+	if (used == NULL)
+		die(EXIT_DOWN, "out of memory");
+	walk_entry(entry, entry_len, status_col, mark_used, used);
+	for (oid i = 1; i <= 65535 && index == 0; i++)
+		if (!used[i])
+			index = i;
+	free(used);
+	if (index == 0)
+		die(EXIT_REFUSED, "the table on %s is full", ss->peername);
+	return index;
 }
 
 static void add_int(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, long value)
@@ -477,14 +501,12 @@ static long filter_value(const char *word, const char *key)
 
 static void probe_add(int argc, char **argv)
 {
-	static const oid status[] = { CM, 8, 1, 1, 12 };
-	unsigned char *used = calloc(65536, 1);
 	long pid = -1, cpu = -1, every = 1, v;
-	oid index = 0;
+	oid index;
 	netsnmp_pdu *pdu;
 	char error[256];
 
-	if (argc < 1 || used == NULL)
+	if (argc < 1)
 		die(EXIT_REFUSED, "probe add takes SPEC [pid=N] [cpu=N] [every=N]");
 	for (int i = 1; i < argc; i++) {
 		if ((v = filter_value(argv[i], "pid=")) != -2) pid = v;
@@ -492,11 +514,7 @@ static void probe_add(int argc, char **argv)
 		else if ((v = filter_value(argv[i], "every=")) != -2) every = v;
 		else die(EXIT_REFUSED, "unknown word '%s' (pid=N, cpu=N or every=N)", argv[i]);
 	}
-	walk(status, OID_LENGTH(status), mark_used, used);
-	for (oid i = 1; i <= 65535 && index == 0; i++)
-		if (!used[i])
-			index = i;
-	free(used);
+	index = free_index(probe_entry, OID_LENGTH(probe_entry), P_STATUS);
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	add_int(pdu, P_STATUS, index, ASN_INTEGER, 5); /* createAndWait */
 	{
@@ -736,13 +754,9 @@ static void print_threshold(const oid *index, size_t len, const netsnmp_variable
 
 static void cmd_thresholds(int argc, char **argv)
 {
-	oid col[OID_LENGTH(th_entry) + 1];
-
 	(void)argc, (void)argv;
-	memcpy(col, th_entry, sizeof(th_entry));
-	col[OID_LENGTH(th_entry)] = T_VARIABLE;
 	printf("%5s  %-12s %-7s %12s  %s\n", "INDEX", "OWNER", "STATE", "VALUE", "LEVELS, VARIABLE");
-	walk(col, OID_LENGTH(col), print_threshold, NULL);
+	walk_entry(th_entry, OID_LENGTH(th_entry), T_VARIABLE, print_threshold, NULL);
 }
 
 static void th_add_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, const void *val,
@@ -759,15 +773,13 @@ static void th_add_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, c
 /* threshold add NAME OID rising=N falling=N [delta] [interval=MS] */
 static void threshold_add(int argc, char **argv)
 {
-	static const oid status[] = { CM, 11, 1, 1, 11 };
-	unsigned char *used = calloc(65536, 1);
 	const char *rising = NULL, *falling = NULL;
 	long type = 1, interval = 1000, go = 4, err;
-	oid var[MAX_OID_LEN], index = 0;
+	oid var[MAX_OID_LEN], index;
 	size_t var_len = MAX_OID_LEN;
 	netsnmp_pdu *pdu;
 
-	if (argc < 2 || used == NULL || !snmp_parse_oid(argv[1], var, &var_len))
+	if (argc < 2 || !snmp_parse_oid(argv[1], var, &var_len))
 		die(EXIT_REFUSED, "threshold add NAME OID rising=N falling=N [delta] [interval=MS] "
 		    "(OID numeric)");
 	for (int i = 2; i < argc; i++) {
@@ -779,11 +791,7 @@ static void threshold_add(int argc, char **argv)
 	}
 	if (rising == NULL || falling == NULL)
 		die(EXIT_REFUSED, "threshold add needs rising=N and falling=N");
-	walk(status, OID_LENGTH(status), mark_used, used);
-	for (oid i = 1; i <= 65535 && index == 0; i++)
-		if (!used[i])
-			index = i;
-	free(used);
+	index = free_index(th_entry, OID_LENGTH(th_entry), T_STATUS);
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	th_add_var(pdu, T_STATUS, index, ASN_INTEGER, &go, sizeof(go));
 	th_add_var(pdu, T_VARIABLE, index, ASN_OBJECT_ID, var, var_len * sizeof(oid));
