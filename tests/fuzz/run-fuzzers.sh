@@ -30,8 +30,12 @@ seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $collect/helper.c $core/log2hist.c"
 seeds[wire]="wire/requests.txt wire/reply.txt"
 
+sa="$top/subagent"
+sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+seeds[config]="config/all.conf"
+
 rc=0
-for t in parsers netlink wire; do
+for t in parsers netlink wire config; do
 	mkdir -p "$out/$t/corpus"
 	for s in ${seeds[$t]}; do cp "$top/tests/fixtures/$s" "$out/$t/corpus/$(echo "$s" | tr / _)"; done
 	# shellcheck disable=SC2086
