@@ -5,11 +5,11 @@
 # sample starts later than twice its interval, and a GETBULK asking for
 # 10000 repetitions is answered.
 #
-# Not in make check yet: about one walk in 240 fails under this load for a
-# reason not found yet (see NEWS); run it by hand from the build directory.
+# Under AddressSanitizer the walks and their answers are still judged, the
+# sample timing only printed: ASan's slowdown is not what an operator runs.
 . "$(dirname "$0")/lib.sh"
 
-WALKERS=8 SECONDS_OF_LOAD=10
+WALKERS=${LOAD_WALKERS:-20} SECONDS_OF_LOAD=${LOAD_SECONDS:-60}
 plan 5
 printf 'sampleInterval cpu 10\nsampleInterval proc 100\n' >"$T/clustermond.conf"
 start_master || bail "snmpd did not start"
@@ -36,7 +36,11 @@ fails=$(cat "$T"/walker.* | awk '{ s += $2 } END { print s + 0 }')
 check "$walks whole-MIB bulkwalks by $WALKERS walkers in ${SECONDS_OF_LOAD}s" test "$walks" -gt "$WALKERS"
 is "$fails" 0 "no walk failed or timed out"
 late=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") - late0 ))
-is "$late" 0 "no cpu or proc sample started later than twice its interval"
+if asan_build; then
+	skip "sample timing is not judged under AddressSanitizer ($late samples started late)"
+else
+	is "$late" 0 "no cpu or proc sample started later than twice its interval"
+fi
 diag "cpu samples: $(get "$CM.2.1.1.5.1"), last cost $(get "$CM.2.1.1.4.1") us; proc last cost $(get "$CM.2.1.1.4.3") us"
 
 out=$(snmpbulkget -v2c -c public -Cn0 -Cr10000 -t 5 -On "$TARGET" "$CM" 2>&1)
