@@ -17,13 +17,20 @@ start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
 late0=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") ))
 
 walker() { # walker N: bulkwalks until the time is up; counts failures
-	local end=$(( $(date +%s) + SECONDS_OF_LOAD )) walks=0 fails=0
+	local end=$(( $(date +%s) + SECONDS_OF_LOAD )) walks=0 fails=0 rc
 	while [ "$(date +%s)" -lt "$end" ]; do
-		if snmpbulkwalk -v2c -c public -Cr25 -t 5 -r 0 -On "$TARGET" "$CM" >"$T/walk.$1" 2>&1 &&
-		   ! grep -q '^Timeout\|Error in packet\|OID not increasing' "$T/walk.$1"; then
+		snmpbulkwalk -v2c -c public -Cr25 -t 5 -r 0 -On "$TARGET" "$CM" >"$T/walk.$1" 2>&1
+		rc=$?
+		# Only lines that are not values are the walk's own messages: the
+		# process table serves command lines, and the other walkers' grep
+		# commands carry these very words.
+		if [ $rc -eq 0 ] && ! grep -v "^$CM" "$T/walk.$1" |
+		   grep -q '^Timeout\|Error in packet\|OID not increasing'; then
 			walks=$((walks + 1))
 		else
 			fails=$((fails + 1))
+			{ echo "--- walker $1, walk $((walks + fails)) ended $(date +%T.%N), exit $rc, $(wc -l <"$T/walk.$1") lines:"
+			  grep -v "^$CM" "$T/walk.$1" | head -n 5; tail -n 1 "$T/walk.$1"; } >>"$T/failed-walks.$1"
 		fi
 	done
 	echo "$walks $fails" >"$T/walker.$1"
@@ -35,6 +42,8 @@ walks=$(cat "$T"/walker.* | awk '{ s += $1 } END { print s + 0 }')
 fails=$(cat "$T"/walker.* | awk '{ s += $2 } END { print s + 0 }')
 check "$walks whole-MIB bulkwalks by $WALKERS walkers in ${SECONDS_OF_LOAD}s" test "$walks" -gt "$WALKERS"
 is "$fails" 0 "no walk failed or timed out"
+cat "$T"/failed-walks.* 2>/dev/null | sed 's/^/# /'
+
 late=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") - late0 ))
 if asan_build; then
 	skip "sample timing is not judged under AddressSanitizer ($late samples started late)"
