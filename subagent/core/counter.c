@@ -81,6 +81,12 @@ uint32_t util_hundredths(uint64_t busy_delta, uint64_t total_delta)
 	return ratio_10000_slow(busy_delta, total_delta);
 }
 
+/* Unsigned arithmetic gives the forward distance modulo 2^32, wrap included. */
+uint64_t widen_u32(uint64_t last, uint32_t raw)
+{
+	return last + (uint32_t)(raw - (uint32_t)last);
+}
+
 /*
  * Whole seconds and the remainder separately, so neither part overflows.
  * Exact (rounded down) whenever the answer fits in 64 bits; above that,

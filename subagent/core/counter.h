@@ -26,6 +26,14 @@ enum counter_step { COUNTER_FIRST, COUNTER_FORWARD, COUNTER_BACKWARD };
  * reading sets value = raw so counters start at the kernel's figure. */
 enum counter_step mono_counter_feed(struct mono_counter *c, uint64_t raw, uint64_t *delta);
 
+/*
+ * A kernel u32 counter that only moves forward for the life of its object
+ * (a socket's tcpi_segs_out, say), widened to 64 bits: the next value after
+ * `last` whose low 32 bits are `raw`. Exact as long as fewer than 2^32
+ * events happen between two readings; the first reading is just `raw`.
+ */
+uint64_t widen_u32(uint64_t last, uint32_t raw);
+
 /* Busy share in hundredths of a percent (0..10000) from tick deltas: busy is
  * everything but idle and iowait. 0 when total_delta is 0. */
 uint32_t util_hundredths(uint64_t busy_delta, uint64_t total_delta);

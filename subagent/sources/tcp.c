@@ -21,6 +21,7 @@
 
 #include "../collect/collect.h"
 #include "../collect/netstat.h"
+#include "../core/counter.h"
 #include "../dist.h"
 #include "sources.h"
 
@@ -48,6 +49,16 @@ struct key {
 	uint32_t n;       /* a position in conns, or an index */
 };
 
+/* tcp_info counters the kernel keeps in 32 bits: served as Counter64, so
+ * each connection's readings are widened across wraps (a busy 10 Gb/s
+ * connection wraps tcpi_segs_out in under two hours). */
+static const enum tcp_field narrow_counters[] = {
+	TCPF_SEGS_OUT, TCPF_SEGS_IN, TCPF_TOTAL_RETRANS,
+	TCPF_DATA_SEGS_OUT, TCPF_DATA_SEGS_IN, TCPF_DSACK_DUPS,
+};
+#define NARROW_COUNT (sizeof(narrow_counters) / sizeof(narrow_counters[0]))
+typedef uint64_t wide_counters[NARROW_COUNT];
+
 struct inode_pid {
 	uint32_t inode, pid;
 };
@@ -58,6 +69,7 @@ struct tcp_source {
 	struct tcp_conn *conns;
 	size_t nconns, cap;
 	struct key *keys, *map;   /* this sample's cookies; last sample's cookie->index */
+	wide_counters *wide, *wide_next; /* map's widened counters; the next map's */
 	size_t nmap, keycap;
 	uint32_t next_index;
 	struct inode_pid *pids;
@@ -85,6 +97,8 @@ static void tcp_fini(void *ctx)
 	free(ts->conns);
 	free(ts->keys);
 	free(ts->map);
+	free(ts->wide);
+	free(ts->wide_next);
 	free(ts->pids);
 	free(ts);
 }
@@ -186,6 +200,7 @@ static int by_n(const void *a, const void *b)
 static int grow_keys(struct tcp_source *ts, size_t n)
 {
 	struct key *k, *m;
+	wide_counters *w, *wn;
 
 	if (n <= ts->keycap)
 		return 0;
@@ -195,15 +210,33 @@ static int grow_keys(struct tcp_source *ts, size_t n)
 	m = realloc(ts->map, n * sizeof(*m));
 	if (m != NULL)
 		ts->map = m;
-	if (k == NULL || m == NULL)
+	w = realloc(ts->wide, n * sizeof(*w));
+	if (w != NULL)
+		ts->wide = w;
+	wn = realloc(ts->wide_next, n * sizeof(*wn));
+	if (wn != NULL)
+		ts->wide_next = wn;
+	if (k == NULL || m == NULL || w == NULL || wn == NULL)
 		return -1;
 	ts->keycap = n;
 	return 0;
 }
 
+/* Widens conn's narrow counters from what the same socket showed last
+ * sample (last, or NULL for a new socket) and keeps them in out. */
+static void widen_counters(struct tcp_conn *c, const uint64_t *last, uint64_t *out)
+{
+	for (size_t k = 0; k < NARROW_COUNT; k++) {
+		uint64_t *v = &c->v[narrow_counters[k]];
+
+		*v = last != NULL ? widen_u32(last[k], (uint32_t)*v) : *v;
+		out[k] = *v;
+	}
+}
+
 /*
  * Gives every connection its index: the one its cookie had last sample, or
- * the next unused one. Leaves ts->keys as (cookie, position) in index order
+ * the next unused one, and widens its narrow counters against last sample's. Leaves ts->keys as (cookie, position) in index order
  * ... via a second sort, and ts->map as this sample's cookie -> index.
  */
 static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
@@ -219,16 +252,24 @@ static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
 	/* Walk both cookie-sorted lists together; reuse ts->map in place is not
 	 * possible, so the new map is written into index_of first. */
 	for (size_t i = 0; i < ts->nconns; i++) {
+		bool seen;
+
 		while (j < ts->nmap && ts->map[j].cookie < ts->keys[i].cookie)
 			j++;
-		if (j < ts->nmap && ts->map[j].cookie == ts->keys[i].cookie)
-			index_of[ts->keys[i].n] = ts->map[j].n;
-		else
-			index_of[ts->keys[i].n] = ts->next_index++;
+		seen = j < ts->nmap && ts->map[j].cookie == ts->keys[i].cookie;
+		index_of[ts->keys[i].n] = seen ? ts->map[j].n : ts->next_index++;
+		widen_counters(&ts->conns[ts->keys[i].n], seen ? ts->wide[j] : NULL,
+			       ts->wide_next[i]);
 	}
 	for (size_t i = 0; i < ts->nconns; i++)
 		ts->map[i] = (struct key){ ts->keys[i].cookie, index_of[ts->keys[i].n] };
 	ts->nmap = ts->nconns;
+	{
+		wide_counters *w = ts->wide;
+
+		ts->wide = ts->wide_next;
+		ts->wide_next = w;
+	}
 	/* Positions in index order, for the rows. */
 	for (size_t i = 0; i < ts->nconns; i++)
 		ts->keys[i] = (struct key){ i, index_of[i] };

@@ -62,6 +62,21 @@ static void wraps(void)
 	   "a u32 kernel field wrapping is a re-baseline too (one interval lost)");
 }
 
+static void widened(void)
+{
+	uint64_t v = widen_u32(0, 7);
+
+	is_u64(v, 7, "a first u32 reading is itself");
+	v = widen_u32(v, UINT32_MAX);
+	is_u64(v, UINT32_MAX, "up to the top of the u32 range");
+	v = widen_u32(v, 4);
+	is_u64(v, (uint64_t)UINT32_MAX + 5, "a u32 wrap carries into bit 32");
+	v = widen_u32(v, 4);
+	is_u64(v, (uint64_t)UINT32_MAX + 5, "no change, no step");
+	v = widen_u32((uint64_t)5 << 32 | 0xfffffff0u, 0x10);
+	is_u64(v, (uint64_t)6 << 32 | 0x10, "the fifth wrap too");
+}
+
 /* round(busy * 10000 / total) by 128-bit arithmetic, as a reference. */
 static int util_matches_reference(uint64_t busy, uint64_t total)
 {
@@ -159,6 +174,7 @@ int main(void)
 	feeds();
 	offline_online();
 	wraps();
+	widened();
 	utilisation();
 	milliseconds();
 	return done_testing();
