@@ -54,18 +54,15 @@ for t in $tables; do
 done
 is "$nexts" 0 "GETNEXT from past-the-end and 128-long indexes answers for every table"
 
-rss() { awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status"; }
-fds() { agent_fds; }
 bulk() { snmpbulkget -v2c -c public -t 5 -r 0 -Cn0 -Cr10000 -On "$TARGET" "$CM" 2>&1; }
 out=$(bulk)
 n=$(echo "$out" | grep -c "^\.1\.3\.6\.1\.4\.1\.8072\.9999\.77\.1\.")
 check "GETBULK max-repetitions 10000 is answered ($n varbinds)" test "$n" -gt 10
-for _ in 1 2 3 4 5; do bulk >/dev/null; done
-r0=$(rss) f0=$(fds)
-for _ in $(seq 1 20); do bulk >/dev/null; done
-r1=$(rss) f1=$(fds)
-rss_check "RSS stays put over 20 more of them" "$r0" "$r1"
-is "$f1" "$f0" "and so do the open fds"
+bulks() { for _ in $(seq 1 "$1"); do bulk >/dev/null; done; }
+bulks 5
+f0=$(agent_fds)
+rss_steady "RSS stays put over 20 more of them" bulks 20
+is "$(agent_fds)" "$f0" "and so do the open fds"
 
 # A stopped subagent must not stop the master answering its own objects.
 kill -STOP "$AGENT_PID"
