@@ -237,6 +237,10 @@ int main(int argc, char **argv)
 		snmp_log(LOG_ERR, APP_NAME ": cannot start the sampler: %s\n", strerror(errno));
 		return 1;
 	}
+	/* Requests that arrived while init_snmp registered the groups one by
+	 * one were answered already, as root: net-snmp dispatches them during
+	 * its synchronous AgentX exchanges. The MIB glue reads only snapshots,
+	 * so nothing they did used the privileges dropped here. */
 	if (o.user)
 		drop_privileges(o.user);
 	mib_system_mark_discontinuity();
