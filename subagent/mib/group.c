@@ -319,32 +319,46 @@ static bool in_group(const struct mib_group *g, const netsnmp_variable_list *vb)
 	       snmp_oid_compare(vb->name, g->base_len, g->base, g->base_len) == 0;
 }
 
+static void serve(const struct mib_group *g, void *view, netsnmp_agent_request_info *reqinfo,
+		  netsnmp_request_info *r)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+
+	if (r->processed)
+		return;
+	if (reqinfo->mode == MODE_GETNEXT)
+		get_next(g, view, r);
+	else if (!in_group(g, vb))
+		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+	else if (reqinfo->mode == MODE_GET)
+		get_exact(g, view, vb, vb->name + g->base_len, vb->name_length - g->base_len);
+	else
+		handle_set(g, view, reqinfo, r);
+}
+
 static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
 			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct mib_group *g = handler->myvoid;
 	void *view = g->acquire ? g->acquire() : NULL;
+	netsnmp_request_info *last = requests;
 
 	(void)reg;
 	if (g->set_request != NULL && is_set_mode(reqinfo->mode)) {
 		g->set_request(reqinfo, requests);
 		goto out;
 	}
-	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
-		netsnmp_variable_list *vb = r->requestvb;
-
-		if (r->processed)
-			continue;
-		if (reqinfo->mode == MODE_GETNEXT) {
-			get_next(g, view, r);
-		} else if (!in_group(g, vb)) {
-			snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
-		} else if (reqinfo->mode == MODE_GET) {
-			get_exact(g, view, vb, vb->name + g->base_len, vb->name_length - g->base_len);
-		} else {
-			handle_set(g, view, reqinfo, r);
-		}
+	if (reqinfo->mode != MODE_SET_UNDO) {
+		for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
+			serve(g, view, reqinfo, r);
+		goto out;
 	}
+	/* UNDO goes newest first: a request that set one object twice must
+	 * end with the value from before the first ACTION, not after it. */
+	while (last != NULL && last->next != NULL)
+		last = last->next;
+	for (netsnmp_request_info *r = last; r != NULL; r = r == requests ? NULL : r->prev)
+		serve(g, view, reqinfo, r);
 out:
 	if (g->release)
 		g->release(view);
