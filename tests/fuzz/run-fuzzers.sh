@@ -2,6 +2,7 @@
 # run-fuzzers.sh [SECONDS] - builds each libFuzzer target with clang
 # (-fsanitize=fuzzer,address,undefined) and runs it for SECONDS (default 60)
 # from the fixture seeds; prints one "PASS:"/"FAIL:"/"SKIP:" line per target.
+# FUZZ_TARGETS="set config" runs only those targets.
 # A finding leaves its crash file in $FUZZ_OUT (default: a temp dir, kept).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,11 +35,17 @@ sa="$top/subagent"
 sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 seeds[config]="config/all.conf"
 
+# The quotes around FUZZ_TOP and CLUSTERMON_VERSION are meant literally: they
+# make the macros C strings.
+# shellcheck disable=SC2089
+sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/*.c $sa/mib/*.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c -DFUZZ_TOP=\"$top\" -DCLUSTERMON_VERSION=\"fuzz\" $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin"
+
 rc=0
-for t in parsers netlink wire config; do
+for t in ${FUZZ_TARGETS:-parsers netlink wire config set}; do
 	mkdir -p "$out/$t/corpus"
 	for s in ${seeds[$t]}; do cp "$top/tests/fixtures/$s" "$out/$t/corpus/$(echo "$s" | tr / _)"; done
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2090
 	if ! $CC $flags ${sources[$t]} -o "$out/$t/fuzz_$t" 2>"$out/$t/build.log"; then
 		echo "FAIL: fuzz_$t does not build (see $out/$t/build.log)"
 		rc=1

@@ -7,7 +7,7 @@
  * so `make check` runs a short smoke under the sanitizers.
  *
  * A target defines fuzz_seeds[], fuzz_nseeds, fuzz_splices[] and
- * fuzz_nsplices before including this.
+ * fuzz_nsplices before including this (and MUTATIONS, if not 20,000).
  */
 #ifndef CLUSTERMON_FUZZ_SMOKE_H
 #define CLUSTERMON_FUZZ_SMOKE_H
@@ -17,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A target whose inputs are slow (whole requests through the agent) may
+ * define fewer before including this. */
+#ifndef MUTATIONS
 #define MUTATIONS 20000
+#endif
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
