@@ -269,7 +269,7 @@ static void handle_set(const struct mib_group *g, void *view,
 	size_t n = r->requestvb->name_length - g->base_len;
 	const struct mib_setter *setter = NULL;
 	size_t off = 0;
-	uint64_t undo = 0, *saved;
+	struct mib_undo *saved;
 	int err = find_setter(g, view, sfx, n, &setter, &off);
 
 	if (err != SNMP_ERR_NOERROR) {
@@ -284,24 +284,23 @@ static void handle_set(const struct mib_group *g, void *view,
 			netsnmp_set_request_error(reqinfo, r, err);
 		break;
 	case MODE_SET_ACTION:
-		err = setter->apply(sfx + off, n - off, r->requestvb, &undo);
-		if (err != SNMP_ERR_NOERROR) {
-			netsnmp_set_request_error(reqinfo, r, err);
-			break;
-		}
-		saved = malloc(sizeof(*saved));
+		saved = calloc(1, sizeof(*saved));
 		if (saved == NULL) {
-			setter->undo(sfx + off, n - off, undo);
 			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_RESOURCEUNAVAILABLE);
 			break;
 		}
-		*saved = undo;
+		err = setter->apply(sfx + off, n - off, r->requestvb, saved);
+		if (err != SNMP_ERR_NOERROR) {
+			free(saved);
+			netsnmp_set_request_error(reqinfo, r, err);
+			break;
+		}
 		netsnmp_request_add_list_data(r, netsnmp_create_data_list("cm-undo", saved, free));
 		break;
 	case MODE_SET_UNDO:
 		saved = netsnmp_request_get_list_data(r, "cm-undo");
 		if (saved != NULL)
-			setter->undo(sfx + off, n - off, *saved);
+			setter->undo(sfx + off, n - off, saved);
 		break;
 	default: /* RESERVE2, COMMIT, FREE: nothing held, nothing to do */
 		break;

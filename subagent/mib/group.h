@@ -45,13 +45,20 @@ netsnmp_variable_list *mib_notification(const oid *trap, size_t trap_len);
 void mib_add_column(netsnmp_variable_list **vars, const oid *entry, size_t entry_len,
 		    unsigned col, uint32_t index, u_char type, const void *value, size_t len);
 
+/* What a setter's apply saves for its undo: kept with the varbind, so
+ * every varbind of a request has its own, however many name one object. */
+struct mib_undo {
+	uint64_t num;
+	char text[64];
+};
+
 /* A writable column or scalar. check returns an SNMP_ERR_* status; apply
  * remembers what undo needs in *undo. Both run on the SNMP thread. */
 struct mib_setter {
 	int (*check)(const oid *idx, size_t idx_len, const netsnmp_variable_list *var);
 	int (*apply)(const oid *idx, size_t idx_len, const netsnmp_variable_list *var,
-		     uint64_t *undo);
-	void (*undo)(const oid *idx, size_t idx_len, uint64_t undo);
+		     struct mib_undo *undo);
+	void (*undo)(const oid *idx, size_t idx_len, const struct mib_undo *undo);
 };
 
 struct mib_table {

@@ -125,34 +125,32 @@ static int check_name(const oid *idx, size_t len, const netsnmp_variable_list *v
 	return SNMP_ERR_NOERROR;
 }
 
-/* Undo of a name SET: the old pattern, kept in a small ring because the undo
- * token is a number. A request rarely sets the name more than once. */
-static char saved_names[8][64];
-static unsigned next_saved;
+/* The old pattern goes with the varbind: a request may set the name any
+ * number of times, and each undo needs the pattern its apply replaced. */
+_Static_assert(sizeof(((struct mib_undo *)0)->text) >= sizeof(((struct proc_filter *)0)->name),
+	       "a saved pattern must fit the undo text");
 
 static int apply_name(const oid *idx, size_t len, const netsnmp_variable_list *var,
-		      uint64_t *undo)
+		      struct mib_undo *undo)
 {
 	struct proc_filter f;
-	unsigned slot = next_saved++ % 8;
 
 	(void)idx, (void)len;
 	proc_filter_get(&f);
-	memcpy(saved_names[slot], f.name, sizeof(f.name));
+	memcpy(undo->text, f.name, sizeof(f.name));
 	memcpy(f.name, var->val.string, var->val_len);
 	f.name[var->val_len] = '\0';
 	proc_filter_set(&f);
-	*undo = slot;
 	return SNMP_ERR_NOERROR;
 }
 
-static void undo_name(const oid *idx, size_t len, uint64_t undo)
+static void undo_name(const oid *idx, size_t len, const struct mib_undo *undo)
 {
 	struct proc_filter f;
 
 	(void)idx, (void)len;
 	proc_filter_get(&f);
-	memcpy(f.name, saved_names[undo % 8], sizeof(f.name));
+	memcpy(f.name, undo->text, sizeof(f.name));
 	proc_filter_set(&f);
 }
 
@@ -166,25 +164,25 @@ static int check_uid(const oid *idx, size_t len, const netsnmp_variable_list *va
 }
 
 static int apply_uid(const oid *idx, size_t len, const netsnmp_variable_list *var,
-		     uint64_t *undo)
+		     struct mib_undo *undo)
 {
 	struct proc_filter f;
 
 	(void)idx, (void)len;
 	proc_filter_get(&f);
-	*undo = (uint64_t)f.uid;
+	undo->num = (uint64_t)f.uid;
 	f.uid = *var->val.integer;
 	proc_filter_set(&f);
 	return SNMP_ERR_NOERROR;
 }
 
-static void undo_uid(const oid *idx, size_t len, uint64_t undo)
+static void undo_uid(const oid *idx, size_t len, const struct mib_undo *undo)
 {
 	struct proc_filter f;
 
 	(void)idx, (void)len;
 	proc_filter_get(&f);
-	f.uid = (int64_t)undo;
+	f.uid = (int64_t)undo->num;
 	proc_filter_set(&f);
 }
 
@@ -197,25 +195,25 @@ static int check_top(const oid *idx, size_t len, const netsnmp_variable_list *va
 }
 
 static int apply_top(const oid *idx, size_t len, const netsnmp_variable_list *var,
-		     uint64_t *undo)
+		     struct mib_undo *undo)
 {
 	struct proc_filter f;
 
 	(void)idx, (void)len;
 	proc_filter_get(&f);
-	*undo = f.top;
+	undo->num = f.top;
 	f.top = (uint32_t)*var->val.integer;
 	proc_filter_set(&f);
 	return SNMP_ERR_NOERROR;
 }
 
-static void undo_top(const oid *idx, size_t len, uint64_t undo)
+static void undo_top(const oid *idx, size_t len, const struct mib_undo *undo)
 {
 	struct proc_filter f;
 
 	(void)idx, (void)len;
 	proc_filter_get(&f);
-	f.top = (uint32_t)undo;
+	f.top = (uint32_t)undo->num;
 	proc_filter_set(&f);
 }
 

@@ -77,19 +77,19 @@ static int interval_check(const oid *idx, size_t len, const netsnmp_variable_lis
 }
 
 static int interval_apply(const oid *idx, size_t len, const netsnmp_variable_list *var,
-			  uint64_t *undo)
+			  struct mib_undo *undo)
 {
 	(void)len;
-	*undo = sampler_interval((unsigned)idx[0]);
+	undo->num = sampler_interval((unsigned)idx[0]);
 	if (sampler_set_interval((unsigned)idx[0], (uint32_t)*var->val.integer) != 0)
 		return SNMP_ERR_COMMITFAILED;
 	return SNMP_ERR_NOERROR;
 }
 
-static void interval_undo(const oid *idx, size_t len, uint64_t undo)
+static void interval_undo(const oid *idx, size_t len, const struct mib_undo *undo)
 {
 	(void)len;
-	sampler_set_interval((unsigned)idx[0], (uint32_t)undo);
+	sampler_set_interval((unsigned)idx[0], (uint32_t)undo->num);
 }
 
 static const struct mib_setter interval_setter = {
