@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define APP "clustermond"
 #define MAX_REQUESTS 12
-#define MAX_VARBINDS 6
+#define MAX_VARBINDS 10
 
 static const oid objects[] = { CLUSTERMON_OBJECTS_OID };
 #define OBJ_LEN OID_LENGTH(objects)

@@ -69,6 +69,7 @@ SEEDS = {
         req(SET, vb(PROC, 2, 0, S_GLOB), vb(PROC, 3, 0, MINUS1), vb(PROC, 4, 0, U100)),
         req(SET, vb(PROC, 2, 0, S_OWNER), vb(PROC, 2, 0, S_BRACKET), vb(OTHER, 0, 0, 1)),
         req(SET, vb(SRC, 3, 1, U10), vb(SRC, 3, 1, U3600000), vb(OTHER, 0, 0, 1)),
+        req(SET, *[vb(PROC, 2, 0, s) for s in range(1, 10)], vb(OTHER, 0, 0, 1)),
         req(SET, vb(PROC, 3, 0, 0, typ=0xC4)),
         req(GET, vb(SRC, 3, 1, 0)),
         req(GETNEXT, vb(WILD, 5, 0x20, 0)),
