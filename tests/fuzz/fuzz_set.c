@@ -368,6 +368,7 @@ static netsnmp_pdu *next_request(struct input *in)
 /* The "session" the requests come in on: the agent sends its response
  * through this transport, which parses it back into response. */
 static netsnmp_session *session;
+static bool trace; /* FUZZ_SET_TRACE set: print every request and its outcome */
 static netsnmp_pdu *response;
 static unsigned responses;
 static u_char packet[1 << 16];
@@ -427,6 +428,13 @@ static netsnmp_pdu *exchange(netsnmp_pdu *req)
 		fail("%u responses to a request (command %d)", responses, req->command);
 	r = response;
 	response = NULL;
+	if (trace) {
+		fprintf(stderr, "%s: error-status %ld index %ld\n",
+			req->command == SNMP_MSG_SET ? "SET" : req->command == SNMP_MSG_GET ? "GET" :
+			"GETNEXT", r->errstat, r->errindex);
+		for (netsnmp_variable_list *v = r->variables; v; v = v->next_variable)
+			fprint_variable(stderr, v->name, v->name_length, v);
+	}
 	for (netsnmp_variable_list *v = req->variables; v; v = v->next_variable)
 		asked++;
 	for (netsnmp_variable_list *v = r->variables; v; v = v->next_variable)
@@ -714,6 +722,7 @@ static void setup(void)
 	if (session != NULL)
 		return;
 	snmp_disable_log();
+	trace = getenv("FUZZ_SET_TRACE") != NULL;
 	/* Saving nonVolatile rows fsyncs: in memory if there is a tmpfs. */
 	strcpy(dir, "/dev/shm/fuzz_set.XXXXXX");
 	if (mkdtemp(dir) == NULL) {
