@@ -47,7 +47,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define APP "clustermond"
-#define MAX_REQUESTS 12
+#define MAX_REQUESTS 40
 #define MAX_VARBINDS 10
 
 static const oid objects[] = { CLUSTERMON_OBJECTS_OID };
@@ -793,6 +793,7 @@ static const char *const fuzz_splices[] = {
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = {
 	"set/thresholds.bin", "set/history.bin", "set/probes.bin", "set/scalars.bin",
+	"set/all.bin",
 };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 /* Each input is up to a dozen requests and as many walks: 20,000 would

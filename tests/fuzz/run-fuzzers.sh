@@ -39,7 +39,7 @@ seeds[config]="config/all.conf"
 # make the macros C strings.
 # shellcheck disable=SC2089
 sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/*.c $sa/mib/*.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c -DFUZZ_TOP=\"$top\" -DCLUSTERMON_VERSION=\"fuzz\" $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
-seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin"
+seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/all.bin"
 
 rc=0
 for t in ${FUZZ_TARGETS:-parsers netlink wire config set}; do
