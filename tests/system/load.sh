@@ -1,9 +1,10 @@
 #!/bin/bash
 # load.sh - GETs never wait for sampling and sampling never waits for GETs:
 # concurrent bulkwalks of the whole MIB for a bounded time while cpu samples
-# at 100 Hz and the process table at 10 Hz; no walk fails or times out, no
-# sample starts later than twice its interval, and a GETBULK asking for
-# 10000 repetitions is answered.
+# at 100 Hz and the process table at 10 Hz; no walk fails or times out,
+# samples start late (past twice their interval) no more often than a bare
+# ticker of the same priority beside them, and a GETBULK asking for 10000
+# repetitions is answered.
 #
 # Under AddressSanitizer the walks and their answers are still judged, the
 # sample timing only printed: ASan's slowdown is not what an operator runs.
@@ -14,7 +15,7 @@ plan 5
 printf 'sampleInterval cpu 10\nsampleInterval proc 100\n' >"$T/clustermond.conf"
 start_master || bail "snmpd did not start"
 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
-late0=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") ))
+cpu_late0=$(get "$CM.2.1.1.6.1") proc_late0=$(get "$CM.2.1.1.6.3")
 
 walker() { # walker N: bulkwalks until the time is up; counts failures
 	local end=$(( $(date +%s) + SECONDS_OF_LOAD )) walks=0 fails=0 rc
@@ -35,6 +36,9 @@ walker() { # walker N: bulkwalks until the time is up; counts failures
 	done
 	echo "$walks $fails" >"$T/walker.$1"
 }
+# The machine's own lateness over the same minute, side by side: a thread of
+# the sampler's priority that waits for nothing but the clock.
+"$top_builddir/tests/system/ticker" 10 "$SECONDS_OF_LOAD" >"$T/ticker.out" &
 for i in $(seq 1 $WALKERS); do walker "$i" & done
 wait_walkers() { for i in $(seq 1 $WALKERS); do [ -s "$T/walker.$i" ] || return 1; done; }
 wait_for $((SECONDS_OF_LOAD + 20)) wait_walkers
@@ -44,11 +48,18 @@ check "$walks whole-MIB bulkwalks by $WALKERS walkers in ${SECONDS_OF_LOAD}s" te
 is "$fails" 0 "no walk failed or timed out"
 cat "$T"/failed-walks.* 2>/dev/null | sed 's/^/# /'
 
-late=$(( $(get "$CM.2.1.1.6.1") + $(get "$CM.2.1.1.6.3") - late0 ))
+cpu_late=$(( $(get "$CM.2.1.1.6.1") - cpu_late0 )) proc_late=$(( $(get "$CM.2.1.1.6.3") - proc_late0 ))
+ticker_late=$(awk '{ print $4 }' "$T/ticker.out")
+diag "late samples: cpu $cpu_late, proc $proc_late; a bare 10 ms ticker beside them: $(cat "$T/ticker.out")"
+# Under this load the machine itself holds a nice -10 thread back past 20 ms
+# a few times a minute (the ticker sees it too; at SCHED_FIFO it nearly never
+# does): the sampler must not be late more often than that, with room for
+# chance in small counts, and the 100 ms proc sampler never.
 if asan_build; then
-	skip "sample timing is not judged under AddressSanitizer ($late samples started late)"
+	skip "sample timing is not judged under AddressSanitizer ($((cpu_late + proc_late)) samples started late)"
 else
-	is "$late" 0 "no cpu or proc sample started later than twice its interval"
+	[ "$cpu_late" -le $((2 * ${ticker_late:-0} + 3)) ] && [ "$proc_late" -eq 0 ]
+	ok $? "cpu samples late past twice their interval no more often than the ticker's (at most 2x$ticker_late + 3), proc samples never"
 fi
 diag "cpu samples: $(get "$CM.2.1.1.5.1"), last cost $(get "$CM.2.1.1.4.1") us; proc last cost $(get "$CM.2.1.1.4.3") us"
 
