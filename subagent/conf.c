@@ -94,6 +94,23 @@ static void parse_sample_interval(const char *token, char *line)
 	staged.interval_ms[index] = value;
 }
 
+/* snapshotFile PATH|none */
+static void parse_snapshot_file(const char *token, char *line)
+{
+	(void)token;
+	if (line == NULL || (strcmp(line, "none") != 0 && line[0] != '/') ||
+	    strpbrk(line, " \t") != NULL) {
+		conf_error("snapshotFile: expected one absolute path or 'none', got '%s'",
+			   line ? line : "");
+		return;
+	}
+	if (strlen(line) >= sizeof(staged.snapshot_file)) {
+		conf_error("snapshotFile: path too long%s", "");
+		return;
+	}
+	strcpy(staged.snapshot_file, line);
+}
+
 /* helperSocket PATH */
 static void parse_helper_socket(const char *token, char *line)
 {
@@ -453,6 +470,7 @@ void conf_init(void)
 	register_app_config_handler("sampleInterval", parse_sample_interval, NULL,
 				    "SOURCE MILLISECONDS");
 	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
+	register_app_config_handler("snapshotFile", parse_snapshot_file, NULL, "PATH|none");
 	register_app_config_handler("tcpFilter", parse_tcp_filter, NULL,
 				    "[state=NAME,...] [port|sport|dport=N[-M]] "
 				    "[local|remote=ADDR[/PREFIX]]");

@@ -15,6 +15,7 @@
 struct clustermon_conf {
 	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
 	char helper_socket[PATH_MAX];
+	char snapshot_file[PATH_MAX];  /* "": the default; "none": off */
 	struct proc_filter proc_filter;
 	struct pcap_conf pcap;
 	struct tcp_filter tcp_filter;

@@ -18,6 +18,7 @@
 
 #include "conf.h"
 #include "mib/mib.h"
+#include "mib/publish.h"
 #include "privdrop.h"
 #include "sampler.h"
 #include "sources/sources.h"
@@ -244,9 +245,11 @@ int main(int argc, char **argv)
 	if (o.user)
 		drop_privileges(o.user);
 	mib_system_mark_discontinuity();
+	publish_start();
 	snmp_log(LOG_INFO, APP_NAME " " CLUSTERMON_VERSION " started\n");
 	run();
 	snmp_log(LOG_INFO, APP_NAME ": exiting\n");
+	publish_stop();
 	sampler_stop();
 	snapshot_clear(&cpu_slot);
 	snapshot_clear(&mem_slot);

@@ -123,6 +123,7 @@ static const struct mib_group cpu_group = {
 	.nobjects = sizeof(cpu_objects) / sizeof(cpu_objects[0]),
 	.acquire = cpu_acquire,
 	.release = cpu_release,
+	.sources = 1u << SOURCE_CPU | 1u << SOURCE_PROBES,
 };
 
 int mib_cpu_register(void)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "../dist.h"
+#include "../sampler.h"
 
 static const oid dist_oid[] = { CLUSTERMON_OBJECTS_OID, 9 };
 
@@ -126,6 +127,10 @@ static const struct mib_group dist_group = {
 	.objects = dist_objects,
 	.nobjects = 2,
 	.acquire = dist_acquire,
+	/* Every source feeds a distribution (its own sampling cost at least);
+	 * cumulative histograms need not be republished at 100 Hz. */
+	.sources = (1u << (SOURCE_LAST + 1)) - 2,
+	.publish_min_ms = 250,
 	.release = dist_release,
 };
 

@@ -384,6 +384,11 @@ int mib_group_register(const struct mib_group *g)
 	return netsnmp_register_handler(reg) == MIB_REGISTERED_OK ? 0 : -1;
 }
 
+const struct mib_group *mib_group_nth(size_t i)
+{
+	return i < nregistered ? registered[i] : NULL;
+}
+
 static const struct mib_group *group_of(const oid *name, size_t len)
 {
 	for (size_t i = 0; i < nregistered; i++) {

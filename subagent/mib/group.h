@@ -91,9 +91,17 @@ struct mib_group {
 	 * group in each phase) instead of varbind by varbind. */
 	void (*set_request)(netsnmp_agent_request_info *reqinfo,
 			    netsnmp_request_info *requests);
+	/* For the published image (publish.c): the sources whose samples
+	 * change what this group serves, a bit per enum source_index (0: it
+	 * is encoded again at every tick), and the least time between two
+	 * encodings (0: as often as its sources sample). */
+	unsigned sources;
+	uint32_t publish_min_ms;
 };
 
 int mib_group_register(const struct mib_group *g);
+/* The registered groups in registration order; NULL past the last. */
+const struct mib_group *mib_group_nth(size_t i);
 
 /* What reading one instance served by this agent gave. */
 enum mib_read_rc { MIB_READ_OK = 0, MIB_READ_ABSENT = -1, MIB_READ_NOT_NUMERIC = -2 };

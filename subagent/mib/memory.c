@@ -74,6 +74,7 @@ static const struct mib_group memory_group = {
 	.objects = memory_objects,
 	.nobjects = sizeof(memory_objects) / sizeof(memory_objects[0]),
 	.acquire = mem_acquire,
+	.sources = 1u << SOURCE_MEM,
 	.release = mem_release,
 };
 

@@ -58,6 +58,7 @@ static const struct mib_group pcap_group = {
 	.objects = pcap_objects,
 	.nobjects = 1,
 	.acquire = pcap_acquire,
+	.sources = 1u << SOURCE_PCAP,
 	.release = pcap_release,
 };
 

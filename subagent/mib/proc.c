@@ -245,6 +245,7 @@ static const struct mib_group proc_group = {
 	.objects = proc_objects,
 	.nobjects = sizeof(proc_objects) / sizeof(proc_objects[0]),
 	.acquire = proc_acquire,
+	.sources = 1u << SOURCE_PROC,
 	.release = proc_release,
 };
 

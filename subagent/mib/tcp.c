@@ -165,6 +165,7 @@ static const struct mib_group tcp_group = {
 	.objects = tcp_objects,
 	.nobjects = sizeof(tcp_objects) / sizeof(tcp_objects[0]),
 	.acquire = tcp_acquire,
+	.sources = 1u << SOURCE_TCP,
 	.release = tcp_release,
 };
 

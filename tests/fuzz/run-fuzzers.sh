@@ -38,7 +38,7 @@ seeds[config]="config/all.conf"
 # The quotes around FUZZ_TOP and CLUSTERMON_VERSION are meant literally: they
 # make the macros C strings.
 # shellcheck disable=SC2089
-sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/*.c $sa/mib/*.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c -DFUZZ_TOP=\"$top\" -DCLUSTERMON_VERSION=\"fuzz\" $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/imagefile.c $sa/dist.c $sa/sources/*.c $sa/mib/*.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c -DFUZZ_TOP=\"$top\" -DCLUSTERMON_VERSION=\"fuzz\" $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/all.bin"
 
 rc=0

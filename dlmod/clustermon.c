@@ -1,0 +1,327 @@
+/*
+ * clustermon.c - clustermon.so, the fast read path: an snmpd module that
+ * answers GET, GETNEXT and GETBULK for clustermond's read-only objects from
+ * the image clustermond publishes (subagent/core/image.h), inside snmpd,
+ * without an AgentX exchange per varbind.
+ *
+ *   snmpd.conf:  dlmod clustermon /usr/lib/x86_64-linux-gnu/snmp/dlmod/clustermon.so
+ *                clustermonSnapshot /run/clustermon/image
+ *
+ * It registers the subtrees the image names (read-only objects only, all
+ * under clusterMonObjects, more specific than the subagent's groups), so
+ * SETs, read-create tables and everything else still reach clustermond over
+ * AgentX. While the image is stale (clustermond stopped, hung or gone) it
+ * answers nothing and, at the next check, unregisters, so the subagent's
+ * own registrations (if any) answer again. The image is untrusted input;
+ * the module only reads it, on snmpd's one thread, and never writes.
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/image.h"
+
+#define DEFAULT_IMAGE "/run/clustermon/image"
+#define CHECK_SECONDS 1
+
+/* snmpd finds these two by name; everything else stays inside. */
+__attribute__((visibility("default"))) void init_clustermon(void);
+__attribute__((visibility("default"))) void deinit_clustermon(void);
+static void unmap(void);
+static void map_path(void);
+
+/* clusterMonObjects: the image may name subtrees under it only. */
+static const uint32_t root[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1 };
+#define ROOT_LEN (sizeof(root) / sizeof(root[0]))
+
+static struct {
+	char path[PATH_MAX];
+	const void *map;
+	size_t size;
+	dev_t dev;
+	ino_t ino;
+	struct cm_image_reg reg[CM_IMAGE_MAX_REGS];
+	netsnmp_handler_registration *handle[CM_IMAGE_MAX_REGS];
+	unsigned nregs;
+	unsigned alarm;
+} M = { .path = DEFAULT_IMAGE };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const struct cm_image_header *live_header(void)
+{
+	const struct cm_image_header *h = cm_image_header(M.map, M.size);
+
+	return h != NULL && cm_image_fresh(h, now_ns()) ? h : NULL;
+}
+
+/* ------------------------------------------------------------ answers */
+
+static int set_value(netsnmp_variable_list *vb, const struct cm_image_value *v)
+{
+	oid ids[CM_IMAGE_MAX_VAL / 4];
+	struct counter64 c64;
+	uint64_t n = 0;
+	uint32_t u32;
+	int32_t i32;
+
+	if (v->type == ASN_OCTET_STR)
+		return snmp_set_var_typed_value(vb, ASN_OCTET_STR, v->data, v->len);
+	if (v->type == ASN_OBJECT_ID) {
+		for (uint32_t i = 0; i < v->len / 4; i++)
+			memcpy(&u32, v->data + 4 * i, 4), ids[i] = u32;
+		return snmp_set_var_typed_value(vb, ASN_OBJECT_ID, ids, (v->len / 4) * sizeof(oid));
+	}
+	if (v->len != sizeof(n))
+		return -1;
+	memcpy(&n, v->data, sizeof(n));
+	switch (v->type) {
+	case ASN_COUNTER64:
+		c64.high = (u_long)(n >> 32);
+		c64.low = (u_long)(n & 0xffffffffu);
+		return snmp_set_var_typed_value(vb, ASN_COUNTER64, &c64, sizeof(c64));
+	case ASN_INTEGER:
+		i32 = (int32_t)n;
+		return snmp_set_var_typed_value(vb, ASN_INTEGER, &i32, sizeof(i32));
+	case ASN_GAUGE: case ASN_COUNTER: case ASN_TIMETICKS:
+		u32 = (uint32_t)n;
+		return snmp_set_var_typed_value(vb, v->type, &u32, sizeof(u32));
+	default:
+		return -1; /* no type clustermond serves */
+	}
+}
+
+/* What the subagent answers for an instance it does not have. */
+static u_char absent(const struct cm_image_reg *r, const uint32_t *name, size_t len)
+{
+	const uint32_t *sfx = name + r->len;
+	size_t n = len - r->len;
+
+	if (r->kind == CM_REG_TABLE &&
+	    (n < 3 || sfx[0] != 1 || sfx[1] < r->min_col || sfx[1] > r->max_col))
+		return SNMP_NOSUCHOBJECT;
+	return SNMP_NOSUCHINSTANCE;
+}
+
+static size_t to_u32(const netsnmp_variable_list *vb, uint32_t *out)
+{
+	size_t n = vb->name_length < MAX_OID_LEN ? vb->name_length : MAX_OID_LEN;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = vb->name[i] > UINT32_MAX ? UINT32_MAX : (uint32_t)vb->name[i];
+	return n;
+}
+
+static void answer_get(const struct cm_image_reg *r, netsnmp_variable_list *vb, bool live)
+{
+	static struct cm_image_value v;
+	uint32_t name[MAX_OID_LEN];
+	size_t len = to_u32(vb, name);
+
+	if (!live || len < r->len) {
+		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+		return;
+	}
+	switch (cm_image_get(M.map, M.size, name, len, &v)) {
+	case CM_IMAGE_FOUND:
+		/* a value of a type clustermond never serves: no answer */
+		if (set_value(vb, &v) != 0)
+			snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+		return;
+	case CM_IMAGE_NONE:
+		snmp_set_var_typed_value(vb, absent(r, name, len), NULL, 0);
+		return;
+	default:
+		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
+	}
+}
+
+/* Leaves the varbind alone when the subtree has nothing after it: snmpd
+ * then goes on to the next subtree. */
+static void answer_next(const struct cm_image_reg *r, netsnmp_variable_list *vb)
+{
+	static struct cm_image_value v;
+	uint32_t name[MAX_OID_LEN];
+	oid next[CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB];
+	size_t len = to_u32(vb, name);
+
+	if (cm_image_next(M.map, M.size, name, len, r->oid, r->len, &v) != CM_IMAGE_FOUND ||
+	    set_value(vb, &v) != 0)
+		return;
+	for (size_t i = 0; i < v.name_len; i++)
+		next[i] = v.name[i];
+	snmp_set_var_objid(vb, next, v.name_len);
+}
+
+static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+		   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct cm_image_reg *r = h->myvoid;
+	const struct cm_image_header *img = cm_image_header(M.map, M.size);
+	bool live;
+
+	(void)reg;
+	/* clustermond grew the image into a new file: follow it now, not at
+	 * the next check, so a walk never sees the objects go. */
+	if (img != NULL && __atomic_load_n(&img->state, __ATOMIC_ACQUIRE) == CM_IMAGE_SUPERSEDED) {
+		unmap();
+		map_path();
+	}
+	live = live_header() != NULL;
+	for (netsnmp_request_info *q = requests; q != NULL; q = q->next) {
+		if (q->processed)
+			continue;
+		if (reqinfo->mode == MODE_GET)
+			answer_get(r, q->requestvb, live);
+		else if (reqinfo->mode == MODE_GETNEXT && live)
+			answer_next(r, q->requestvb);
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+/* ------------------------------------------------------------ registrations */
+
+static void unregister_all(void)
+{
+	for (unsigned i = 0; i < M.nregs; i++)
+		if (M.handle[i] != NULL)
+			netsnmp_unregister_handler(M.handle[i]);
+	memset(M.handle, 0, sizeof(M.handle));
+	M.nregs = 0;
+}
+
+static bool under_root(const struct cm_image_reg *r)
+{
+	return r->len > ROOT_LEN && r->len <= CM_IMAGE_MAX_OID &&
+	       memcmp(r->oid, root, sizeof(root)) == 0 &&
+	       (r->kind == CM_REG_SCALAR || r->kind == CM_REG_TABLE || r->kind == CM_REG_COLUMN);
+}
+
+static void register_one(unsigned i)
+{
+	oid name[CM_IMAGE_MAX_OID];
+	netsnmp_handler_registration *reg;
+
+	for (uint32_t k = 0; k < M.reg[i].len; k++)
+		name[k] = M.reg[i].oid[k];
+	reg = netsnmp_create_handler_registration("clustermon", handler, name, M.reg[i].len,
+						  HANDLER_CAN_RONLY);
+	if (reg == NULL)
+		return;
+	reg->handler->myvoid = &M.reg[i];
+	if (netsnmp_register_handler(reg) == MIB_REGISTERED_OK)
+		M.handle[i] = reg;
+	else
+		snmp_log(LOG_WARNING, "clustermon.so: could not register subtree %u\n", i);
+}
+
+/* Registers what a live image names, nothing while there is none. */
+static void sync_registrations(const struct cm_image_header *h)
+{
+	unsigned n = 0;
+	struct cm_image_reg want[CM_IMAGE_MAX_REGS];
+
+	for (uint32_t i = 0; h != NULL && i < h->nregs; i++)
+		if (under_root(&h->reg[i]))
+			want[n++] = h->reg[i];
+	if (n == M.nregs && memcmp(want, M.reg, n * sizeof(want[0])) == 0)
+		return;
+	unregister_all();
+	memcpy(M.reg, want, n * sizeof(want[0]));
+	M.nregs = n;
+	for (unsigned i = 0; i < n; i++)
+		register_one(i);
+	snmp_log(LOG_INFO, "clustermon.so: serving %u subtrees from %s\n", n, M.path);
+}
+
+/* ------------------------------------------------------------ the file */
+
+static void unmap(void)
+{
+	if (M.map != NULL)
+		munmap((void *)M.map, M.size);
+	M.map = NULL;
+	M.size = 0;
+}
+
+static void map_path(void)
+{
+	struct stat st;
+	void *p;
+	int fd = open(M.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (size_t)st.st_size >= sizeof(struct cm_image_header)) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED) {
+			M.map = p;
+			M.size = (size_t)st.st_size;
+			M.dev = st.st_dev;
+			M.ino = st.st_ino;
+		}
+	}
+	close(fd);
+}
+
+/* The file at the path is another one than we map (a restart, a grown image). */
+static bool replaced(void)
+{
+	struct stat st;
+
+	return stat(M.path, &st) != 0 || st.st_dev != M.dev || st.st_ino != M.ino;
+}
+
+static void check(unsigned alarm, void *arg)
+{
+	const struct cm_image_header *h = cm_image_header(M.map, M.size);
+
+	(void)alarm, (void)arg;
+	if (M.map != NULL && (h == NULL || !cm_image_fresh(h, now_ns())) && replaced())
+		unmap();
+	if (M.map == NULL)
+		map_path();
+	sync_registrations(live_header());
+}
+
+static void parse_snapshot(const char *token, char *line)
+{
+	(void)token;
+	if (line == NULL || line[0] != '/' || strlen(line) >= sizeof(M.path)) {
+		config_perror("clustermonSnapshot: expected the absolute path of clustermond's image");
+		return;
+	}
+	strcpy(M.path, line);
+	unmap();
+	check(0, NULL);
+}
+
+void init_clustermon(void)
+{
+	snmpd_register_config_handler("clustermonSnapshot", parse_snapshot, NULL, "PATH");
+	M.alarm = snmp_alarm_register(CHECK_SECONDS, SA_REPEAT, check, NULL);
+	check(0, NULL);
+}
+
+void deinit_clustermon(void)
+{
+	snmp_alarm_unregister(M.alarm);
+	unregister_all();
+	unmap();
+	unregister_config_handler("snmpd", "clustermonSnapshot");
+}

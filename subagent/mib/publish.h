@@ -1,0 +1,16 @@
+/*
+ * publish.h - the fast read path's writer: clustermond publishes every
+ * read-only instance it serves into the image file (core/image.h) that
+ * clustermon.so, loaded into snmpd, answers from (directive snapshotFile).
+ */
+#ifndef CLUSTERMON_MIB_PUBLISH_H
+#define CLUSTERMON_MIB_PUBLISH_H
+
+/* Starts publishing on the SNMP thread: call after the groups are
+ * registered and privileges dropped, so the file belongs to the user
+ * clustermond runs as. */
+void publish_start(void);
+/* Marks the image stopped and removes it (at exit). */
+void publish_stop(void);
+
+#endif
