@@ -5,7 +5,7 @@
  * without an AgentX exchange per varbind.
  *
  *   snmpd.conf:  dlmod clustermon /usr/lib/x86_64-linux-gnu/snmp/dlmod/clustermon.so
- *                clustermonSnapshot /run/clustermon/image
+ *                clustermonSnapshot /run/clustermon/snapshot/image
  *
  * It registers the subtrees the image names (read-only objects only, all
  * under clusterMonObjects, more specific than the subagent's groups), so
@@ -29,7 +29,7 @@
 
 #include "core/image.h"
 
-#define DEFAULT_IMAGE "/run/clustermon/image"
+#define DEFAULT_IMAGE "/run/clustermon/snapshot/image"
 #define CHECK_SECONDS 1
 
 /* snmpd finds these two by name; everything else stays inside. */
@@ -46,6 +46,7 @@ static struct {
 	char path[PATH_MAX];
 	const void *map;
 	size_t size;
+	const struct cm_image_header *h;  /* checked whole when mapped */
 	dev_t dev;
 	ino_t ino;
 	struct cm_image_reg reg[CM_IMAGE_MAX_REGS];
@@ -64,9 +65,7 @@ static uint64_t now_ns(void)
 
 static const struct cm_image_header *live_header(void)
 {
-	const struct cm_image_header *h = cm_image_header(M.map, M.size);
-
-	return h != NULL && cm_image_fresh(h, now_ns()) ? h : NULL;
+	return M.h != NULL && cm_image_fresh(M.h, now_ns()) ? M.h : NULL;
 }
 
 /* ------------------------------------------------------------ answers */
@@ -152,7 +151,7 @@ static void answer_get(const struct cm_image_reg *r, netsnmp_variable_list *vb, 
 
 /* Leaves the varbind alone when the subtree has nothing after it: snmpd
  * then goes on to the next subtree. */
-static void answer_next(const struct cm_image_reg *r, netsnmp_variable_list *vb)
+static bool answer_next(const struct cm_image_reg *r, netsnmp_variable_list *vb)
 {
 	static struct cm_image_value v;
 	uint32_t name[MAX_OID_LEN];
@@ -161,23 +160,47 @@ static void answer_next(const struct cm_image_reg *r, netsnmp_variable_list *vb)
 
 	if (cm_image_next(M.map, M.size, name, len, r->oid, r->len, &v) != CM_IMAGE_FOUND ||
 	    set_value(vb, &v) != 0)
-		return;
+		return false;
 	for (size_t i = 0; i < v.name_len; i++)
 		next[i] = v.name[i];
-	snmp_set_var_objid(vb, next, v.name_len);
+	return snmp_set_var_objid(vb, next, v.name_len) == 0;
+}
+
+/*
+ * GETBULK: every repetition this subtree can answer in one call. snmpd
+ * otherwise makes one pass over the whole request per repetition (its
+ * bulk_to_next helper), which costs more than the answers themselves. The
+ * repetitions of a request are chained through next_variable; the first
+ * one we cannot answer is left as a retry from our last answer, which
+ * snmpd carries on into the next subtree.
+ */
+static void answer_bulk(const struct cm_image_reg *r, netsnmp_request_info *q)
+{
+	netsnmp_variable_list *vb;
+
+	while (answer_next(r, q->requestvb)) {
+		vb = q->requestvb;
+		if (q->repeat <= 0 || vb->next_variable == NULL)
+			return;
+		q->repeat--;
+		snmp_set_var_objid(vb->next_variable, vb->name, vb->name_length);
+		q->requestvb = vb->next_variable;
+		q->requestvb->type = ASN_PRIV_RETRY;
+		if (q->inclusive == 2)
+			q->inclusive = 0;
+	}
 }
 
 static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct cm_image_reg *r = h->myvoid;
-	const struct cm_image_header *img = cm_image_header(M.map, M.size);
 	bool live;
 
 	(void)reg;
 	/* clustermond grew the image into a new file: follow it now, not at
 	 * the next check, so a walk never sees the objects go. */
-	if (img != NULL && __atomic_load_n(&img->state, __ATOMIC_ACQUIRE) == CM_IMAGE_SUPERSEDED) {
+	if (M.h != NULL && __atomic_load_n(&M.h->state, __ATOMIC_ACQUIRE) == CM_IMAGE_SUPERSEDED) {
 		unmap();
 		map_path();
 	}
@@ -189,6 +212,8 @@ static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 			answer_get(r, q->requestvb, live);
 		else if (reqinfo->mode == MODE_GETNEXT && live)
 			answer_next(r, q->requestvb);
+		else if (reqinfo->mode == MODE_GETBULK && live)
+			answer_bulk(r, q);
 	}
 	return SNMP_ERR_NOERROR;
 }
@@ -219,7 +244,7 @@ static void register_one(unsigned i)
 	for (uint32_t k = 0; k < M.reg[i].len; k++)
 		name[k] = M.reg[i].oid[k];
 	reg = netsnmp_create_handler_registration("clustermon", handler, name, M.reg[i].len,
-						  HANDLER_CAN_RONLY);
+						  HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
 	if (reg == NULL)
 		return;
 	reg->handler->myvoid = &M.reg[i];
@@ -255,6 +280,7 @@ static void unmap(void)
 	if (M.map != NULL)
 		munmap((void *)M.map, M.size);
 	M.map = NULL;
+	M.h = NULL;
 	M.size = 0;
 }
 
@@ -272,6 +298,7 @@ static void map_path(void)
 		if (p != MAP_FAILED) {
 			M.map = p;
 			M.size = (size_t)st.st_size;
+			M.h = cm_image_header(p, M.size);
 			M.dev = st.st_dev;
 			M.ino = st.st_ino;
 		}
@@ -289,10 +316,8 @@ static bool replaced(void)
 
 static void check(unsigned alarm, void *arg)
 {
-	const struct cm_image_header *h = cm_image_header(M.map, M.size);
-
 	(void)alarm, (void)arg;
-	if (M.map != NULL && (h == NULL || !cm_image_fresh(h, now_ns())) && replaced())
+	if (M.map != NULL && live_header() == NULL && replaced())
 		unmap();
 	if (M.map == NULL)
 		map_path();

@@ -193,20 +193,39 @@ static size_t entry_name(const struct view *v, const struct entry *e, uint32_t *
 	return v->base_len + e->sub_len;
 }
 
-/* The first entry comparing above key (strict) or at/above it; -1 when malformed. */
+/* An entry's part after the base against a key's, as cm_oid_compare. */
+static int compare_sub(const struct entry *e, const uint32_t *key, size_t klen)
+{
+	size_t n = e->sub_len < klen ? e->sub_len : klen;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = rd32(e->sub + 4 * i);
+
+		if (x != key[i])
+			return x < key[i] ? -1 : 1;
+	}
+	return e->sub_len == klen ? 0 : (e->sub_len < klen ? -1 : 1);
+}
+
+/* The first entry comparing above key (strict) or at/above it; -1 when
+ * malformed. Every entry starts with the base, so only the rest of key
+ * is compared entry by entry. */
 static long search(const struct view *v, const uint32_t *key, size_t klen, bool strict)
 {
-	uint32_t name[CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB];
 	size_t lo = 0, hi = v->count;
 	struct entry e;
+	int c = cm_oid_compare(key, klen < v->base_len ? klen : v->base_len, v->base, v->base_len);
 
+	if (c != 0 || klen < v->base_len)
+		return c > 0 ? (long)v->count : 0;
+	key += v->base_len;
+	klen -= v->base_len;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c;
 
 		if (!entry_at(v, mid, &e))
 			return -1;
-		c = cm_oid_compare(name, entry_name(v, &e, name), key, klen);
+		c = compare_sub(&e, key, klen);
 		if (c < 0 || (strict && c == 0))
 			lo = mid + 1;
 		else
@@ -254,11 +273,13 @@ static enum cm_image_find read_section(const unsigned char *map, size_t size,
 		const struct cm_image_buf *b = &s->buf[LOAD_ACQ(&s->active) & 1u];
 		uint32_t seq = LOAD_ACQ(&b->seq);
 		uint64_t off = LOAD(&b->off);
-		struct view v = { .base = s->base, .base_len = s->base_len };
+		struct view v = { .base = s->base, .base_len = LOAD(&s->base_len) };
 		enum cm_image_find rc;
 
 		if (seq & 1u)
 			continue;
+		if (v.base_len == 0 || v.base_len > CM_IMAGE_MAX_OID)
+			return CM_IMAGE_BUSY;
 		v.n = LOAD(&b->len);
 		if (v.n == 0)
 			return CM_IMAGE_NONE; /* never published */
@@ -280,14 +301,30 @@ static enum cm_image_find read_section(const unsigned char *map, size_t size,
 	return CM_IMAGE_BUSY;
 }
 
+/* The header as the hot path checks it: the counts it reads are clamped
+ * where they are used (section_of), since they may change under us. */
+static const struct cm_image_header *header_quick(const void *map, size_t size)
+{
+	const struct cm_image_header *h = map;
+
+	if (map == NULL || size < sizeof(*h) || (uintptr_t)map % 8 != 0 ||
+	    memcmp(h->magic, CM_IMAGE_MAGIC, sizeof(h->magic)) != 0)
+		return NULL;
+	return h;
+}
+
 /* The section holding name's subtree: its base is a prefix of name. */
 static const struct cm_image_section *section_of(const struct cm_image_header *h,
 						 const uint32_t *name, size_t len)
 {
-	for (uint32_t i = 0; i < h->nsections; i++) {
-		const struct cm_image_section *s = &h->sec[i];
+	uint32_t n = LOAD(&h->nsections);
 
-		if (len >= s->base_len && cm_oid_compare(name, s->base_len, s->base, s->base_len) == 0)
+	for (uint32_t i = 0; i < n && i < CM_IMAGE_MAX_SECTIONS; i++) {
+		const struct cm_image_section *s = &h->sec[i];
+		uint32_t blen = LOAD(&s->base_len);
+
+		if (blen > 0 && blen <= CM_IMAGE_MAX_OID && len >= blen &&
+		    cm_oid_compare(name, blen, s->base, blen) == 0)
 			return s;
 	}
 	return NULL;
@@ -296,7 +333,7 @@ static const struct cm_image_section *section_of(const struct cm_image_header *h
 enum cm_image_find cm_image_get(const void *map, size_t size, const uint32_t *name,
 				size_t len, struct cm_image_value *out)
 {
-	const struct cm_image_header *h = cm_image_header(map, size);
+	const struct cm_image_header *h = header_quick(map, size);
 	const struct cm_image_section *s;
 	struct query q = { .name = name, .len = len };
 
@@ -312,7 +349,7 @@ enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *n
 				 size_t len, const uint32_t *prefix, size_t plen,
 				 struct cm_image_value *out)
 {
-	const struct cm_image_header *h = cm_image_header(map, size);
+	const struct cm_image_header *h = header_quick(map, size);
 	const struct cm_image_section *s;
 	struct query q = { .name = name, .len = len, .prefix = prefix, .plen = plen, .next = true };
 

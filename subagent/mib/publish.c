@@ -23,7 +23,7 @@
 #include "../imagefile.h"
 #include "../sampler.h"
 
-#define DEFAULT_DIR "/run/clustermon"
+#define DEFAULT_DIR "/run/clustermon/snapshot"
 #define DEFAULT_PATH DEFAULT_DIR "/image"
 #define MIN_CAP (64u * 1024u)
 #define RETRY_NS (5ull * 1000000000u)
