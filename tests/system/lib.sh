@@ -21,6 +21,13 @@ T=$(mktemp -d /tmp/clustermon-test.XXXXXX)
 # (its default path ends with the persistent directory).
 export MIBS= SNMP_PERSISTENT_DIR="$T/persist" SNMPCONFPATH="$T/conf:$T/persist"
 mkdir -p "$SNMP_PERSISTENT_DIR" "$T/conf"
+# Every agent publishes its image for the fast read path (clustermon.so) in
+# a directory an agent that drops to nobody can create files in; a test's
+# own clustermond.conf cannot undo it by accident (.local.conf is read too).
+IMAGE="$T/run/image"
+MODULE="$top_builddir/dlmod/clustermon.so"
+mkdir -m 1777 "$T/run"
+echo "snapshotFile $IMAGE" >"$T/conf/clustermond.local.conf"
 MASTER_PID= AGENT_PID= HELPER_PID=
 
 tap_n=0 tap_failed=0
@@ -91,6 +98,13 @@ add_reader_v3() {
 createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
 rouser cmadmin priv
 EOC
+}
+
+# add_module: the master loads clustermon.so and answers clustermond's
+# read-only objects from its image.
+add_module() {
+	[ -f "$T/snmpd.conf" ] || write_master_conf
+	printf 'dlmod clustermon %s\nclustermonSnapshot %s\n' "$MODULE" "$IMAGE" >>"$T/snmpd.conf"
 }
 
 start_master() {

@@ -5,7 +5,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to start as root and drop to nobody"
 id nobody >/dev/null 2>&1 || skip_all "no user nobody on this machine"
-plan 7
+plan 8
 write_master_conf
 # The unprivileged agent must reach the master's socket (agentXPerms).
 sed -i 's/^agentXPerms .*/agentXPerms 0666 0777/' "$T/snmpd.conf"
@@ -30,4 +30,6 @@ every_thread_dropped() {
 check "every thread (sampler threads too) runs as nobody without capabilities" every_thread_dropped
 check "still serves CPU counters read through fds opened as root" get "$CM.3.20.1.2.1"
 check "and the process table" get "$CM.5.5.0"
+wait_for 5 test -s "$IMAGE"
+is "$(stat -c '%U %a' "$IMAGE")" "nobody 640" "the image is written after the drop: nobody's, mode 0640"
 finish

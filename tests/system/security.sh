@@ -3,15 +3,18 @@
 # clustermond: v2c reads but never writes, the v3 authPriv user writes the
 # threshold and history tables and nothing else, authNoPriv is refused, a
 # wrong community gets no answer, and the AgentX socket has the fragment's
-# modes.
+# modes. The fragment loads clustermon.so: nobody can load or unload snmpd
+# modules through dlmodTable, and the image the module reads is 0640.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 13
 getent group Debian-snmp >/dev/null || bail "group Debian-snmp missing (Debian's snmpd package creates it)"
 # The fragment with this test's socket (in a directory snmpd makes, so the
 # directory mode applies) and port; the user's passphrases.
 AGENTX="unix:$T/agentx/master"
-sed "s|unix:/var/agentx/master|$AGENTX|" "$top_srcdir/contrib/net-snmp/snmpd.conf.fragment" >"$T/snmpd.conf"
+sed -e "s|unix:/var/agentx/master|$AGENTX|" -e "s|^dlmod  *clustermon\$|dlmod clustermon $MODULE|" \
+	-e "s|^clustermonSnapshot .*|clustermonSnapshot $IMAGE|" \
+	"$top_srcdir/contrib/net-snmp/snmpd.conf.fragment" >"$T/snmpd.conf"
 cat >>"$T/snmpd.conf" <<EOC
 agentAddress udp:$TARGET
 createUser cmadmin SHA-256 "cm-auth-passphrase" AES "cm-priv-passphrase"
@@ -38,6 +41,13 @@ out=$(v3 authPriv snmpset "$CM.2.1.1.3.1" u 50)
 check "but outside its write view (a sampling interval) gets noAccess" contains noAccess "$out"
 out=$(v3 authNoPriv snmpget "$CM.1.1.0")
 check "authNoPriv is refused: authorizationError" contains authorizationError "$out"
+DLMOD_STATUS=.1.3.6.1.4.1.2021.13.14.2.1.5.1
+check "the fragment's dlmod line loads clustermon.so into snmpd" grep -q "$MODULE" "/proc/$MASTER_PID/maps"
+check "v2c cannot unload it through dlmodTable" contains noAccess "$(set_ro "$DLMOD_STATUS" i 2)"
+check "nor can the v3 user: dlmodTable is outside its write view" \
+	contains noAccess "$(v3 authPriv snmpset "$DLMOD_STATUS" i 2)"
+is "$(stat -c %a "$IMAGE")" 640 "the image the module reads: owner writes, group reads, others nothing"
+check "the module file is writable by its owner only" sh -c "[ \$(( 0\$(stat -c %a '$MODULE') & 022 )) -eq 0 ]"
 sock=${AGENTX#unix:}
 is "$(stat -c %a "$sock") $(stat -c %a "$(dirname "$sock")")" "660 750" \
 	"the AgentX socket and its directory have the fragment's modes (0660, 0750)"
