@@ -19,6 +19,10 @@ for line in text.splitlines():
     if line.startswith("== "):
         section = line[3:]
         continue
+    # A benchmark that stopped short measured nothing: a target not met.
+    if line.startswith("Bail out!"):
+        rows.append((section, "bailed out: " + line[9:].strip(), float("nan"), "<=", 0, False))
+        continue
     for m in FIGURE.finditer(line):
         name, value, op, target = m.group(1).strip(), float(m.group(2)), m.group(3), float(m.group(4))
         met = value <= target if op == "<=" else value < target
@@ -54,6 +58,6 @@ open(os.path.join(out, "report.md"), "w").write("\n".join(lines))
 with open(os.path.join(out, "ratios.dat"), "w") as f:
     for i, (section, name, value, op, target, met) in enumerate(rows):
         label = name.replace(" ", "_").replace('"', "")[:28]
-        f.write('%d "%s" %g\n' % (i, label, value / target if target else 0))
+        f.write('%d "%s" %g\n' % (i, label, value / target if target and value == value else 0))
 print("%d of %d figures met their targets" % (sum(r[5] for r in rows), len(rows)))
 sys.exit(0 if rows else 1)

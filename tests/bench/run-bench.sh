@@ -61,6 +61,10 @@ bash "$top_srcdir/tests/bench/tcp.sh"
 # Packet capture (issue 5): ours and tcpdump side by side on lo.
 BENCH_UDP="$top_builddir/tests/bench/bench_udp" bash "$top_srcdir/tests/bench/pcap.sh"
 
+# The fast read path (issue 13): clustermon.so inside snmpd against snmpd's
+# own tables, GETs, and the cost of publishing the image.
+bash "$top_srcdir/tests/bench/fastpath.sh"
+
 # The eBPF helper (issue 6): perf bench sched pipe with and without its
 # sensors, and 1,000,000 getppid() calls counted exactly.
 bash "$top_srcdir/tests/bench/probes.sh"
