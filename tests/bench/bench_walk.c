@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	}
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
 	init_snmp("bench_walk");
-	if (read_objid(argv[2], root, &rlen) == NULL || (ss = open_session(argv[1])) == NULL) {
+	if (!read_objid(argv[2], root, &rlen) || (ss = open_session(argv[1])) == NULL) {
 		snmp_perror("bench_walk");
 		return 1;
 	}
