@@ -44,6 +44,22 @@ is() { # is GOT WANT DESCRIPTION
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# A tool that tests/setup-deps.sh installs and README promises is missing: a
+# skip on a developer's machine, a failure in CI (CI=true), where a quiet SKIP
+# would hide a broken set-up step. missing_all goes before any plan line;
+# missing stands for one test point.
+missing_all() {
+	if [ "${CI:-}" = true ]; then
+		echo "1..1"; echo "not ok 1 - $1 (CI=true: tests/setup-deps.sh should have installed it)"
+		exit 1
+	fi
+	skip_all "$1"
+}
+missing() {
+	if [ "${CI:-}" = true ]; then
+		ok 1 "$1 (CI=true: tests/setup-deps.sh should have installed it)"
+	else skip "$1"; fi
+}
 bail() { echo "Bail out! $*"; exit 1; }
 
 cleanup() {
