@@ -5,7 +5,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
 PACKAGES="build-essential autoconf automake pkg-config libsnmp-dev snmpd snmp
-snmptrapd libpcap-dev libcap-dev libbpf-dev bpftool clang llvm smitools iproute2
+snmptrapd libpcap-dev libcap-dev libbpf-dev bpftool clang llvm libclang-rt-14-dev smitools iproute2
 procps util-linux systemd valgrind tcpdump linux-perf python3-pysnmp4 nagios4-core
 prometheus-snmp-exporter python3-yaml gnuplot-nox"
 
