@@ -3,7 +3,8 @@
 # missing, builds out of tree with -Werror, runs `make check` (unit tests,
 # MIB lint, system tests against a private snmpd), runs it again on an
 # ASan+UBSan build (--enable-sanitizers), runs each libFuzzer target for a
-# minute, checks `make distcheck`, and ends with one line
+# minute, checks `make distcheck` (the tarball builds, installs and passes
+# the unit tests: configure --disable-system-tests), and ends with one line
 # "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
