@@ -33,8 +33,10 @@ check_in() {
 	grep -E '^(FAIL|ERROR):' -A40 "$log" | head -n 200 || true
 }
 
-check_in "$top/build" --enable-werror
-check_in "$top/build-sanitize" --enable-werror --enable-sanitizers
+# --enable-helper: a missing BPF toolchain fails the build, never quietly
+# drops the helper and its tests.
+check_in "$top/build" --enable-werror --enable-helper
+check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitizers
 
 echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"
 while read -r verdict rest; do

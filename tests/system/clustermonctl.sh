@@ -5,8 +5,9 @@
 # write access, unknown command), 1 when the node or the subagent is not there.
 . "$(dirname "$0")/lib.sh"
 
-plan 23
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
+need_helper
+plan 23
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
 write_master_conf
