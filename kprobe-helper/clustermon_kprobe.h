@@ -1,7 +1,7 @@
 /*
  * clustermon_kprobe.h - the only ABI between the BPF programs of
  * clustermon-kprobe and its user-space side: the layout of every map value.
- * Included after vmlinux.h on the BPF side and after <linux/types.h> in
+ * Included after kernel.bpf.h on the BPF side and after <linux/types.h> in
  * user space, so it uses the kernel's __u32/__u64 names only.
  */
 #ifndef CLUSTERMON_KPROBE_H

@@ -8,7 +8,7 @@
  * no locks: every counter is per CPU). Filters and sampling are decided
  * before any map write.
  */
-#include "vmlinux.h"
+#include "kernel.bpf.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "clustermon_kprobe.h"

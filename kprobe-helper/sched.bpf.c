@@ -5,7 +5,7 @@
  * switch-in, what bcc's runqlat measures), all from sched_switch alone, and
  * counters of TCP retransmits and dropped packets.
  */
-#include "vmlinux.h"
+#include "kernel.bpf.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>

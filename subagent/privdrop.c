@@ -14,12 +14,14 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-static int lookup_user(const char *user, uid_t *uid, gid_t *gid)
+/* named: the user has an entry in the passwd database (its groups apply). */
+static int lookup_user(const char *user, uid_t *uid, gid_t *gid, int *named)
 {
 	struct passwd *pw = getpwnam(user);
 	char *end;
 	unsigned long n;
 
+	*named = pw != NULL;
 	if (pw != NULL) {
 		*uid = pw->pw_uid;
 		*gid = pw->pw_gid;
@@ -53,13 +55,19 @@ int privdrop(const char *user, const cap_value_t *keep, size_t nkeep, char *err,
 {
 	uid_t uid;
 	gid_t gid;
+	int named, groups;
 
-	if (lookup_user(user, &uid, &gid) != 0) {
+	if (lookup_user(user, &uid, &gid, &named) != 0) {
 		snprintf(err, errlen, "unknown user '%s'", user);
 		return -1;
 	}
+	/* The user's own supplementary groups, root's dropped: membership of
+	 * the AgentX socket's group (Debian-snmp, sysusers.d) is what lets
+	 * clustermond reconnect after the master restarts, when it no longer
+	 * runs as root. A bare uid has no groups. */
+	groups = named ? initgroups(user, gid) : setgroups(0, NULL);
 	/* KEEPCAPS carries the permitted set across setuid; we trim it next. */
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || setgroups(0, NULL) != 0 ||
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || groups != 0 ||
 	    setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) {
 		snprintf(err, errlen, "cannot become '%s': %s", user, strerror(errno));
 		return -1;

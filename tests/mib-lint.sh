@@ -4,7 +4,7 @@
 . "$(dirname "$0")/system/lib.sh"
 
 [ -n "${SMILINT:-}" ] || SMILINT=$(command -v smilint)
-[ -n "$SMILINT" ] || skip_all "smilint not installed (apt-get install smitools)"
+[ -n "$SMILINT" ] || missing_all "smilint not installed (apt-get install smitools)"
 echo "1..3"
 dirs=$(mib_dirs)
 if ! SMIPATH="$dirs" "$SMILINT" -l 1 "$top_srcdir/mibs/CLUSTER-MON-MIB.txt" 2>&1 | grep -q "failed to locate MIB module \`SNMPv2-SMI'"; then

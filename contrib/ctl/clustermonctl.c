@@ -256,14 +256,11 @@ static int by_util(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static void cmd_procs(int argc, char **argv)
+static void show_procs(long top)
 {
 	static const oid names[] = { CM, 5, 1, 1, 2 };
 	struct proc_list l = { 0, 0, NULL };
-	long top = argc > 0 ? strtol(argv[0], NULL, 10) : 20;
 
-	if (top < 1)
-		die(EXIT_REFUSED, "procs takes how many processes to show (1 or more)");
 	walk(names, OID_LENGTH(names), collect_proc, &l);
 	if (l.n > 1)
 		qsort(l.rows, l.n, sizeof(l.rows[0]), by_util);
@@ -272,6 +269,15 @@ static void cmd_procs(int argc, char **argv)
 		printf("%8lu  %-20.20s %7.2f %10llu\n", l.rows[i].pid, l.rows[i].name,
 		       (double)l.rows[i].util / 100.0, (unsigned long long)l.rows[i].rss);
 	free(l.rows);
+}
+
+static void cmd_procs(int argc, char **argv)
+{
+	long top = argc > 0 ? strtol(argv[0], NULL, 10) : 20;
+
+	if (top < 1)
+		die(EXIT_REFUSED, "procs takes how many processes to show (1 or more)");
+	show_procs(top);
 }
 
 /* ------------------------------------------------------------ hist */
@@ -345,20 +351,23 @@ static void edges(oid source, struct bucket_list *l)
 	}
 }
 
-static void cmd_hist(int argc, char **argv)
+/* Distribution name drawn with bars of up to width stars; false if the
+ * node serves no distribution of that name. */
+static bool show_hist(const char *name, size_t width)
 {
 	static const oid names[] = { CM, 9, 1, 1, 2 }, src[] = { CM, 9, 1, 1 };
 	oid counts[] = { CM, 9, 2, 1, 4, 0 };
-	struct name_match m = { argc > 0 ? argv[0] : NULL, 0 };
-	struct bucket_list *l = calloc(1, sizeof(*l));
+	struct name_match m = { name, 0 };
+	struct bucket_list *l;
 	uint64_t p[3] = { 0, 0, 0 }, count = 0;
 	char unit[32] = "value";
 
-	if (m.want == NULL)
-		die(EXIT_REFUSED, "hist takes a distribution name (clustermonctl HOST hists lists them)");
 	walk(names, OID_LENGTH(names), match_name, &m);
 	if (m.index == 0)
-		die(EXIT_REFUSED, "no distribution named %s on %s", m.want, ss->peername);
+		return false;
+	l = calloc(1, sizeof(*l));
+	if (l == NULL)
+		die(EXIT_DOWN, "out of memory");
 	counts[OID_LENGTH(counts) - 1] = m.index;
 	walk(counts, OID_LENGTH(counts), collect_bucket, l);
 	edges(m.index, l);
@@ -375,11 +384,20 @@ static void cmd_hist(int argc, char **argv)
 	unit_of(m.index, unit, sizeof(unit));
 	if (unit[0] == '\0')
 		strcpy(unit, "value");
-	printf("%s: %llu values; p50 %llu, p90 %llu, p99 %llu %s\n", m.want,
+	printf("%s: %llu values; p50 %llu, p90 %llu, p99 %llu %s\n", name,
 	       (unsigned long long)count, (unsigned long long)p[0], (unsigned long long)p[1],
 	       (unsigned long long)p[2], unit);
-	fmt_hist(stdout, unit, l->b, l->n, 40);
+	fmt_hist(stdout, unit, l->b, l->n, width);
 	free(l);
+	return true;
+}
+
+static void cmd_hist(int argc, char **argv)
+{
+	if (argc < 1)
+		die(EXIT_REFUSED, "hist takes a distribution name (clustermonctl HOST hists lists them)");
+	if (!show_hist(argv[0], 40))
+		die(EXIT_REFUSED, "no distribution named %s on %s", argv[0], ss->peername);
 }
 
 static void print_name(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
@@ -718,6 +736,85 @@ static void cmd_nodes(int argc, char **argv)
 	       t ? (double)a * 100.0 / (double)t : 0.0, helper_state[h <= 3 ? h : 0]);
 }
 
+/* ------------------------------------------------------------ sources */
+
+static const oid src_entry[] = { CM, 2, 1, 1 };
+enum { S_NAME = 2, S_INTERVAL, S_LASTUS, S_SAMPLES, S_LATE, S_ERRORS };
+
+static void print_source(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	uint64_t f[4] = { 0, 0, 0, 0 };
+	static const unsigned col[4] = { S_INTERVAL, S_LASTUS, S_SAMPLES, S_LATE };
+
+	(void)arg;
+	if (len != 1 || v->type != ASN_OCTET_STR)
+		return;
+	for (int i = 0; i < 4; i++) {
+		oid idx[2] = { col[i], index[0] };
+
+		get_at(src_entry, OID_LENGTH(src_entry), idx, 2, &f[i]);
+	}
+	printf("%-8.*s %12llu %10llu %12llu %8llu\n", (int)v->val_len, (const char *)v->val.string,
+	       (unsigned long long)f[0], (unsigned long long)f[1], (unsigned long long)f[2],
+	       (unsigned long long)f[3]);
+}
+
+/* The sampling control table (dproc): what each source costs and how often. */
+static void cmd_sources(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	printf("%-8s %12s %10s %12s %8s\n", "SOURCE", "INTERVAL(ms)", "COST(us)", "SAMPLES",
+	       "LATE");
+	walk_entry(src_entry, OID_LENGTH(src_entry), S_NAME, print_source, NULL);
+}
+
+/* ------------------------------------------------------------ overview */
+
+static void print_memory(void)
+{
+	static const oid mem[] = { CM, 4 };
+	static const char *const name[] = { "total", "available", "cached", "swap free" };
+	static const oid which[] = { 1, 2, 4, 8 };
+	uint64_t kb[4] = { 0, 0, 0, 0 };
+
+	printf("memory ");
+	for (int i = 0; i < 4; i++) {
+		oid idx[2] = { which[i], 0 };
+
+		get_at(mem, OID_LENGTH(mem), idx, 2, &kb[i]);
+		printf(" %s %.1f GiB%s", name[i], (double)kb[i] / (1024.0 * 1024.0), i < 3 ? "," : "");
+	}
+	printf("\n");
+}
+
+/* One screen for a first look: the node, CPUs, memory, the busiest
+ * processes, one distribution drawn, and the source table. Each part is
+ * what its own command shows, shortened to fit 50 lines. */
+static void cmd_overview(int argc, char **argv)
+{
+	static const oid ver[] = { CM, 1, 2 };
+	static const oid zero[] = { 0 };
+	char version[32];
+
+	(void)argc, (void)argv;
+	get_string(ver, OID_LENGTH(ver), zero, 1, version, sizeof(version));
+	printf("== node (clustermond %s)\n", version);
+	cmd_nodes(0, NULL);
+	printf("\n== CPUs (clusterMonCpuTable)\n");
+	cmd_cpu(0, NULL);
+	printf("\n== memory (clusterMonMemory)\n");
+	print_memory();
+	printf("\n== busiest processes (clusterMonProcTable)\n");
+	show_procs(5);
+	/* The cost of a cpu sample: always filled within a second of start,
+	 * and the figure dproc's sampling control is about. */
+	printf("\n== a distribution (clusterMonHistBucketTable)\n");
+	if (!show_hist("sample.cost.cpu", 20))
+		printf("(no distribution sample.cost.cpu yet)\n");
+	printf("\n== sources (clusterMonSourceTable)\n");
+	cmd_sources(0, NULL);
+}
+
 /* ------------------------------------------------------------ thresholds */
 
 static const oid th_entry[] = { CM, 11, 1, 1 };
@@ -821,7 +918,9 @@ static const struct {
 	void (*run)(int argc, char **argv);
 	bool writes;
 } commands[] = {
+	{ "overview", cmd_overview, false },
 	{ "cpu", cmd_cpu, false },
+	{ "sources", cmd_sources, false },
 	{ "procs", cmd_procs, false },
 	{ "hist", cmd_hist, false },
 	{ "hists", cmd_hists, false },
@@ -875,7 +974,10 @@ static void usage(void)
 		"usage: clustermonctl [SNMP OPTIONS] [-W SECONDS] HOST COMMAND [ARGS]\n"
 		"       clustermonctl [SNMP OPTIONS] [-W SECONDS] -H HOST COMMAND [ARGS]\n"
 		"commands:\n"
+		"  overview               one screen: node, CPUs, memory, top processes,\n"
+		"                         a distribution, the sources\n"
 		"  cpu                    per-CPU utilisation bars\n"
+		"  sources                the sampling sources: interval, cost, samples\n"
 		"  procs [N]              the N busiest processes (default 20)\n"
 		"  hists                  the distributions served\n"
 		"  hist NAME              a distribution as log2 buckets, with p50/p90/p99\n"

@@ -54,7 +54,7 @@ expect "with the host silent" 3 UNKNOWN -m cpu
 
 # The object definitions, checked by the real Nagios core.
 if ! command -v nagios4 >/dev/null && [ ! -x /usr/sbin/nagios4 ]; then
-	skip "nagios4 is missing (Debian: nagios4-core)"
+	missing "nagios4 is missing (Debian: nagios4-core)"
 else
 	mkdir -p "$T/nagios"
 	cat >"$T/nagios/nagios.cfg" <<EOC

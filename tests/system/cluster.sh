@@ -7,8 +7,8 @@
 # and values.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
+plan 9
 command -v ip >/dev/null && command -v unshare >/dev/null || bail "ip (iproute2) and unshare (util-linux) are needed"
 ID=${T##*.}
 NODES="1 2 3"

@@ -5,8 +5,9 @@
 # write access, unknown command), 1 when the node or the subagent is not there.
 . "$(dirname "$0")/lib.sh"
 
-plan 21
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
+need_helper
+plan 23
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
 write_master_conf
@@ -37,6 +38,18 @@ is "$(head -n 1 <<<"$out")" "$head" "hist: count and percentiles as snmpget read
 want=$(walk "$CM.9.2.1.4.$idx" | awk '$2 > 0 { print $2 }' | paste -sd ' ')
 got=$(awk -F: '/->/ && $2 + 0 > 0 { sub(/\|.*/, "", $2); print $2 + 0 }' <<<"$out" | paste -sd ' ')
 [ -n "$got" ] && [ "$got" = "$want" ]; ok $? "and its bucket counts ($got; snmpget: $want)"
+
+ctl "127.0.0.1:$PORT" sources
+want=$(walk "$CM.2.1.1.2" | while read -r o n; do echo "${n//\"/} $(get "$CM.2.1.1.3.${o##*.}")"; done)
+got=$(awk 'NR > 1 { print $1, $2 }' <<<"$out")
+[ -n "$want" ] && [ "$got" = "$want" ]; ok $? "sources: each source's name and interval as snmpget reads them"
+[ -n "$want" ] || diag "got '$got', want '$want'"
+# The quickstart's screen: every part there, and one screen long.
+ctl "127.0.0.1:$PORT" overview
+parts=$(grep -c '^== ' <<<"$out"); lines=$(wc -l <<<"$out")
+[ $rc -eq 0 ] && [ "$parts" -eq 6 ] && [ "$lines" -le 50 ] && contains "^cpu0 " "$out" &&
+	contains "^sample.cost.cpu: " "$out"
+ok $? "overview: $parts parts (node, CPUs, memory, processes, a distribution, sources) in $lines lines"
 
 # tcp: one loopback connection of ours, both ends.
 python3 -c '

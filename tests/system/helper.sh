@@ -5,8 +5,9 @@
 # one helper per socket, and nothing left in the kernel after SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
-plan 29
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
+need_helper
+plan 29
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
 

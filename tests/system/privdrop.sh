@@ -5,7 +5,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to start as root and drop to nobody"
 id nobody >/dev/null 2>&1 || skip_all "no user nobody on this machine"
-plan 8
+plan 9
 write_master_conf
 # The unprivileged agent must reach the master's socket (agentXPerms).
 sed -i 's/^agentXPerms .*/agentXPerms 0666 0777/' "$T/snmpd.conf"
@@ -16,6 +16,9 @@ start_agent -u nobody || bail "clustermond -u nobody did not register"
 status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$AGENT_PID/status"; }
 is "$(status Uid)" "$(id -u nobody)" "runs as nobody"
 is "$(status NoNewPrivs)" 1 "no_new_privs is set"
+# Its own groups (the AgentX socket's group, on a packaged node), not root's.
+groups=$(awk '$1 == "Groups:" { for (i = 2; i <= NF; i++) print $i }' "/proc/$AGENT_PID/status" | sort -n | paste -sd ' ')
+is "$groups" "$(id -G nobody | tr ' ' '\n' | sort -n | paste -sd ' ')" "with nobody's groups (id -G nobody), not root's"
 is "$(status CapEff)" 0000000000000000 "no effective capabilities"
 is "$(status CapPrm)" 0000000000000000 "no permitted capabilities"
 every_thread_dropped() {

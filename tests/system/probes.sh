@@ -6,9 +6,10 @@
 # kept monotonic, and clusterMonCpuBusyNs agrees with /proc/stat.
 . "$(dirname "$0")/lib.sh"
 
-plan 70
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs for the CPU filter"
+need_helper
+plan 70
 command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
 PATH=$PATH:/usr/sbin
 SYSCALLS="$top_builddir/tests/system/syscalls"

@@ -7,7 +7,7 @@
 # modules through dlmodTable, and the image the module reads is 0640.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 15
 getent group Debian-snmp >/dev/null || bail "group Debian-snmp missing (Debian's snmpd package creates it)"
 # The fragment with this test's socket (in a directory snmpd makes, so the
 # directory mode applies) and port; the user's passphrases.
@@ -49,6 +49,19 @@ check "nor can the v3 user: dlmodTable is outside its write view" \
 is "$(stat -c %a "$IMAGE")" 640 "the image the module reads: owner writes, group reads, others nothing"
 check "the module file is writable by its owner only" sh -c "[ \$(( 0\$(stat -c %a '$MODULE') & 022 )) -eq 0 ]"
 sock=${AGENTX#unix:}
-is "$(stat -c %a "$sock") $(stat -c %a "$(dirname "$sock")")" "660 750" \
-	"the AgentX socket and its directory have the fragment's modes (0660, 0750)"
+is "$(stat -c %a "$sock") $(stat -c %a "$(dirname "$sock")")" "660 755" \
+	"the AgentX socket and its directory have the fragment's modes (0660, 0755)"
+# What a subagent that dropped root meets when it reconnects: a member of
+# Debian-snmp gets through, anyone else does not.
+chmod 0755 "$T"
+connect_as() { # GROUPS: connect to the socket as nobody with those groups
+	# /usr/bin/python3: the one on PATH may be root's own (pyenv).
+	setpriv --reuid=nobody --regid=nogroup --groups="$1" /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$sock" 2>&1
+}
+out=$(connect_as "$(getent group Debian-snmp | cut -d: -f3)"); rc=$?
+ok $rc "a member of Debian-snmp (not root) reaches the socket${out:+: $out}"
+out=$(connect_as "$(getent group nogroup | cut -d: -f3)"); rc=$?
+[ $rc -ne 0 ] && contains "Permission denied" "$out"; ok $? "anyone else does not (Permission denied)"
 finish

@@ -5,7 +5,7 @@
 # invalid access or definitely lost block fails the run.
 . "$(dirname "$0")/lib.sh"
 
-command -v valgrind >/dev/null || skip_all "valgrind is not installed"
+command -v valgrind >/dev/null || missing_all "valgrind is not installed (apt-get install valgrind)"
 # The sanitizer build checks the same paths with ASan; valgrind cannot run it.
 asan_build &&
 	skip_all "clustermond is built with AddressSanitizer (the -Werror build runs this test)"

@@ -48,6 +48,6 @@ if snmptranslate -M "$(mib_dirs)" -m +CLUSTER-MON-MIB -On CLUSTER-MON-MIB::clust
 	out=$(snmpwalk -v2c -c public -M "$(mib_dirs)" -m +CLUSTER-MON-MIB "$TARGET" CLUSTER-MON-MIB::clusterMonCpuUtil 2>&1)
 	check "snmpwalk by name prints CLUSTER-MON-MIB::clusterMonCpuUtil.1" grep -q '^CLUSTER-MON-MIB::clusterMonCpuUtil.1 = Gauge32: ' <<<"$out"
 else
-	skip "base MIB modules not installed: run tests/get-base-mibs.sh"
+	missing "base MIB modules not installed: run tests/get-base-mibs.sh"
 fi
 finish

@@ -1,0 +1,44 @@
+/*
+ * kernel.bpf.h - the few kernel types the BPF programs read, declared here
+ * instead of a vmlinux.h dumped from the build host's kernel BTF, so the
+ * helper builds in a clean chroot, on a builder running another kernel, or
+ * one without CONFIG_DEBUG_INFO_BTF (BPF side only).
+ *
+ * This is CO-RE: preserve_access_index makes clang record every access to
+ * these fields as a relocation by name, and libbpf resolves it against the
+ * running kernel's BTF at load time. So a declaration needs the field names
+ * and kinds the programs use (an enum must stay a same-named enum, libbpf
+ * checks), never the kernel's layout or other fields. Everything else comes
+ * from the UAPI headers (linux-libc-dev), which do not depend on a kernel.
+ */
+#ifndef CLUSTERMON_KERNEL_BPF_H
+#define CLUSTERMON_KERNEL_BPF_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <stdbool.h>
+
+struct sched_info {
+	unsigned long long run_delay;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	int pid;
+	struct sched_info sched_info;
+} __attribute__((preserve_access_index));
+
+/* The value read is passed on as a number; no enumerator is used. */
+enum skb_drop_reason {
+	CM_SKB_DROP_REASON_ANY,
+};
+
+/* The context of the skb:kfree_skb tracepoint (reason since Linux 5.17;
+ * sched.bpf.c checks that the field exists before reading it). */
+struct trace_event_raw_kfree_skb {
+	enum skb_drop_reason reason;
+} __attribute__((preserve_access_index));
+
+/* kprobe programs take it and pass it nowhere. */
+struct pt_regs;
+
+#endif
