@@ -259,10 +259,16 @@ static void sync_registrations(const struct cm_image_header *h)
 {
 	unsigned n = 0;
 	struct cm_image_reg want[CM_IMAGE_MAX_REGS];
+	/* The header was checked when mapped, but its writer may have changed
+	 * it since: each count is read once and bounded, each entry checked
+	 * as copied. */
+	uint32_t nregs = h != NULL ? __atomic_load_n(&h->nregs, __ATOMIC_RELAXED) : 0;
 
-	for (uint32_t i = 0; h != NULL && i < h->nregs; i++)
-		if (under_root(&h->reg[i]))
-			want[n++] = h->reg[i];
+	for (uint32_t i = 0; i < nregs && i < CM_IMAGE_MAX_REGS; i++) {
+		want[n] = h->reg[i];
+		if (under_root(&want[n]))
+			n++;
+	}
 	if (n == M.nregs && memcmp(want, M.reg, n * sizeof(want[0])) == 0)
 		return;
 	unregister_all();

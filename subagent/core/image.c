@@ -126,18 +126,27 @@ void cm_image_write_section(struct cm_image_header *h, unsigned sec, const void 
 const struct cm_image_header *cm_image_header(const void *map, size_t size)
 {
 	const struct cm_image_header *h = map;
+	uint32_t nsec, nregs, len;
 
 	if (map == NULL || size < sizeof(*h) || (uintptr_t)map % 8 != 0 ||
 	    memcmp(h->magic, CM_IMAGE_MAGIC, sizeof(h->magic)) != 0 ||
-	    h->version != CM_IMAGE_VERSION || h->header_size != sizeof(*h) ||
-	    h->nsections > CM_IMAGE_MAX_SECTIONS || h->nregs > CM_IMAGE_MAX_REGS)
+	    h->version != CM_IMAGE_VERSION || h->header_size != sizeof(*h))
 		return NULL;
-	for (uint32_t i = 0; i < h->nsections; i++)
-		if (h->sec[i].base_len == 0 || h->sec[i].base_len > CM_IMAGE_MAX_OID)
+	/* Each count read once: the writer may change it while we look. */
+	nsec = LOAD(&h->nsections);
+	nregs = LOAD(&h->nregs);
+	if (nsec > CM_IMAGE_MAX_SECTIONS || nregs > CM_IMAGE_MAX_REGS)
+		return NULL;
+	for (uint32_t i = 0; i < nsec; i++) {
+		len = LOAD(&h->sec[i].base_len);
+		if (len == 0 || len > CM_IMAGE_MAX_OID)
 			return NULL;
-	for (uint32_t i = 0; i < h->nregs; i++)
-		if (h->reg[i].len == 0 || h->reg[i].len > CM_IMAGE_MAX_OID)
+	}
+	for (uint32_t i = 0; i < nregs; i++) {
+		len = LOAD(&h->reg[i].len);
+		if (len == 0 || len > CM_IMAGE_MAX_OID)
 			return NULL;
+	}
 	return h;
 }
 
