@@ -35,6 +35,10 @@ seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vms
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 
+# The image clustermon.so maps inside snmpd.
+sources[image]="$here/fuzz_image.c $core/image.c"
+seeds[image]="image/seed.bin"
+
 sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $collect/helper.c $core/log2hist.c"
 seeds[wire]="wire/requests.txt wire/reply.txt"
 
@@ -49,7 +53,7 @@ sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/image
 seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/all.bin"
 
 rc=0
-for t in ${FUZZ_TARGETS:-parsers netlink wire config set}; do
+for t in ${FUZZ_TARGETS:-parsers netlink wire config set image}; do
 	mkdir -p "$out/$t/corpus"
 	for s in ${seeds[$t]}; do cp "$top/tests/fixtures/$s" "$out/$t/corpus/$(echo "$s" | tr / _)"; done
 	# shellcheck disable=SC2086,SC2090

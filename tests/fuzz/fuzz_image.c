@@ -1,0 +1,98 @@
+/*
+ * fuzz_image.c - arbitrary bytes as the image file clustermon.so maps
+ * inside snmpd: the header check, freshness, and GET and GETNEXT for the
+ * names a walk would send (the clusterMon root, every section base and
+ * registration in the file, and names just past them).
+ *
+ * With libFuzzer: tests/fuzz/run-fuzzers.sh (see tests/fuzz/README).
+ * Without it (-DFUZZ_SMOKE_MAIN): smoke.h's TAP driver, run by make check.
+ *
+ * Besides not crashing or reading outside the input, an answer must keep
+ * the reader's contract; a violation aborts.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/image.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const uint32_t root[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1 };
+
+static void check(int cond, const char *what)
+{
+	if (!cond) {
+		fprintf(stderr, "contract broken: %s\n", what);
+		abort();
+	}
+}
+
+static void probe(const void *map, size_t size, const uint32_t *name, size_t len,
+		  const uint32_t *prefix, size_t plen)
+{
+	static struct cm_image_value v;
+
+	if (cm_image_get(map, size, name, len, &v) == CM_IMAGE_FOUND) {
+		check(v.len <= CM_IMAGE_MAX_VAL, "a value fits its buffer");
+		check(cm_oid_compare(v.name, v.name_len, name, len) == 0, "GET answers the name");
+	}
+	if (cm_image_next(map, size, name, len, prefix, plen, &v) == CM_IMAGE_FOUND) {
+		check(v.len <= CM_IMAGE_MAX_VAL, "a value fits its buffer");
+		check(cm_oid_compare(v.name, v.name_len, name, len) > 0, "GETNEXT moves forward");
+		check(v.name_len >= plen && cm_oid_compare(v.name, plen, prefix, plen) == 0,
+		      "GETNEXT stays under its prefix");
+	}
+}
+
+/* A name and the same name one further (a walk's next request). */
+static void probe_around(const void *map, size_t size, const uint32_t *name, size_t len)
+{
+	uint32_t next[CM_IMAGE_MAX_OID + 1];
+
+	probe(map, size, name, len, name, len);
+	probe(map, size, root, sizeof(root) / 4, name, len);
+	if (len == 0 || len > CM_IMAGE_MAX_OID)
+		return;
+	memcpy(next, name, 4 * len);
+	next[len] = 0;
+	probe(map, size, next, len + 1, name, len);
+	next[len - 1]++;
+	probe(map, size, next, len, root, sizeof(root) / 4);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The module maps the file page-aligned: so is our copy. */
+	void *map = aligned_alloc(4096, (size + 4095) / 4096 * 4096 + 4096);
+	const struct cm_image_header *h;
+
+	if (map == NULL)
+		return 0;
+	if (size > 0)
+		memcpy(map, data, size);
+	h = cm_image_header(map, size);
+	probe_around(map, size, root, sizeof(root) / 4);
+	if (h != NULL) {
+		cm_image_fresh(h, 5000000000ull);
+		for (uint32_t i = 0; i < h->nsections; i++)
+			probe_around(map, size, h->sec[i].base, h->sec[i].base_len);
+		for (uint32_t i = 0; i < h->nregs; i++)
+			probe_around(map, size, h->reg[i].oid, h->reg[i].len);
+	}
+	free(map);
+	return 0;
+}
+
+#ifdef FUZZ_SMOKE_MAIN
+static const char *const fuzz_seeds[] = { "image/seed.bin" };
+static const size_t fuzz_nseeds = 1;
+static const char *const fuzz_splices[] = {
+	/* smoke.h splices C strings: counts and offsets made of non-NUL bytes */
+	"\xff\xff\xff\xff", "\x7f\xff\xff\xff", "\x01", "\x10", "\x40", "\x0c", "CMIMAGE",
+};
+static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
+#define MUTATIONS 5000
+#include "smoke.h"
+#endif
