@@ -4,24 +4,10 @@
 # next to `ss -tin` dumping the same sockets, in one run.
 . "$(dirname "$0")/../system/lib.sh"
 N=${1:-10000}
-TCPCONNS="$top_builddir/tests/system/tcpconns"
-# Each tcpconns holds both ends of its connections: split them over
-# processes so each stays under the fd limit (20000 here, not raisable).
-ulimit -n "$(ulimit -Hn)"
-per=$(( ($(ulimit -n) - 100) / 2 ))
-[ "$per" -gt 5000 ] && per=5000
 echo "sampleInterval tcp 1000" >"$T/tcp.conf"
 start_master >/dev/null || bail "snmpd did not start"
 start_agent -c "$T/tcp.conf" >/dev/null || bail "clustermond did not register"
-CONNS=()
-left=$N i=0
-while [ "$left" -gt 0 ]; do
-	n=$(( left < per ? left : per ))
-	"$TCPCONNS" 4 "$n" 0 >"$T/conns.$i" 2>&1 &
-	CONNS+=($!)
-	wait_for 60 grep -q ready "$T/conns.$i" || bail "tcpconns did not open $n connections"
-	left=$((left - n)) i=$((i + 1))
-done
+open_conns "$N"
 sockets=$(ss -tH state established | wc -l)
 sleep 7   # past the first owner-pid scan of the new sockets
 ours=() theirs=()

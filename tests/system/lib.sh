@@ -306,6 +306,23 @@ traps() {
 		grep -cF -- "${2:-}"
 }
 
+# open_conns N: N more established loopback connections from
+# tests/system/tcpconns (which holds both ends, for up to 120 s), split over
+# processes so each stays under the fd limit; their pids go to CONNS.
+CONNS=()
+open_conns() {
+	local left=$1 n i=${#CONNS[@]} per
+	ulimit -n "$(ulimit -Hn)"
+	per=$(( ($(ulimit -n) - 100) / 2 )); [ "$per" -gt 5000 ] && per=5000
+	while [ "$left" -gt 0 ]; do
+		n=$(( left < per ? left : per ))
+		"$top_builddir/tests/system/tcpconns" 4 "$n" 0 >"$T/conns.$i" 2>&1 &
+		CONNS+=($!)
+		wait_for 60 grep -q ready "$T/conns.$i" || bail "tcpconns did not open $n connections"
+		left=$((left - n)) i=$((i + 1))
+	done
+}
+
 # busy CPU SECONDS: one pinned busy loop that stops by itself; prints its pid.
 busy() {
 	timeout "$2" taskset -c "$1" sh -c 'while :; do :; done' >/dev/null 2>&1 &
