@@ -91,7 +91,8 @@ size_t cm_image_enc_end(struct cm_image_enc *e)
 	if (e->failed || !reserve((void **)&e->buf, &e->cap, e->len + offs_bytes, 1) ||
 	    e->len + offs_bytes > UINT32_MAX)
 		return 0;
-	memcpy(e->buf + e->len, e->offs, offs_bytes);
+	if (offs_bytes > 0) /* an empty section may never have had offsets */
+		memcpy(e->buf + e->len, e->offs, offs_bytes);
 	e->len += offs_bytes;
 	memcpy(e->buf, &count, 4);
 	memcpy(e->buf + 4, &at, 4);
@@ -247,12 +248,13 @@ struct query {
 	const uint32_t *name, *prefix;
 	size_t len, plen;
 	bool next;
+	bool strict;   /* entries after name only (not name itself) */
 };
 
 static enum cm_image_find lookup(const struct view *v, const struct query *q,
 				 struct cm_image_value *out)
 {
-	long i = search(v, q->name, q->len, q->next);
+	long i = search(v, q->name, q->len, q->strict);
 	struct entry e;
 
 	if (i < 0)
@@ -360,7 +362,8 @@ enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *n
 {
 	const struct cm_image_header *h = header_quick(map, size);
 	const struct cm_image_section *s;
-	struct query q = { .name = name, .len = len, .prefix = prefix, .plen = plen, .next = true };
+	struct query q = { .name = name, .len = len, .prefix = prefix, .plen = plen, .next = true,
+			   .strict = true };
 
 	if (h == NULL)
 		return CM_IMAGE_BUSY;
@@ -371,6 +374,7 @@ enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *n
 	if (cm_oid_compare(name, len, prefix, plen) < 0) {
 		q.name = prefix;
 		q.len = plen;
+		q.strict = false;
 	}
 	return read_section(map, size, s, &q, out);
 }
