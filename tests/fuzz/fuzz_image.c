@@ -1,8 +1,8 @@
 /*
  * fuzz_image.c - arbitrary bytes as the image file clustermon.so maps
  * inside snmpd: the header check, freshness, and GET and GETNEXT for the
- * names a walk would send (the clusterMon root, every section base and
- * registration in the file, and names just past them).
+ * names a walk would send (the clusterMon root and its groups, every
+ * section base and registration in the file, and names just past them).
  *
  * With libFuzzer: tests/fuzz/run-fuzzers.sh (see tests/fuzz/README).
  * Without it (-DFUZZ_SMOKE_MAIN): smoke.h's TAP driver, run by make check.
@@ -19,7 +19,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const uint32_t root[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1 };
+#define ROOT 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
+
+static const uint32_t root[] = { ROOT };
+
+/* clusterMonObjects' groups and the edges around them (0, 12), plus a
+ * table, an entry and a column below one, as a walk reaches them whatever
+ * sections the file claims. */
+static const struct {
+	uint32_t oid[16];
+	size_t len;
+} fixed[] = {
+	{ { ROOT, 0 }, 11 }, { { ROOT, 1 }, 11 }, { { ROOT, 2 }, 11 }, { { ROOT, 3 }, 11 },
+	{ { ROOT, 4 }, 11 }, { { ROOT, 5 }, 11 }, { { ROOT, 6 }, 11 }, { { ROOT, 7 }, 11 },
+	{ { ROOT, 8 }, 11 }, { { ROOT, 9 }, 11 }, { { ROOT, 10 }, 11 }, { { ROOT, 11 }, 11 },
+	{ { ROOT, 12 }, 11 }, { { ROOT, 1, 1 }, 12 }, { { ROOT, 3, 20 }, 12 },
+	{ { ROOT, 3, 20, 1 }, 13 }, { { ROOT, 3, 20, 1, 2 }, 14 },
+	{ { ROOT, 3, 20, 1, 2, 4294967295u }, 15 },
+};
+static const uint32_t table[] = { ROOT, 3, 20 };
+/* Longer than any entry's name can be: the reader must not copy it. */
+static const uint32_t longest[CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB + 8] = { ROOT, 3, 20, 1, 2, 1 };
 
 static void check(int cond, const char *what)
 {
@@ -36,10 +56,12 @@ static void probe(const void *map, size_t size, const uint32_t *name, size_t len
 
 	if (cm_image_get(map, size, name, len, &v) == CM_IMAGE_FOUND) {
 		check(v.len <= CM_IMAGE_MAX_VAL, "a value fits its buffer");
+		check(v.name_len <= CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB, "a name fits its buffer");
 		check(cm_oid_compare(v.name, v.name_len, name, len) == 0, "GET answers the name");
 	}
 	if (cm_image_next(map, size, name, len, prefix, plen, &v) == CM_IMAGE_FOUND) {
 		check(v.len <= CM_IMAGE_MAX_VAL, "a value fits its buffer");
+		check(v.name_len <= CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB, "a name fits its buffer");
 		check(cm_oid_compare(v.name, v.name_len, name, len) > 0, "GETNEXT moves forward");
 		check(v.name_len >= plen && cm_oid_compare(v.name, plen, prefix, plen) == 0,
 		      "GETNEXT stays under its prefix");
@@ -73,7 +95,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 0)
 		memcpy(map, data, size);
 	h = cm_image_header(map, size);
+	/* The hot path reads without the full header check: so do these. */
 	probe_around(map, size, root, sizeof(root) / 4);
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		probe_around(map, size, fixed[i].oid, fixed[i].len);
+	probe(map, size, NULL, 0, table, sizeof(table) / 4);
+	probe(map, size, longest, sizeof(longest) / 4, table, sizeof(table) / 4);
 	if (h != NULL) {
 		cm_image_fresh(h, 5000000000ull);
 		for (uint32_t i = 0; i < h->nsections; i++)

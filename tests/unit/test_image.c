@@ -1,12 +1,14 @@
 /*
  * test_image.c - the published image (core/image.h): what the writer
  * encodes the reader finds, by GET and by GETNEXT within a registered
- * subtree; a second publication flips buffers; a buffer being written is
- * never read; stale and malformed images are refused, never crash.
+ * subtree; sections never published or published empty answer nothing; a
+ * second publication flips buffers; a buffer being written is never read;
+ * stale and malformed images are refused, never crash.
  *
  * With an argument it writes the image it builds there (the fuzz seed in
  * tests/fixtures/image/ was made so).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +17,36 @@
 #include "tap.h"
 
 #define ROOT 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
-#define CAP 1024u
+#define CAP 2048u
+#define NSEC 4u
+#define SEC_SYS 0u
+#define SEC_CPU 1u
+#define SEC_SAMPLING 2u /* laid out, never published */
+#define SEC_MEM 3u      /* published with no entries */
 #define ASN_INT 0x02
 #define ASN_STR 0x04
 #define ASN_OID 0x06
 #define ASN_GAUGE 0x42
 #define ASN_C64 0x46
 
-static const uint32_t sys_base[] = { ROOT, 1 };
-static const uint32_t cpu_base[] = { ROOT, 3 };
-static size_t image_size;
+static const uint32_t bases[NSEC][11] = {
+	[SEC_SYS] = { ROOT, 1 }, [SEC_CPU] = { ROOT, 3 },
+	[SEC_SAMPLING] = { ROOT, 2 }, [SEC_MEM] = { ROOT, 4 },
+};
+static size_t image_size, header_bytes;
 
-static void *new_image(void)
+/* As subagent/imagefile.c's lay_out: the header rounded to a page, then
+ * each section's two buffers in turn, so offsets here are the real ones. */
+static struct cm_image_header *new_image(void)
 {
-	size_t hs = (sizeof(struct cm_image_header) + 4095) / 4096 * 4096;
 	struct cm_image_header *h;
+	size_t at;
 
-	image_size = hs + 4 * CAP;
+	header_bytes = (sizeof(*h) + 4095) / 4096 * 4096;
+	image_size = header_bytes + 2 * NSEC * CAP;
 	h = aligned_alloc(4096, image_size);
+	if (h == NULL)
+		abort();
 	memset(h, 0, image_size);
 	memcpy(h->magic, CM_IMAGE_MAGIC, 8);
 	h->version = CM_IMAGE_VERSION;
@@ -41,22 +55,35 @@ static void *new_image(void)
 	h->state = CM_IMAGE_LIVE;
 	h->stale_after_ms = 1000;
 	h->heartbeat_ns = 5000000000ull;
-	h->nsections = 2;
-	for (unsigned s = 0; s < 2; s++) {
-		const uint32_t *b = s ? cpu_base : sys_base;
-
+	h->nsections = NSEC;
+	at = header_bytes;
+	for (unsigned s = 0; s < NSEC; s++) {
 		h->sec[s].base_len = 11;
-		memcpy(h->sec[s].base, b, 11 * 4);
+		memcpy(h->sec[s].base, bases[s], sizeof(bases[s]));
 		h->sec[s].cap = CAP;
-		for (unsigned k = 0; k < 2; k++)
-			h->sec[s].buf[k].off = hs + (2 * s + k) * CAP;
+		for (unsigned k = 0; k < 2; k++, at += CAP)
+			h->sec[s].buf[k].off = at;
 	}
-	h->nregs = 2;
+	h->nregs = 3;
 	h->reg[0] = (struct cm_image_reg){ .kind = CM_REG_SCALAR, .len = 12,
 					   .oid = { ROOT, 1, 1 } };
 	h->reg[1] = (struct cm_image_reg){ .kind = CM_REG_TABLE, .min_col = 2, .max_col = 12,
 					   .len = 12, .oid = { ROOT, 3, 20 } };
+	h->reg[2] = (struct cm_image_reg){ .kind = CM_REG_TABLE, .min_col = 1, .max_col = 4,
+					   .len = 12, .oid = { ROOT, 4, 10 } };
 	return h;
+}
+
+/* As imagefile.c does before publishing: cm_image_write_section trusts
+ * the caller that the section fits its buffer. */
+static void publish(struct cm_image_header *h, unsigned sec, struct cm_image_enc *e)
+{
+	size_t len = cm_image_enc_end(e);
+
+	if (len == 0 || len > h->sec[sec].cap)
+		abort();
+	cm_image_write_section(h, sec, e->buf, len);
+	cm_image_enc_free(e);
 }
 
 static void num(struct cm_image_enc *e, const uint32_t *sub, size_t n, uint8_t type, uint64_t v)
@@ -68,7 +95,6 @@ static void num(struct cm_image_enc *e, const uint32_t *sub, size_t n, uint8_t t
 static void publish_cpu(struct cm_image_header *h, uint64_t util1)
 {
 	struct cm_image_enc e = { 0 };
-	size_t len;
 
 	cm_image_enc_begin(&e);
 	num(&e, (uint32_t[]){ 1, 0 }, 2, ASN_GAUGE, 2);
@@ -77,22 +103,38 @@ static void publish_cpu(struct cm_image_header *h, uint64_t util1)
 	num(&e, (uint32_t[]){ 20, 1, 2, 2 }, 4, ASN_C64, 222);
 	num(&e, (uint32_t[]){ 20, 1, 10, 1 }, 4, ASN_GAUGE, util1);
 	num(&e, (uint32_t[]){ 20, 1, 10, 2 }, 4, ASN_GAUGE, 7);
-	len = cm_image_enc_end(&e);
-	cm_image_write_section(h, 1, e.buf, len);
-	cm_image_enc_free(&e);
+	publish(h, SEC_CPU, &e);
 }
+
+static const uint32_t sys_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
 
 static void publish_sys(struct cm_image_header *h)
 {
+	static const unsigned char big[CM_IMAGE_MAX_VAL + 1];
+	static const uint32_t deep[CM_IMAGE_MAX_SUB + 1] = { 3 };
 	struct cm_image_enc e = { 0 };
-	uint32_t ids[] = { 1, 3, 6, 1 };
 
 	cm_image_enc_begin(&e);
 	cm_image_enc_add(&e, (uint32_t[]){ 1, 0 }, 2, ASN_STR, "node7", 5);
 	cm_image_enc_add(&e, (uint32_t[]){ 2, 0 }, 2, ASN_STR, "", 0);
-	cm_image_enc_add(&e, (uint32_t[]){ 5, 0 }, 2, ASN_OID, ids, sizeof(ids));
-	cm_image_write_section(h, 0, e.buf, cm_image_enc_end(&e));
+	/* The writer drops what the reader would refuse, keeping the rest. */
+	cm_image_enc_add(&e, deep, CM_IMAGE_MAX_SUB + 1, ASN_INT, "", 0);
+	cm_image_enc_add(&e, (uint32_t[]){ 4, 0 }, 2, ASN_STR, big, sizeof(big));
+	cm_image_enc_add(&e, (uint32_t[]){ 5, 0 }, 2, ASN_OID, sys_oid, sizeof(sys_oid));
+	cm_image_enc_add(&e, (uint32_t[]){ 6, 0 }, 2, ASN_STR, big, CM_IMAGE_MAX_VAL);
+	publish(h, SEC_SYS, &e);
+}
+
+static size_t publish_empty(struct cm_image_header *h)
+{
+	struct cm_image_enc e = { 0 };
+	size_t len;
+
+	cm_image_enc_begin(&e);
+	len = cm_image_enc_end(&e);
+	cm_image_write_section(h, SEC_MEM, e.buf, len);
 	cm_image_enc_free(&e);
+	return len;
 }
 
 static uint64_t value_num(const struct cm_image_value *v)
@@ -106,11 +148,33 @@ static uint64_t value_num(const struct cm_image_value *v)
 #define NAME(...) ((const uint32_t[]){ __VA_ARGS__ }), \
 	sizeof((const uint32_t[]){ __VA_ARGS__ }) / 4
 
+static void test_compare(void)
+{
+	const struct {
+		const uint32_t *a;
+		size_t alen;
+		const uint32_t *b;
+		size_t blen;
+		int want;
+	} cases[] = {
+		{ NAME(1, 3, 6), NAME(1, 3, 6), 0 },
+		{ NAME(1, 3), NAME(1, 3, 6), -1 },
+		{ NAME(1, 3, 7), NAME(1, 3, 6, 9), 1 },
+		{ NAME(1, 4294967295u), NAME(1, 2), 1 },
+		{ NULL, 0, NAME(0), -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ok(cm_oid_compare(cases[i].a, cases[i].alen, cases[i].b, cases[i].blen) ==
+		   cases[i].want, "cm_oid_compare case %zu: %d", i, cases[i].want);
+}
+
 struct get_case {
 	const char *what;
 	const uint32_t *name;
 	size_t len;
 	enum cm_image_find want;
+	uint8_t type;
 	uint64_t value;
 };
 
@@ -118,23 +182,34 @@ static void test_get(struct cm_image_header *h)
 {
 	static struct cm_image_value v;
 	const struct get_case cases[] = {
-		{ "scalar", NAME(ROOT, 3, 1, 0), CM_IMAGE_FOUND, 2 },
-		{ "Counter64 past 32 bits", NAME(ROOT, 3, 6, 0), CM_IMAGE_FOUND, 1ull << 40 },
-		{ "table cell", NAME(ROOT, 3, 20, 1, 2, 2), CM_IMAGE_FOUND, 222 },
-		{ "last cell", NAME(ROOT, 3, 20, 1, 10, 2), CM_IMAGE_FOUND, 7 },
-		{ "missing row", NAME(ROOT, 3, 20, 1, 2, 3), CM_IMAGE_NONE, 0 },
-		{ "scalar without .0", NAME(ROOT, 3, 1), CM_IMAGE_NONE, 0 },
-		{ "longer than an entry", NAME(ROOT, 3, 1, 0, 0), CM_IMAGE_NONE, 0 },
-		{ "the section base itself", NAME(ROOT, 3), CM_IMAGE_NONE, 0 },
-		{ "outside every section", NAME(ROOT, 4, 1, 0), CM_IMAGE_NONE, 0 },
-		{ "before the root", NAME(1, 3, 6), CM_IMAGE_NONE, 0 },
+		{ "scalar", NAME(ROOT, 3, 1, 0), CM_IMAGE_FOUND, ASN_GAUGE, 2 },
+		{ "Counter64 past 32 bits", NAME(ROOT, 3, 6, 0), CM_IMAGE_FOUND, ASN_C64, 1ull << 40 },
+		{ "first cell", NAME(ROOT, 3, 20, 1, 2, 1), CM_IMAGE_FOUND, ASN_C64, 111 },
+		{ "table cell", NAME(ROOT, 3, 20, 1, 2, 2), CM_IMAGE_FOUND, ASN_C64, 222 },
+		{ "last cell", NAME(ROOT, 3, 20, 1, 10, 2), CM_IMAGE_FOUND, ASN_GAUGE, 7 },
+		{ "missing row", NAME(ROOT, 3, 20, 1, 2, 3), CM_IMAGE_NONE, 0, 0 },
+		{ "missing column", NAME(ROOT, 3, 20, 1, 5, 1), CM_IMAGE_NONE, 0, 0 },
+		{ "before the first entry", NAME(ROOT, 3, 0, 0), CM_IMAGE_NONE, 0, 0 },
+		{ "after the last entry", NAME(ROOT, 3, 99, 0), CM_IMAGE_NONE, 0, 0 },
+		{ "scalar without .0", NAME(ROOT, 3, 1), CM_IMAGE_NONE, 0, 0 },
+		{ "longer than an entry", NAME(ROOT, 3, 1, 0, 0), CM_IMAGE_NONE, 0, 0 },
+		{ "the section base itself", NAME(ROOT, 3), CM_IMAGE_NONE, 0, 0 },
+		{ "the root", NAME(ROOT), CM_IMAGE_NONE, 0, 0 },
+		{ "a section never published", NAME(ROOT, 2, 1, 0), CM_IMAGE_NONE, 0, 0 },
+		{ "a section published empty", NAME(ROOT, 4, 10, 1, 1), CM_IMAGE_NONE, 0, 0 },
+		{ "outside every section", NAME(ROOT, 5, 1, 0), CM_IMAGE_NONE, 0, 0 },
+		{ "before the root", NAME(1, 3, 6), CM_IMAGE_NONE, 0, 0 },
+		{ "an entry the writer dropped (too deep)", NAME(ROOT, 1, 3), CM_IMAGE_NONE, 0, 0 },
+		{ "an entry the writer dropped (too long)", NAME(ROOT, 1, 4, 0), CM_IMAGE_NONE, 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct get_case *c = &cases[i];
 		enum cm_image_find rc = cm_image_get(h, image_size, c->name, c->len, &v);
 
-		ok(rc == c->want && (rc != CM_IMAGE_FOUND || value_num(&v) == c->value),
+		ok(rc == c->want && (rc != CM_IMAGE_FOUND || (v.type == c->type &&
+		   value_num(&v) == c->value && v.name_len == c->len &&
+		   cm_oid_compare(v.name, v.name_len, c->name, c->len) == 0)),
 		   "GET %s: %d (want %d)", c->what, rc, c->want);
 	}
 	ok(cm_image_get(h, image_size, NAME(ROOT, 1, 1, 0), &v) == CM_IMAGE_FOUND &&
@@ -143,7 +218,11 @@ static void test_get(struct cm_image_header *h)
 	ok(cm_image_get(h, image_size, NAME(ROOT, 1, 2, 0), &v) == CM_IMAGE_FOUND && v.len == 0,
 	   "an empty string is found, with no bytes");
 	ok(cm_image_get(h, image_size, NAME(ROOT, 1, 5, 0), &v) == CM_IMAGE_FOUND &&
-	   v.type == ASN_OID && v.len == 16, "an OBJECT IDENTIFIER value round-trips");
+	   v.type == ASN_OID && v.len == sizeof(sys_oid) &&
+	   memcmp(v.data, sys_oid, sizeof(sys_oid)) == 0,
+	   "an OBJECT IDENTIFIER value round-trips");
+	ok(cm_image_get(h, image_size, NAME(ROOT, 1, 6, 0), &v) == CM_IMAGE_FOUND &&
+	   v.len == CM_IMAGE_MAX_VAL, "a value of the largest size round-trips");
 }
 
 struct next_case {
@@ -153,7 +232,8 @@ struct next_case {
 	const uint32_t *prefix;
 	size_t plen;
 	enum cm_image_find want;
-	uint32_t last_sub, col; /* of the answer's name */
+	uint32_t col, row;      /* of the answer's name */
+	uint64_t value;
 };
 
 static void test_next(struct cm_image_header *h)
@@ -161,21 +241,38 @@ static void test_next(struct cm_image_header *h)
 	static struct cm_image_value v;
 	const struct next_case cases[] = {
 		{ "from the table's prefix", NAME(ROOT, 3, 20), NAME(ROOT, 3, 20),
-		  CM_IMAGE_FOUND, 1, 2 },
+		  CM_IMAGE_FOUND, 2, 1, 111 },
 		{ "a name before the prefix starts at it", NAME(ROOT, 3, 1, 0), NAME(ROOT, 3, 20),
-		  CM_IMAGE_FOUND, 1, 2 },
+		  CM_IMAGE_FOUND, 2, 1, 111 },
+		{ "a name before every section starts at the prefix", NAME(1, 3), NAME(ROOT, 3, 20),
+		  CM_IMAGE_FOUND, 2, 1, 111 },
+		{ "an empty name starts at the prefix", NULL, 0, NAME(ROOT, 3, 20),
+		  CM_IMAGE_FOUND, 2, 1, 111 },
 		{ "within a column", NAME(ROOT, 3, 20, 1, 2, 1), NAME(ROOT, 3, 20),
-		  CM_IMAGE_FOUND, 2, 2 },
+		  CM_IMAGE_FOUND, 2, 2, 222 },
 		{ "across columns", NAME(ROOT, 3, 20, 1, 2, 2), NAME(ROOT, 3, 20),
-		  CM_IMAGE_FOUND, 1, 10 },
+		  CM_IMAGE_FOUND, 10, 1, 5000 },
+		{ "a column's OID gives its first cell", NAME(ROOT, 3, 20, 1, 10), NAME(ROOT, 3, 20),
+		  CM_IMAGE_FOUND, 10, 1, 5000 },
+		{ "a missing column skips to the next", NAME(ROOT, 3, 20, 1, 3), NAME(ROOT, 3, 20),
+		  CM_IMAGE_FOUND, 10, 1, 5000 },
 		{ "between rows", NAME(ROOT, 3, 20, 1, 2, 1, 5), NAME(ROOT, 3, 20),
-		  CM_IMAGE_FOUND, 2, 2 },
+		  CM_IMAGE_FOUND, 2, 2, 222 },
 		{ "after the last entry", NAME(ROOT, 3, 20, 1, 10, 2), NAME(ROOT, 3, 20),
-		  CM_IMAGE_NONE, 0, 0 },
+		  CM_IMAGE_NONE, 0, 0, 0 },
 		{ "never past the prefix", NAME(ROOT, 3, 1, 0), NAME(ROOT, 3, 1),
-		  CM_IMAGE_NONE, 0, 0 },
-		{ "past the section", NAME(ROOT, 4), NAME(ROOT, 3, 20), CM_IMAGE_NONE, 0, 0 },
-		{ "a prefix in no section", NAME(ROOT, 3), NAME(ROOT, 4, 1), CM_IMAGE_NONE, 0, 0 },
+		  CM_IMAGE_NONE, 0, 0, 0 },
+		{ "a name past the section", NAME(ROOT, 4), NAME(ROOT, 3, 20),
+		  CM_IMAGE_NONE, 0, 0, 0 },
+		{ "a prefix in no section", NAME(ROOT, 3), NAME(ROOT, 5, 1),
+		  CM_IMAGE_NONE, 0, 0, 0 },
+		/* Registrations lie within one section; the root spans them all. */
+		{ "a prefix above every section", NAME(ROOT), NAME(ROOT),
+		  CM_IMAGE_NONE, 0, 0, 0 },
+		{ "in a section never published", NAME(ROOT, 2), NAME(ROOT, 2, 1),
+		  CM_IMAGE_NONE, 0, 0, 0 },
+		{ "in a section published empty", NAME(ROOT, 4), NAME(ROOT, 4, 10),
+		  CM_IMAGE_NONE, 0, 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -185,95 +282,237 @@ static void test_next(struct cm_image_header *h)
 		int right = rc == c->want;
 
 		if (right && rc == CM_IMAGE_FOUND)
-			right = v.name_len == 15 && v.name[14] == c->last_sub &&
-				v.name[13] == c->col &&
-				cm_oid_compare(v.name, v.name_len, c->name, c->len) > 0;
+			right = v.name_len == 15 && v.name[13] == c->col && v.name[14] == c->row &&
+				cm_oid_compare(v.name, c->plen, c->prefix, c->plen) == 0 &&
+				cm_oid_compare(v.name, v.name_len, c->name, c->len) > 0 &&
+				value_num(&v) == c->value;
 		ok(right, "GETNEXT %s: %d (want %d)", c->what, rc, c->want);
 	}
+}
+
+/* A walk of the table by GETNEXT visits every cell once, in order. */
+static void test_walk(struct cm_image_header *h)
+{
+	static struct cm_image_value v;
+	uint32_t name[CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB] = { ROOT, 3, 20 };
+	size_t len = 12, n = 0;
+	int ordered = 1;
+
+	while (n < 10 && cm_image_next(h, image_size, name, len, NAME(ROOT, 3, 20), &v) ==
+	       CM_IMAGE_FOUND) {
+		ordered &= cm_oid_compare(v.name, v.name_len, name, len) > 0;
+		memcpy(name, v.name, 4 * v.name_len);
+		len = v.name_len;
+		n++;
+	}
+	ok(n == 4 && ordered, "a walk of the table gives its 4 cells in order (%zu)", n);
 }
 
 static void test_publication(struct cm_image_header *h)
 {
 	static struct cm_image_value v;
-	unsigned before = h->sec[1].active;
+	struct cm_image_section *s = &h->sec[SEC_CPU];
+	unsigned before = s->active;
 	struct cm_image_buf *b;
 
 	publish_cpu(h, 9999);
-	ok(h->sec[1].active != before, "a second publication flips the section's buffer");
+	ok(s->active != before, "a second publication flips the section's buffer");
 	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
 	   value_num(&v) == 9999, "and readers see the new value");
-	b = &h->sec[1].buf[h->sec[1].active];
+	ok(s->buf[before].len > 0 && s->buf[s->active].seq == 2,
+	   "the old buffer is left whole; the new one's sequence moved on by two");
+	publish_cpu(h, 4242);
+	ok(s->active == before && s->buf[before].seq == 4 &&
+	   cm_image_get(h, image_size, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 4242, "a third flips back, with the third's values");
+	b = &s->buf[s->active];
 	b->seq++;
 	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "a buffer whose writer is midway (odd sequence) is never read");
+	   "a buffer whose writer is midway (odd sequence) is never read: GET busy");
+	ok(cm_image_next(h, image_size, NAME(ROOT, 3, 20), NAME(ROOT, 3, 20), &v) == CM_IMAGE_BUSY,
+	   "nor by GETNEXT");
 	b->seq++;
 	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
 	   "and is read again once written");
+	s->buf[s->active ^ 1u].seq++;
+	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
+	   "the writer midway in the other buffer does not stop readers");
+	s->buf[s->active ^ 1u].seq++;
 }
 
 static void test_fresh(struct cm_image_header *h)
 {
-	uint64_t beat = h->heartbeat_ns;
+	const uint64_t beat = h->heartbeat_ns;
+	const struct {
+		const char *what;
+		uint32_t state, stale_ms;
+		uint64_t now;
+		bool want;
+	} cases[] = {
+		{ "fresh at the heartbeat", CM_IMAGE_LIVE, 1000, beat, true },
+		{ "fresh within stale_after_ms", CM_IMAGE_LIVE, 1000, beat + 999999999u, true },
+		{ "fresh at exactly stale_after_ms", CM_IMAGE_LIVE, 1000, beat + 1000000000u, true },
+		{ "stale after it", CM_IMAGE_LIVE, 1000, beat + 1000000001u, false },
+		{ "a heartbeat from the future is not trusted", CM_IMAGE_LIVE, 1000, beat - 1, false },
+		{ "stale_after_ms 0: only at the heartbeat", CM_IMAGE_LIVE, 0, beat + 1, false },
+		{ "the largest stale_after_ms does not overflow", CM_IMAGE_LIVE, UINT32_MAX,
+		  beat + (uint64_t)UINT32_MAX * 1000000u, true },
+		{ "a stopped image is not served", CM_IMAGE_STOPPED, 1000, beat, false },
+		{ "a superseded image is not served", CM_IMAGE_SUPERSEDED, 1000, beat, false },
+		{ "an unknown state is not served", 0, 1000, beat, false },
+	};
 
-	ok(cm_image_fresh(h, beat + 999000000u), "fresh within stale_after_ms");
-	ok(!cm_image_fresh(h, beat + 1001000000u), "stale after it");
-	ok(!cm_image_fresh(h, beat - 1), "a heartbeat from the future is not trusted");
-	h->state = CM_IMAGE_STOPPED;
-	ok(!cm_image_fresh(h, beat), "a stopped image is not served");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		h->state = cases[i].state;
+		h->stale_after_ms = cases[i].stale_ms;
+		ok(cm_image_fresh(h, cases[i].now) == cases[i].want, "%s", cases[i].what);
+	}
 	h->state = CM_IMAGE_LIVE;
+	h->stale_after_ms = 1000;
 }
 
-/* Damage one field, check the reader refuses the image, undo it. */
+#define ANY 99 /* a reader answer the case does not pin */
+
+struct damage {
+	const char *what;
+	size_t at;              /* byte of the image to overwrite */
+	unsigned width;         /* 0: nothing */
+	uint64_t bad;
+	size_t size;            /* the size the reader is told */
+	bool header;            /* cm_image_header accepts it */
+	int get, next;          /* what GET and GETNEXT of a cpu entry answer */
+};
+
+static void poke(unsigned char *p, unsigned width, uint64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	switch (width) {
+	case 1: memcpy(p, &u8, 1); break;
+	case 2: memcpy(p, &u16, 2); break;
+	case 4: memcpy(p, &u32, 4); break;
+	case 8: memcpy(p, &v, 8); break;
+	}
+}
+
+#define HDR(field) offsetof(struct cm_image_header, field)
+/* A field of the cpu section's buffer b (offsetof wants a constant index). */
+#define BUF(b, field) (HDR(sec[SEC_CPU].buf) + (b) * sizeof(struct cm_image_buf) + \
+		       offsetof(struct cm_image_buf, field))
+
+/* Damage one field, check what the reader makes of it, undo it. */
 static void test_malformed(struct cm_image_header *h)
 {
 	static struct cm_image_value v;
-	struct cm_image_buf *b = &h->sec[1].buf[h->sec[1].active];
-	unsigned char *sec = (unsigned char *)h + b->off;
-	uint32_t saved;
-	uint64_t off = b->off;
+	unsigned char *img = (unsigned char *)h;
+	const unsigned a = h->sec[SEC_CPU].active;
+	const size_t boff = h->sec[SEC_CPU].buf[a].off, blen = h->sec[SEC_CPU].buf[a].len;
+	uint32_t at;
+	const size_t n = image_size;
 
-	ok(cm_image_header(h, image_size) == h, "the built image passes the header check");
-	ok(cm_image_header(h, sizeof(*h) - 1) == NULL, "cut inside the header: refused");
-	ok(cm_image_header((char *)h + 4, image_size - 4) == NULL, "misaligned: refused");
-	h->magic[0] ^= 1;
-	ok(cm_image_header(h, image_size) == NULL &&
-	   cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "bad magic: refused");
-	h->magic[0] ^= 1;
-	h->nsections = 1000;
-	ok(cm_image_header(h, image_size) == NULL, "too many sections: refused");
-	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
-	   "while a request reads no section past the table's room");
-	h->nsections = 2;
-	h->reg[1].len = CM_IMAGE_MAX_OID + 1;
-	ok(cm_image_header(h, image_size) == NULL, "a registration longer than allowed: refused");
-	h->reg[1].len = 12;
-	b->off = image_size - 4;
-	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "a buffer past the end of the file: busy");
-	b->off = off;
-	ok(cm_image_get(h, image_size - CAP * 2, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "a file cut before its buffers: busy");
-	memcpy(&saved, sec, 4);
-	memcpy(sec, &(uint32_t){ 0x7fffffff }, 4);
-	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "a count larger than the buffer: busy");
-	memcpy(sec, &saved, 4);
-	memcpy(&saved, sec + 8 + 4 * 0 + 0, 4);
-	sec[9] = CM_IMAGE_MAX_SUB + 1; /* the first entry's sub_len */
-	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "an entry with too many sub-identifiers: busy");
-	memcpy(sec + 8, &saved, 4);
-	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
+	memcpy(&at, img + boff + 4, 4);
+	const struct damage cases[] = {
+		{ "intact", 0, 0, 0, n, true, CM_IMAGE_FOUND, CM_IMAGE_FOUND },
+		{ "empty", 0, 0, 0, 0, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "cut inside the header", 0, 0, 0, sizeof(*h) - 1, false,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "cut inside the buffer", 0, 0, 0, boff + blen - 1, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "cut before the buffer", 0, 0, 0, boff, true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "bad magic", HDR(magic), 1, 'X', n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		/* The hot path leaves these to the check made when the file is
+		 * mapped; it only must not misread. */
+		{ "another version", HDR(version), 4, 2, n, false, ANY, ANY },
+		{ "another header size", HDR(header_size), 4, 64, n, false, ANY, ANY },
+		{ "too many sections", HDR(nsections), 4, 1000, n, false,
+		  CM_IMAGE_FOUND, CM_IMAGE_FOUND },
+		{ "sections past the table's room", HDR(nsections), 4, CM_IMAGE_MAX_SECTIONS + 1,
+		  n, false, CM_IMAGE_FOUND, CM_IMAGE_FOUND },
+		{ "too many registrations", HDR(nregs), 4, CM_IMAGE_MAX_REGS + 1, n, false,
+		  CM_IMAGE_FOUND, CM_IMAGE_FOUND },
+		{ "an empty registration", HDR(reg[1].len), 4, 0, n, false, ANY, ANY },
+		{ "a registration too long", HDR(reg[1].len), 4, CM_IMAGE_MAX_OID + 1, n, false,
+		  ANY, ANY },
+		{ "an empty section base", HDR(sec[SEC_CPU].base_len), 4, 0, n, false,
+		  CM_IMAGE_NONE, CM_IMAGE_NONE },
+		{ "a section base too long", HDR(sec[SEC_CPU].base_len), 4, CM_IMAGE_MAX_OID + 1,
+		  n, false, CM_IMAGE_NONE, CM_IMAGE_NONE },
+		{ "a buffer past the end", BUF(a, off), 8, n - 4, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "a buffer at the end", BUF(a, off), 8, n, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "a buffer offset that wraps", BUF(a, off), 8, UINT64_MAX - 3, n,
+		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "a buffer longer than the file", BUF(a, len), 4, UINT32_MAX, n,
+		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "a buffer shorter than its head", BUF(a, len), 4, 7, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "a count larger than the buffer", boff, 4, 0x7fffffff, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "a count one too large", boff, 4, (blen - at) / 4 + 1, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "offsets inside the section head", boff + 4, 4, 4, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "offsets past the buffer", boff + 4, 4, blen + 4, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "offsets at the buffer's end", boff + 4, 4, blen, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		/* The first entry damaged: GET of it is refused, while GETNEXT
+		 * into the table still answers, since a binary search reads only
+		 * the entries it visits. */
+		{ "an entry past the buffer", boff + at, 4, 0xffffff00u, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+		{ "an entry inside the section head", boff + at, 4, 4, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+		{ "an entry cut by the buffer's end", boff + at, 4, blen - 2, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+		{ "an entry with too many sub-identifiers", boff + 8 + 1, 1, CM_IMAGE_MAX_SUB + 1,
+		  n, true, CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+		{ "sub-identifiers past the buffer", boff + 8 + 1, 1, CM_IMAGE_MAX_SUB, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+		{ "a value longer than allowed", boff + 8 + 2, 2, CM_IMAGE_MAX_VAL + 1, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+		{ "a value past the buffer", boff + 8 + 2, 2, CM_IMAGE_MAX_VAL, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_FOUND },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct damage *c = &cases[i];
+		unsigned char saved[8];
+		int get, next;
+		bool header;
+
+		memcpy(saved, img + c->at, c->width);
+		poke(img + c->at, c->width, c->bad);
+		header = cm_image_header(h, c->size) == h;
+		get = cm_image_get(h, c->size, NAME(ROOT, 3, 1, 0), &v);
+		next = cm_image_next(h, c->size, NAME(ROOT, 3, 20), NAME(ROOT, 3, 20), &v);
+		memcpy(img + c->at, saved, c->width);
+		ok(header == c->header && (c->get == ANY || get == c->get) &&
+		   (c->next == ANY || next == c->next),
+		   "%s: header %s, GET %d, GETNEXT %d", c->what, header ? "accepted" : "refused",
+		   get, next);
+	}
+	ok(cm_image_header(NULL, n) == NULL && cm_image_get(NULL, n, NAME(ROOT, 3, 1, 0), &v) ==
+	   CM_IMAGE_BUSY, "no map: refused");
+	ok(cm_image_header(img + 4, n - 4) == NULL &&
+	   cm_image_get(img + 4, n - 4, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
+	   "misaligned: refused");
+	ok(cm_image_header(h, n) == h &&
+	   cm_image_get(h, n, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
 	   "undamaged again: found");
 }
 
 int main(int argc, char **argv)
 {
 	struct cm_image_header *h = new_image();
+	size_t empty;
 
 	publish_sys(h);
 	publish_cpu(h, 5000);
+	empty = publish_empty(h);
 	if (argc > 1) {
 		FILE *f = fopen(argv[1], "wb");
 		int failed = f == NULL || fwrite(h, image_size, 1, f) != 1 || fclose(f) != 0;
@@ -281,8 +520,13 @@ int main(int argc, char **argv)
 		free(h);
 		return failed;
 	}
+	ok(empty == 8 && h->sec[SEC_MEM].buf[h->sec[SEC_MEM].active].len == 8,
+	   "an empty section is its head alone");
+	ok(cm_image_header(h, image_size) == h, "the built image passes the header check");
+	test_compare();
 	test_get(h);
 	test_next(h);
+	test_walk(h);
 	test_publication(h);
 	test_fresh(h);
 	test_malformed(h);
