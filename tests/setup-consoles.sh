@@ -1,11 +1,14 @@
 #!/bin/sh
 # setup-consoles.sh - install the operations consoles `make check-consoles`
 # runs clustermon in (only what is missing): Nagios 4 with the standard
-# plugins, and snmptt, which traps reach through snmptrapd. Net::IP is not
+# plugins, and snmptt, which traps reach through snmptrapd; Zabbix 6.0's
+# server for PostgreSQL and its PHP frontend (served by PHP's own web
+# server in the test, so no apache). Net::IP is not
 # among snmptt's Debian dependencies but snmptt dies without it when
 # ipv6_enable is on, as Debian's snmptt.ini has it.
 set -eu
-PACKAGES="nagios4-core monitoring-plugins-basic snmptrapd snmptt libnet-ip-perl"
+PACKAGES="nagios4-core monitoring-plugins-basic snmptrapd snmptt libnet-ip-perl
+postgresql-15 zabbix-server-pgsql zabbix-frontend-php php8.2-cli php8.2-pgsql python3-yaml"
 missing=
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -113,6 +113,7 @@ ok $? "nagios4 -v accepts contrib's clustermon.cfg and clustermon-traps.cfg"
 NAGIOS_PID=$!
 stop_nagios() { [ -n "${NAGIOS_PID:-}" ] && stop_pid "$NAGIOS_PID"; NAGIOS_PID=; }
 trap 'stop_nagios; cleanup' EXIT
+trap 'exit 143' TERM INT
 
 # svc FIELD SERVICE: a field of a service's block in status.dat.
 svc() {
