@@ -38,6 +38,21 @@ check_in() {
 check_in "$top/build" --enable-werror --enable-helper
 check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitizers
 
+# Operations consoles (make check-consoles): the console packages are
+# installed here, so a failed install is a failure, not a skip.
+echo "== make check-consoles"
+log="$top/build/test-suite.log"
+rm -f "$log"   # make check's, already counted
+if "$top/tests/setup-consoles.sh" && (cd "$top/build" && make -s check-consoles 2>&1) |
+		grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' && [ -s "$log" ]; then
+	c() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { print s + 0 }' "$log"; }
+	pass=$((pass + $(c PASS))) skip=$((skip + $(c SKIP)))
+	fail=$((fail + $(c FAIL) + $(c ERROR) + $(c XPASS)))
+	grep -E '^(FAIL|ERROR):' -A40 "$log" | head -n 200 || true
+else
+	echo "FAIL: make check-consoles did not run"; fail=$((fail + 1))
+fi
+
 echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"
 while read -r verdict rest; do
 	echo "$verdict $rest"
