@@ -108,6 +108,6 @@ for m in $missing; do
 done
 if [ -n "$still" ]; then
 	echo "get-base-mibs: no source for$still: install erlang-snmp's files (apt-get download" \
-		"erlang-snmp) or your distribution's IETF MIB modules, see README" >&2
+		"erlang-snmp) or your distribution's IETF MIB modules, see docs/operations.md" >&2
 	exit 1
 fi

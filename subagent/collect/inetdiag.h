@@ -1,7 +1,7 @@
 /*
  * inetdiag.h - TCP sockets with their struct tcp_info from the kernel's
  * sock_diag (inet_diag) netlink interface, for clusterMonTcpConnTable.
- * No net-snmp headers here (see DESIGN.md).
+ * No net-snmp headers here (see docs/architecture.md).
  *
  * tcp_info grows with every kernel: a field is marked present only when the
  * kernel's copy reached it, so an older kernel's missing fields read as
