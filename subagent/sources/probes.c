@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "../collect/helper.h"
+#include "../core/clock.h"
 #include "../dist.h"
 
 #define POLL_TIMEOUT_MS 1000
@@ -61,14 +62,6 @@ static struct {
 	struct drop_state *drop;    /* ascending reason */
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER, .socket = PROBES_DEFAULT_SOCKET,
 	.helper = HELPER_ABSENT };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ------------------------------------------------------------ counters */
 
@@ -273,7 +266,7 @@ int probes_attach_now(const struct probe_want *w, char *why, size_t whylen)
 	staged.active = s != NULL && s->want.active;
 	s = adopt(&staged);
 	if (s != NULL)
-		s->pinned_until = now_ms() + PIN_MS;
+		s->pinned_until = (int64_t)cm_clock_ms() + PIN_MS;
 	memcpy(path, P.socket, sizeof(path));
 	pthread_mutex_unlock(&P.lock);
 	if (s == NULL) {
@@ -343,7 +336,7 @@ static void reconcile_row(struct pstate *s, const struct helper_reading *rd, str
 
 static void reconcile(const struct helper_reading *rd, struct plan *pl)
 {
-	int64_t now = now_ms();
+	int64_t now = (int64_t)cm_clock_ms();
 
 	for (size_t i = 0; i < P.n; i++)
 		reconcile_row(&P.st[i], rd, pl, now);

@@ -15,6 +15,7 @@
 
 #include "../collect/collect.h"
 #include "../collect/proc.h"
+#include "../core/clock.h"
 #include "../core/counter.h"
 #include "sources.h"
 
@@ -50,14 +51,6 @@ struct proc_source {
 	uint64_t boot_time;
 	char root[256];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* btime from /proc/stat: process start times are relative to boot. */
 static uint64_t read_boot_time(const char *root)
@@ -234,7 +227,7 @@ static void proc_snapshot_destroy(struct snapshot *s)
 static int proc_sample(void *ctx)
 {
 	struct proc_source *src = ctx;
-	uint64_t now = mono_ns();
+	uint64_t now = cm_clock_ns();
 	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
 	int n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
 	struct proc_snapshot *snap;

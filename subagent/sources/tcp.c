@@ -21,6 +21,7 @@
 
 #include "../collect/collect.h"
 #include "../collect/netstat.h"
+#include "../core/clock.h"
 #include "../core/counter.h"
 #include "../dist.h"
 #include "sources.h"
@@ -280,14 +281,6 @@ static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
 
 /* ------------------------------------------------------------ owners */
 
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 static int by_inode(const void *a, const void *b)
 {
 	const struct inode_pid *x = a, *y = b;
@@ -346,9 +339,9 @@ static void refresh_pids(struct tcp_source *ts)
 	struct dirent *e;
 	DIR *d;
 
-	if (ts->pids_at_ms != 0 && now_ms() - ts->pids_at_ms < PID_MAP_EVERY_MS)
+	if (ts->pids_at_ms != 0 && cm_clock_ms() - ts->pids_at_ms < PID_MAP_EVERY_MS)
 		return;
-	ts->pids_at_ms = now_ms();
+	ts->pids_at_ms = cm_clock_ms();
 	cap = ts->pids ? cap : 0;
 	ts->npids = 0;
 	snprintf(path, sizeof(path), "%s/proc", ts->root);
