@@ -1,6 +1,7 @@
 /* helper.c - talk to clustermon-kprobe and parse what it says. */
 #include "helper.h"
 #include "core/clock.h"
+#include "core/number.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -171,14 +172,7 @@ static bool next_line(struct cursor *c)
 /* Unsigned numbers separated by single spaces, from *s. */
 static bool take_u64(const char **s, uint64_t *v)
 {
-	char *end;
-
-	if (**s != ' ' || (*s)[1] < '0' || (*s)[1] > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(*s + 1, &end, 10);
-	*s = end;
-	return errno == 0;
+	return **s == ' ' && num_scan_u64(*s + 1, s, v) == NUM_OK;
 }
 
 static bool take_array(const char **s, unsigned n, uint64_t *out)

@@ -1,5 +1,6 @@
 /* parse.c - strict scanners: a number cut short or overflowing is an error. */
 #include "parse.h"
+#include "core/number.h"
 
 #include <string.h>
 
@@ -12,18 +13,11 @@ const char *skip_blanks(const char *p)
 
 bool scan_u64(const char **p, uint64_t *out)
 {
-	const char *s = skip_blanks(*p);
-	uint64_t v = 0;
+	const char *s;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
+	if (num_scan_u64(skip_blanks(*p), &s, &v) != NUM_OK)
 		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
 	/* A number must end at a separator, not inside a word. */
 	if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\0' && *s != '.')
 		return false;

@@ -16,6 +16,7 @@
 #include "../collect/collect.h"
 #include "../collect/proc.h"
 #include "../core/clock.h"
+#include "../core/number.h"
 #include "../core/counter.h"
 #include "sources.h"
 
@@ -63,7 +64,8 @@ static uint64_t read_boot_time(const char *root)
 		return 0;
 	if (procfile_read(&pf, buf, sizeof(buf)) > 0 || errno == EFBIG)
 		if ((p = strstr(buf, "\nbtime ")) != NULL)
-			t = strtoull(p + 7, NULL, 10);
+			if (num_scan_u64(p + 7, NULL, &t) != NUM_OK)
+				t = 0;
 	procfile_close(&pf);
 	return t;
 }
