@@ -6,7 +6,9 @@
 # ticker of the same priority beside them, and a GETBULK asking for 10000
 # repetitions is answered.
 #
-# Under AddressSanitizer the walks and their answers are still judged, the
+# Run by `make check-timing`, not `make check` (it judges real time on a
+# shared machine); tests/run-suite.sh counts it in both builds. Under
+# AddressSanitizer the walks and their answers are still judged, the
 # sample timing only printed: ASan's slowdown is not what an operator runs.
 . "$(dirname "$0")/lib.sh"
 
