@@ -12,24 +12,14 @@
 #include <unistd.h>
 
 #include "sources/sources.h"
+#include "fixture.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cm-memsrc-XXXXXX";
 
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "r+");
-	if (f == NULL)
-		f = fopen(path, "w");
-	/* In place: the source keeps its fds and preads from 0. */
-	if (f == NULL || ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
-		perror(path);
-	if (f != NULL)
-		fclose(f);
+	fixture_put(dir, rel, text);
 }
 
 static struct mem_snapshot *latest(void)
@@ -113,12 +103,6 @@ int main(void)
 	if (mkdtemp(dir) == NULL)
 		return perror("mkdtemp"), 1;
 	changes();
-	if (system(NULL)) {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			diag("could not remove %s", dir);
-	}
+	fixture_remove(dir);
 	return done_testing();
 }

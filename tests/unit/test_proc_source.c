@@ -10,34 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/clock.h"
 #include "sources/sources.h"
+#include "fixture.h"
+#include "fake_clock.h"
 #include "tap.h"
 
-#define SEC 1000000000ull
+#define SEC FAKE_SEC
 
 static char dir[] = "/tmp/cm-procsrc-XXXXXX";
-static uint64_t fake_now = 5 * SEC;
-
-static uint64_t fake_clock(void)
-{
-	return fake_now;
-}
-
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "r+");
-	if (f == NULL)
-		f = fopen(path, "w");
-	/* In place: the scanner keeps the file open and preads from 0. */
-	if (f == NULL || ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
-		perror(path);
-	if (f != NULL)
-		fclose(f);
+	fixture_put(dir, rel, text);
 }
 
 static const struct proc_row *row(const struct proc_snapshot *s, int32_t pid)
@@ -136,16 +119,14 @@ int main(void)
 	if (!ok(system(cmd) == 0, "copied the proc-procs fixture"))
 		return done_testing();
 	put("proc/stat", "cpu  1 0 0 1 0 0 0 0\nbtime 1700000000\n");
-	cm_clock_set(fake_clock);
+	fake_clock_start(5 * SEC);
 	ctx = proc_source_ops.init(dir);
 	if (ok(ctx != NULL, "init on the copy")) {
 		first(ctx, &all);
 		filters(ctx, &all);
 		proc_source_ops.fini(ctx);
 	}
-	cm_clock_set(NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	fake_clock_stop();
+	fixture_remove(dir);
 	return done_testing();
 }

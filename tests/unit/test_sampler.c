@@ -8,19 +8,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "sampler.h"
+#include "fake_clock.h"
 #include "tap.h"
 
-#define MS 1000000ull
+#define MS FAKE_MS
 #define T0 (1000 * MS)   /* not 0: the sampler reads 0 as "never ran" */
-
-static uint64_t fake_now = T0;
-
-static uint64_t fake_clock(void)
-{
-	return fake_now;
-}
 
 struct fake {
 	unsigned runs, finis;
@@ -137,7 +130,7 @@ static void errors(void)
 
 int main(void)
 {
-	cm_clock_set(fake_clock);
+	fake_clock_start(T0);
 	ok(sampler_add(SOURCE_CPU, &cpu_ops, "") == 0 && sampler_add(SOURCE_MEM, &mem_ops, "") == 0 &&
 	   sampler_add(SOURCE_PROC, &proc_ops, "") == 0, "three fake sources added");
 	ok(sampler_interval(SOURCE_CPU) == 10 && sampler_default_interval(SOURCE_MEM) == 25,
@@ -152,6 +145,6 @@ int main(void)
 	sampler_stop();
 	ok(cpu.finis == 1 && mem.finis == 1 && proc.finis == 1 && !sampler_has(SOURCE_CPU),
 	   "stop finishes every source");
-	cm_clock_set(NULL);
+	fake_clock_stop();
 	return done_testing();
 }

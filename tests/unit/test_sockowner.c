@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collect/sockowner.h"
+#include "fixture.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cm-sockowner-XXXXXX";
@@ -94,12 +95,6 @@ int main(void)
 	sock_owners_free(&so);
 	ok(so.v == NULL && so.n == 0, "free leaves an empty table");
 
-	if (system(NULL)) {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			diag("could not remove %s", dir);
-	}
+	fixture_remove(dir);
 	return done_testing();
 }

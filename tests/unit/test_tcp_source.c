@@ -15,31 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/clock.h"
 #include "sources/sources.h"
+#include "fixture.h"
+#include "fake_clock.h"
 #include "tap.h"
 
-#define SEC 1000000000ull
+#define SEC FAKE_SEC
 
 static char dir[] = "/tmp/cm-tcpsrc-XXXXXX";
-static uint64_t fake_now = 10 * SEC;
-
-static uint64_t fake_clock(void)
-{
-	return fake_now;
-}
-
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	if (f == NULL || fputs(text, f) < 0)
-		perror(path);
-	if (f != NULL)
-		fclose(f);
+	fixture_put(dir, rel, text);
 }
 
 /* ROOT/proc/PID/fd/N -> socket:[inode of fd] */
@@ -120,7 +106,7 @@ int main(void)
 	    "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
 	    "Tcp: 1 200 120000 -1 11 22 0 0 3 1000 2000 33 44 55 0\n");
 	own("4321", c1);
-	cm_clock_set(fake_clock);
+	fake_clock_start(10 * SEC);
 	ctx = tcp_source_ops.init(dir);
 	if (!ok(ctx != NULL && c1 >= 0 && s1 >= 0, "init (inet_diag socket) and a loopback connection"))
 		return done_testing();
@@ -165,10 +151,8 @@ int main(void)
 	snapshot_release(&tcp_slot, &snap->hdr);
 
 	tcp_source_ops.fini(ctx);
-	cm_clock_set(NULL);
+	fake_clock_stop();
 	close(c1), close(s1), close(c2), close(s2), close(l);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	if (system(path) != 0)
-		diag("could not remove %s", dir);
+	fixture_remove(dir);
 	return done_testing();
 }
