@@ -273,6 +273,8 @@ static int init_wake_condition(void)
 	int rc;
 
 	pthread_condattr_init(&attr);
+	/* The clock core/clock.c reads when no test has replaced it; tests
+	 * with a fake clock never start the threads (sampler_run_due). */
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	rc = pthread_cond_init(&S.wake, &attr);
 	pthread_condattr_destroy(&attr);
