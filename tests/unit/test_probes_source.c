@@ -168,7 +168,7 @@ int main(void)
 	counts();
 
 	probes_want(NULL, 0);
-	sample_view(0);
+	probes_view_free(sample_view(0));
 	ok(strstr(H.log, "del 3\n") != NULL && !H.listed, "a probe no row wants is deleted");
 
 	H.refuse = "err unsupported no such tracepoint";
