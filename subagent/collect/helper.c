@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Reply lines: 64 histogram slots of up to 20 digits, or 8192 CPUs. */

@@ -18,7 +18,6 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "../conf.h"
 #include "../imagefile.h"
