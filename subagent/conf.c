@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "core/number.h"
 #include "sources/probes.h"
 
 static struct clustermon_conf staged, active;
@@ -46,20 +47,10 @@ void conf_error(const char *fmt, const char *arg)
 	config_perror(msg); /* counted by on_log, as Net-SNMP's own errors are */
 }
 
-/* Parses a whole decimal number; no sign, no trailing junk. */
+/* A whole decimal number (core/number.c); no sign, no trailing junk. */
 static int parse_u32(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
+	return num_parse_u32(s, UINT32_MAX, out) == NUM_OK ? 0 : -1;
 }
 
 /* sampleInterval SOURCE MILLISECONDS */
@@ -71,6 +62,7 @@ static void parse_sample_interval(const char *token, char *line)
 	char *extra = strtok_r(NULL, " \t", &save);
 	unsigned index;
 	uint32_t value;
+	enum num_status st;
 
 	(void)token;
 	if (name == NULL || ms == NULL || extra != NULL) {
@@ -86,9 +78,14 @@ static void parse_sample_interval(const char *token, char *line)
 		conf_error("sampleInterval: source '%s' is not available in this version", name);
 		return;
 	}
-	if (parse_u32(ms, &value) != 0 || value < SOURCE_INTERVAL_MIN_MS ||
-	    value > SOURCE_INTERVAL_MAX_MS) {
-		conf_error("sampleInterval: '%s' is not a number of milliseconds in 10..3600000", ms);
+	st = num_parse_u32(ms, SOURCE_INTERVAL_MAX_MS, &value);
+	if (st != NUM_OK || value < SOURCE_INTERVAL_MIN_MS) {
+		char fmt[128];
+
+		snprintf(fmt, sizeof(fmt), "sampleInterval: '%%s' is not a number of "
+			 "milliseconds in 10..3600000 (%s)",
+			 st == NUM_OK ? "too small" : num_status_str(st));
+		conf_error(fmt, ms);
 		return;
 	}
 	staged.interval_ms[index] = value;

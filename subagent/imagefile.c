@@ -1,5 +1,6 @@
 /* imagefile.c - create, grow and retire the published image file. */
 #include "imagefile.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -23,14 +23,6 @@ struct image_file {
 static size_t round_page(size_t n)
 {
 	return (n + PAGE - 1) / PAGE * PAGE;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Lays the sections out after the header, each with two buffers of cap[i]. */
@@ -81,7 +73,7 @@ static struct image_file *map_new(const char *path, const struct cm_image_header
 	memcpy(h.reg, layout->reg, sizeof(h.reg));
 	f->size = lay_out(&h, cap);
 	h.file_size = f->size;
-	h.heartbeat_ns = now_ns();
+	h.heartbeat_ns = cm_clock_ns();
 	h.stale_after_ms = layout->stale_after_ms;
 	unlink(tmp);
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);

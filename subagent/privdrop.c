@@ -4,6 +4,7 @@
  * through their fds, so the steady state needs few or no capabilities.
  */
 #include "privdrop.h"
+#include "core/number.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -18,8 +19,7 @@
 static int lookup_user(const char *user, uid_t *uid, gid_t *gid, int *named)
 {
 	struct passwd *pw = getpwnam(user);
-	char *end;
-	unsigned long n;
+	uint32_t n;
 
 	*named = pw != NULL;
 	if (pw != NULL) {
@@ -27,9 +27,7 @@ static int lookup_user(const char *user, uid_t *uid, gid_t *gid, int *named)
 		*gid = pw->pw_gid;
 		return 0;
 	}
-	errno = 0;
-	n = strtoul(user, &end, 10);
-	if (errno != 0 || *end != '\0' || end == user)
+	if (num_parse_u32(user, UINT32_MAX, &n) != NUM_OK)
 		return -1;
 	*uid = (uid_t)n;
 	*gid = (gid_t)n;

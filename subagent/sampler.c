@@ -1,12 +1,13 @@
 /*
  * sampler.c - one thread, many sources, each on its own interval.
  *
- * Deadlines are absolute (CLOCK_MONOTONIC), so a slow sample does not shift
- * every later one; a source that falls more than a whole interval behind skips
+ * Deadlines are absolute (on core/clock.c's monotonic clock), so a slow
+ * sample does not shift every later one; a source that falls more than a whole interval behind skips
  * ahead instead of bursting to catch up, and the miss is counted as late.
  */
 #include "sampler.h"
 #include "dist.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -56,14 +57,6 @@ static struct {
 	bool stop;
 	struct source src[SOURCE_LAST + 1];
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 unsigned source_index_by_name(const char *name)
 {
@@ -129,7 +122,7 @@ int sampler_set_interval(unsigned index, uint32_t ms)
 	s = &S.src[index];
 	s->interval_ms = ms;
 	/* A shorter interval takes effect now, not after the old deadline. */
-	soonest = mono_ns() + (uint64_t)ms * 1000000u;
+	soonest = cm_clock_ns() + (uint64_t)ms * 1000000u;
 	if (s->next_due_ns > soonest)
 		s->next_due_ns = soonest;
 	if (S.running)
@@ -169,7 +162,7 @@ int sampler_stats(unsigned index, struct source_stats *out)
 static void run_source(struct source *s, uint64_t start)
 {
 	int rc = s->ops->sample(s->ctx);
-	uint64_t cost_ns = mono_ns() - start;
+	uint64_t cost_ns = cm_clock_ns() - start;
 	uint64_t interval_ns;
 	bool late;
 
@@ -223,28 +216,52 @@ static void prefer_sampling(void)
 	}
 }
 
-static void *sampler_main(void *arg)
+/*
+ * With the lock held: runs this thread's sources that are due by the clock,
+ * one at a time, each without the lock. Returns the next deadline, or
+ * UINT64_MAX when the thread has nothing left to do (no source, or stopping).
+ */
+static uint64_t run_due_locked(unsigned thread)
 {
-	unsigned thread = (unsigned)(uintptr_t)arg;
-
-	prefer_sampling();
-	pthread_mutex_lock(&S.lock);
-	while (!S.stop) {
+	for (;;) {
 		struct source *s = earliest_locked(thread);
-		uint64_t now = mono_ns();
-		struct timespec until;
+		uint64_t now;
 
-		if (s == NULL)
-			break;
-		if (s->next_due_ns > now) {
-			until.tv_sec = (time_t)(s->next_due_ns / 1000000000u);
-			until.tv_nsec = (long)(s->next_due_ns % 1000000000u);
-			pthread_cond_timedwait(&S.wake, &S.lock, &until);
-			continue;
-		}
+		if (s == NULL || S.stop)
+			return UINT64_MAX;
+		now = cm_clock_ns();
+		if (s->next_due_ns > now)
+			return s->next_due_ns;
 		pthread_mutex_unlock(&S.lock);
 		run_source(s, now);
 		pthread_mutex_lock(&S.lock);
+	}
+}
+
+uint64_t sampler_run_due(unsigned thread)
+{
+	uint64_t next;
+
+	pthread_mutex_lock(&S.lock);
+	next = run_due_locked(thread);
+	pthread_mutex_unlock(&S.lock);
+	return next;
+}
+
+static void *sampler_main(void *arg)
+{
+	unsigned thread = (unsigned)(uintptr_t)arg;
+	uint64_t due;
+
+	prefer_sampling();
+	pthread_mutex_lock(&S.lock);
+	while ((due = run_due_locked(thread)) != UINT64_MAX) {
+		struct timespec until = {
+			.tv_sec = (time_t)(due / 1000000000u),
+			.tv_nsec = (long)(due % 1000000000u),
+		};
+
+		pthread_cond_timedwait(&S.wake, &S.lock, &until);
 	}
 	pthread_mutex_unlock(&S.lock);
 	return NULL;
@@ -256,10 +273,24 @@ static int init_wake_condition(void)
 	int rc;
 
 	pthread_condattr_init(&attr);
+	/* The clock core/clock.c reads when no test has replaced it; tests
+	 * with a fake clock never start the threads (sampler_run_due). */
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	rc = pthread_cond_init(&S.wake, &attr);
 	pthread_condattr_destroy(&attr);
 	return rc;
+}
+
+void sampler_prime(void)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		struct source *s = &S.src[i];
+
+		if (s->ops == NULL)
+			continue;
+		s->next_due_ns = cm_clock_ns();
+		run_source(s, s->next_due_ns);
+	}
 }
 
 int sampler_start(void)
@@ -267,14 +298,7 @@ int sampler_start(void)
 	sigset_t all, old;
 	int rc;
 
-	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
-		struct source *s = &S.src[i];
-
-		if (s->ops == NULL)
-			continue;
-		s->next_due_ns = mono_ns();
-		run_source(s, s->next_due_ns);
-	}
+	sampler_prime();
 	if (init_wake_condition() != 0)
 		return -1;
 	/* Signals belong to the SNMP thread, whose loop handles them. */

@@ -2,8 +2,9 @@
 # run-suite.sh - the whole test suite on this machine: installs what is
 # missing, builds out of tree with -Werror, runs `make check` (unit tests,
 # MIB lint, system tests against a private snmpd), runs it again on an
-# ASan+UBSan build (--enable-sanitizers), runs each libFuzzer target for a
-# minute, checks `make distcheck` (the tarball builds, installs and passes
+# ASan+UBSan build (--enable-sanitizers), runs `make check-timing` (load.sh's
+# judgements of real time) in both builds and `make check-consoles`, runs
+# each libFuzzer target for a minute, checks `make distcheck` (the tarball builds, installs and passes
 # the unit tests: configure --disable-system-tests), and ends with one line
 # "N passed, N failed, N skipped".
 set -u
@@ -13,9 +14,18 @@ pass=0 fail=0 skip=0
 "$top/tests/setup-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 (cd "$top" && autoreconf -fi >/dev/null 2>&1) || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
 
+# count_log LOG: adds an automake test-suite.log's totals to ours.
+count_log() {
+	n() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { print s + 0 }' "$2"; }
+	pass=$((pass + $(n PASS "$1")))
+	skip=$((skip + $(n SKIP "$1")))
+	fail=$((fail + $(n FAIL "$1") + $(n ERROR "$1") + $(n XPASS "$1")))
+	grep -E '^(FAIL|ERROR):' -A40 "$1" | head -n 200 || true
+}
+
 # check_in DIR CONFIGURE-ARGS...: build in DIR and run make check there.
 check_in() {
-	local dir=$1 log n; shift
+	local dir=$1 log; shift
 	echo "== make check in $dir ($*)"
 	mkdir -p "$dir"
 	if ! (cd "$dir" && "$top/configure" -q "$@" >/dev/null && make -s -j"$(nproc)" >/dev/null); then
@@ -26,11 +36,21 @@ check_in() {
 	(cd "$dir" && make -s check 2>&1) | grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):'
 	log="$dir/test-suite.log"
 	if [ ! -s "$log" ]; then fail=$((fail + 1)); return; fi
-	n() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { print s + 0 }' "$log"; }
-	pass=$((pass + $(n PASS)))
-	skip=$((skip + $(n SKIP)))
-	fail=$((fail + $(n FAIL) + $(n ERROR) + $(n XPASS)))
-	grep -E '^(FAIL|ERROR):' -A40 "$log" | head -n 200 || true
+	count_log "$log"
+}
+
+# extra_check DIR TARGET: tests kept out of make check (check-timing,
+# check-consoles) through the same harness; their verdicts count the same.
+extra_check() {
+	local dir=$1 target=$2 log=$1/test-suite.log
+	echo "== make $target in $dir"
+	rm -f "$log"   # make check's, already counted
+	if (cd "$dir" && make -s "$target" 2>&1) |
+			grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' && [ -s "$log" ]; then
+		count_log "$log"
+	else
+		echo "FAIL: make $target in $dir did not run"; fail=$((fail + 1))
+	fi
 }
 
 # --enable-helper: a missing BPF toolchain fails the build, never quietly
@@ -38,19 +58,17 @@ check_in() {
 check_in "$top/build" --enable-werror --enable-helper
 check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitizers
 
+# Real-time judgements (make check-timing: load.sh), in both builds, after
+# their make check so nothing else of ours runs beside them.
+extra_check "$top/build" check-timing
+extra_check "$top/build-sanitize" check-timing
+
 # Operations consoles (make check-consoles): the console packages are
 # installed here, so a failed install is a failure, not a skip.
-echo "== make check-consoles"
-log="$top/build/test-suite.log"
-rm -f "$log"   # make check's, already counted
-if "$top/tests/setup-consoles.sh" && (cd "$top/build" && make -s check-consoles 2>&1) |
-		grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' && [ -s "$log" ]; then
-	c() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { print s + 0 }' "$log"; }
-	pass=$((pass + $(c PASS))) skip=$((skip + $(c SKIP)))
-	fail=$((fail + $(c FAIL) + $(c ERROR) + $(c XPASS)))
-	grep -E '^(FAIL|ERROR):' -A40 "$log" | head -n 200 || true
+if "$top/tests/setup-consoles.sh"; then
+	extra_check "$top/build" check-consoles
 else
-	echo "FAIL: make check-consoles did not run"; fail=$((fail + 1))
+	echo "FAIL: tests/setup-consoles.sh, so make check-consoles did not run"; fail=$((fail + 1))
 fi
 
 echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"

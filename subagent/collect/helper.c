@@ -1,5 +1,7 @@
 /* helper.c - talk to clustermon-kprobe and parse what it says. */
 #include "helper.h"
+#include "core/clock.h"
+#include "core/number.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,19 +11,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Reply lines: 64 histogram slots of up to 20 digits, or 8192 CPUs. */
 #define WIRE_LINE_MAX (8192 * 21 + 64)
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int connect_to(const char *path, char *why, size_t whylen)
 {
@@ -68,7 +61,7 @@ static int read_reply(int fd, int64_t deadline, char **out, char *why, size_t wh
 
 	while (buf != NULL) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - (int64_t)cm_clock_ms();
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
 			snprintf(why, whylen, "clustermon-kprobe did not answer in time");
@@ -100,7 +93,7 @@ static int read_reply(int fd, int64_t deadline, char **out, char *why, size_t wh
 enum helper_result helper_exchange(const char *path, const char *request, int timeout_ms,
 				   char **reply, char *why, size_t whylen)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
 	int fd = connect_to(path, why, whylen);
 	int rc;
 
@@ -178,14 +171,7 @@ static bool next_line(struct cursor *c)
 /* Unsigned numbers separated by single spaces, from *s. */
 static bool take_u64(const char **s, uint64_t *v)
 {
-	char *end;
-
-	if (**s != ' ' || (*s)[1] < '0' || (*s)[1] > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(*s + 1, &end, 10);
-	*s = end;
-	return errno == 0;
+	return **s == ' ' && num_scan_u64(*s + 1, s, v) == NUM_OK;
 }
 
 static bool take_array(const char **s, unsigned n, uint64_t *out)

@@ -10,18 +10,10 @@
 #include "collect.h"
 #include "parse.h"
 
-#include <errno.h>
-#include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
-
-struct meminfo_key {
-	const char *name;
-	size_t offset;
-};
 
 #define KEY(name, field) { name, offsetof(struct meminfo, field) }
-static const struct meminfo_key keys[] = {
+static const struct keyed_field keys[] = {
 	KEY("MemTotal", total_kb),
 	KEY("MemFree", free_kb),
 	KEY("MemAvailable", available_kb),
@@ -35,68 +27,15 @@ static const struct meminfo_key keys[] = {
 
 enum { KEY_TOTAL, KEY_FREE, KEY_AVAILABLE, NKEYS = sizeof(keys) / sizeof(keys[0]) };
 
-/* Index of the key that names this line, or -1. */
-static int key_of(const char *line)
-{
-	for (unsigned i = 0; i < NKEYS; i++) {
-		size_t n;
-
-		/* Most lines differ in the first byte: skip strlen there. */
-		if (line[0] != keys[i].name[0])
-			continue;
-		n = strlen(keys[i].name);
-		if (strncmp(line, keys[i].name, n) == 0 && line[n] == ':')
-			return (int)i;
-	}
-	return -1;
-}
-
-/* " 1234 kB" up to the newline. */
-static bool scan_kb(const char *p, uint64_t *out)
-{
-	if (!scan_u64(&p, out))
-		return false;
-	p = skip_blanks(p);
-	if (p[0] == 'k' && p[1] == 'B')
-		p = skip_blanks(p + 2);
-	return *p == '\n';
-}
-
-static uint64_t *field_of(struct meminfo *out, int key)
-{
-	return (uint64_t *)((char *)out + keys[key].offset);
-}
-
-/* Fails with EINVAL and leaves nothing a careless caller could serve. */
-static int refuse(struct meminfo *out)
-{
-	memset(out, 0, sizeof(*out));
-	errno = EINVAL;
-	return -1;
-}
-
 int meminfo_parse(const char *buf, struct meminfo *out)
 {
-	const unsigned required = 1u << KEY_TOTAL | 1u << KEY_FREE;
-	unsigned seen = 0;
-	const char *p, *nl;
+	static const struct keyed_format format = {
+		.colon = true, .unit = "kB", .required = 1u << KEY_TOTAL | 1u << KEY_FREE,
+	};
+	unsigned seen;
 
-	memset(out, 0, sizeof(*out));
-	for (p = buf; *p != '\0'; p = nl + 1) {
-		int key;
-
-		nl = strchr(p, '\n');
-		if (nl == NULL)
-			return refuse(out); /* cut off: see the top */
-		key = key_of(p);
-		if (key < 0)
-			continue;
-		if (seen & 1u << key)
-			return refuse(out);
-		if (!scan_kb(p + strlen(keys[key].name) + 1, field_of(out, key)))
-			return refuse(out);
-		seen |= 1u << key;
-	}
+	if (parse_keyed(buf, keys, NKEYS, &format, out, sizeof(*out), &seen) != 0)
+		return -1;
 	out->have_available = (seen & 1u << KEY_AVAILABLE) != 0;
-	return (seen & required) == required ? 0 : refuse(out);
+	return 0;
 }

@@ -452,18 +452,18 @@ static int reserve_entries(struct proc_scanner *ps, size_t want)
 	return 0;
 }
 
-static int reserve_pids(struct proc_scanner *ps, size_t want)
+static int reserve_pids(pid_t **pids, size_t *cap, size_t want)
 {
-	size_t c = grown(ps->pids_cap, want);
+	size_t c = grown(*cap, want);
 	pid_t *bigger;
 
-	if (c == ps->pids_cap)
+	if (c == *cap)
 		return 0;
-	bigger = realloc(ps->pids, c * sizeof(*bigger));
+	bigger = realloc(*pids, c * sizeof(*bigger));
 	if (bigger == NULL)
 		return -1;
-	ps->pids = bigger;
-	ps->pids_cap = c;
+	*pids = bigger;
+	*cap = c;
 	return 0;
 }
 
@@ -478,8 +478,7 @@ static bool pid_name(const char *name, pid_t *pid)
 	return true;
 }
 
-/* The numeric entries of ROOT/proc into ps->pids, ascending; count or -1. */
-static ssize_t list_pids(struct proc_scanner *ps)
+ssize_t proc_list_pids(const char *root, pid_t **pids, size_t *cap)
 {
 	char path[300];
 	struct dirent *de;
@@ -487,7 +486,10 @@ static ssize_t list_pids(struct proc_scanner *ps)
 	bool sorted = true;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/proc", ps->root);
+	if ((size_t)snprintf(path, sizeof(path), "%s/proc", root) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	d = opendir(path);
 	if (d == NULL)
 		return -1;
@@ -496,17 +498,17 @@ static ssize_t list_pids(struct proc_scanner *ps)
 
 		if (!pid_name(de->d_name, &pid))
 			continue;
-		if (n == ps->pids_cap && reserve_pids(ps, n + 1) != 0) {
+		if (n == *cap && reserve_pids(pids, cap, n + 1) != 0) {
 			closedir(d);
 			return -1;
 		}
-		sorted = sorted && (n == 0 || ps->pids[n - 1] < pid);
-		ps->pids[n++] = pid;
+		sorted = sorted && (n == 0 || (*pids)[n - 1] < pid);
+		(*pids)[n++] = pid;
 	}
 	closedir(d);
 	/* procfs lists in pid order; fixture directories need not. */
 	if (!sorted)
-		qsort(ps->pids, n, sizeof(*ps->pids), compare_pid);
+		qsort(*pids, n, sizeof(**pids), compare_pid);
 	return (ssize_t)n;
 }
 
@@ -518,7 +520,7 @@ static ssize_t list_pids(struct proc_scanner *ps)
  */
 static int rescan(struct proc_scanner *ps)
 {
-	ssize_t listed = list_pids(ps);
+	ssize_t listed = proc_list_pids(ps->root, &ps->pids, &ps->pids_cap);
 	size_t npids, i = 0, j = 0, k = 0;
 	struct proc_entry **out;
 

@@ -42,6 +42,10 @@ int schedstat_parse(const char *buf, uint64_t *cpu_ns, uint64_t *run_delay_ns);
 /* /proc/PID/status: Uid (real), voluntary/nonvoluntary_ctxt_switches. */
 int procstatus_parse(const char *buf, struct proc_sample *out);
 
+/* The numeric entries of ROOT/proc into *pids (grown with realloc, *cap
+ * updated), ascending; the count, or -1 when ROOT/proc cannot be listed. */
+ssize_t proc_list_pids(const char *root, pid_t **pids, size_t *cap);
+
 /* The set of processes being followed, with their kept-open files. */
 struct proc_scanner;
 

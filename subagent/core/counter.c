@@ -37,6 +37,21 @@ enum counter_step mono_counter_feed(struct mono_counter *c, uint64_t raw, uint64
 	return step;
 }
 
+enum counter_step mono_counter_feed_zeroed(struct mono_counter *c, uint64_t raw)
+{
+	enum counter_step step = mono_counter_feed(c, raw, NULL);
+
+	if (step == COUNTER_BACKWARD)
+		c->value += raw;
+	return step;
+}
+
+void mono_counter_restart(struct mono_counter *c)
+{
+	c->last_raw = 0;
+	c->primed = true;
+}
+
 /*
  * round(busy * 10000 / total) for busy < total, exact for any u64, without
  * a 128-bit type: long division one decimal digit at a time. The remainder

@@ -27,6 +27,16 @@ enum counter_step { COUNTER_FIRST, COUNTER_FORWARD, COUNTER_BACKWARD };
 enum counter_step mono_counter_feed(struct mono_counter *c, uint64_t raw, uint64_t *delta);
 
 /*
+ * For a counter whose producer restarts it at zero (the helper's BPF maps,
+ * recreated when a probe is attached again): a backward step means "counted
+ * from zero since", so the new reading is added in full instead of nothing.
+ */
+enum counter_step mono_counter_feed_zeroed(struct mono_counter *c, uint64_t raw);
+/* The producer starts again from zero now (a new helper instance): its next
+ * reading is added in full. The served value stays. */
+void mono_counter_restart(struct mono_counter *c);
+
+/*
  * A kernel u32 counter that only moves forward for the life of its object
  * (a socket's tcpi_segs_out, say), widened to 64 bits: the next value after
  * `last` whose low 32 bits are `raw`. Exact as long as fewer than 2^32

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/number.h"
 #include "core/ring.h"
 
 static const oid history_oid[] = { CLUSTERMON_OBJECTS_OID, 10 };
@@ -211,30 +212,41 @@ static void save(const struct rt_row *r, char *buf, size_t len)
 	read_config_save_octet_string(p + n, (u_char *)h->owner, strlen(h->owner));
 }
 
+/* A whole number in lo..hi (core/number.c). */
+static int parse_number(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	uint32_t v;
+
+	if (num_parse_u32(s, hi, &v) != NUM_OK || v < lo)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int restore(struct rt_row *r, char *line)
 {
 	struct history_row *h = (struct history_row *)r;
 	oid *var = h->var;
 	size_t len = MAX_OID_LEN;
 	char word[16];
-	unsigned long iv, req;
+	uint32_t iv = 0, req = 0;
 
 	line = read_config_read_objid(line, &var, &len);
 	h->var_len = len;
 	if (line == NULL)
 		return -1;
 	line = copy_nword(line, word, sizeof(word));
-	iv = strtoul(word, NULL, 10);
-	if (line == NULL)
+	if (parse_number(word, RING_INTERVAL_MIN_MS, RING_INTERVAL_MAX_MS, &iv) != 0 ||
+	    line == NULL)
 		return -1;
 	line = copy_nword(line, word, sizeof(word));
-	req = strtoul(word, NULL, 10);
-	restore_owner(line, h->owner);
-	if (h->var_len < 2 || iv < RING_INTERVAL_MIN_MS || iv > RING_INTERVAL_MAX_MS ||
-	    req < 1 || req > BUCKETS_MAX)
+	if (parse_number(word, 1, BUCKETS_MAX, &req) != 0)
 		return -1;
-	h->interval_ms = (uint32_t)iv;
-	h->requested = (uint32_t)req;
+	restore_owner(line, h->owner);
+	if (h->var_len < 2)
+		return -1;
+	h->interval_ms = iv;
+	h->requested = req;
 	return 0;
 }
 
@@ -384,21 +396,6 @@ static const struct mib_table data_table = {
 };
 
 /* ------------------------------------------------------------ config file */
-
-static int parse_number(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
 
 static const char *conf_fill(struct rt_row *row, char *line)
 {

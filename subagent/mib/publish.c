@@ -12,12 +12,12 @@
 #include "group.h"
 #include "mib.h"
 #include "publish.h"
+#include "../core/clock.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "../conf.h"
 #include "../imagefile.h"
@@ -49,14 +49,6 @@ static struct {
 	uint64_t retry_at;
 	bool complained, running;
 } P;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------ layout */
 
@@ -289,7 +281,7 @@ static void arm(uint32_t ms);
 
 static void tick(unsigned reg, void *arg)
 {
-	uint64_t now = now_ns();
+	uint64_t now = cm_clock_ns();
 	uint32_t want = fastest_interval();
 	uint32_t floor = want > STALE_FLOOR_MS ? want : STALE_FLOOR_MS;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "core/number.h"
 
 /* One row touched by the request being set. */
 struct rt_stage {
@@ -479,14 +480,15 @@ static void restore_row(const char *token, char *line)
 	struct rt_table *t = NULL;
 	struct rt_row *row, **grown;
 	char *save = NULL, *idx, *status, *rest;
-	unsigned long index;
+	uint32_t index = 0, st = 0;
 
 	t = table_of(token, false);
 	idx = strtok_r(line, " \t", &save);
 	status = strtok_r(NULL, " \t", &save);
 	rest = strtok_r(NULL, "", &save);
-	index = idx ? strtoul(idx, NULL, 10) : 0;
-	row = t && index >= 1 && index <= RT_INDEX_MAX ? rt_new_row(t, (uint32_t)index) : NULL;
+	if (num_parse_u32(idx, RT_INDEX_MAX, &index) != NUM_OK)
+		index = 0;
+	row = t && index >= 1 ? rt_new_row(t, index) : NULL;
 	if (row == NULL || status == NULL || rest == NULL || t->ops->restore(row, rest) != 0 ||
 	    (grown = realloc(t->restored, (t->nrestored + 1) * sizeof(*grown))) == NULL) {
 		snmp_log(LOG_WARNING, "clustermond: skipping a saved %s row that does not parse\n",
@@ -495,7 +497,8 @@ static void restore_row(const char *token, char *line)
 			rt_free_row(t, row);
 		return;
 	}
-	row->status = atoi(status) == ROW_ACTIVE ? ROW_ACTIVE : ROW_NOT_IN_SERVICE;
+	row->status = num_parse_u32(status, UINT32_MAX, &st) == NUM_OK && st == ROW_ACTIVE ?
+		      ROW_ACTIVE : ROW_NOT_IN_SERVICE;
 	if (!t->ops->ready(row))
 		row->status = ROW_NOT_READY;
 	row->storage = STORAGE_NONVOLATILE;

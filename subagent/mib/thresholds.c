@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/number.h"
 #include "core/ring.h"
 #include "core/threshold.h"
 
@@ -266,21 +267,20 @@ static void save(const struct rt_row *r, char *buf, size_t len)
 	read_config_save_octet_string(p, (u_char *)t->owner, strlen(t->owner));
 }
 
-static int next_number(char **line, unsigned long long *out)
+static int next_number(char **line, uint64_t *out)
 {
-	char word[32], *end;
+	char word[32];
 
 	if (*line == NULL)
 		return -1;
 	*line = copy_nword(*line, word, sizeof(word));
-	*out = strtoull(word, &end, 10);
-	return word[0] >= '0' && word[0] <= '9' && *end == '\0' ? 0 : -1;
+	return num_parse_u64(word, UINT64_MAX, out) == NUM_OK ? 0 : -1;
 }
 
 static int restore(struct rt_row *r, char *line)
 {
 	struct threshold_row *t = (struct threshold_row *)r;
-	unsigned long long f[7];
+	uint64_t f[7];
 	oid *var = t->var;
 	size_t len = MAX_OID_LEN;
 
@@ -377,8 +377,7 @@ static uint64_t tick(uint64_t now)
 static int conf_word(const char *w, struct threshold_row *t)
 {
 	const char *v = strchr(w, '=');
-	unsigned long long n;
-	char *end;
+	uint64_t n;
 
 	if (strcmp(w, "delta") == 0) {
 		t->sample_type = THRESHOLD_DELTA;
@@ -392,11 +391,7 @@ static int conf_word(const char *w, struct threshold_row *t)
 				return t->startup = i + 1, 0;
 		return -1;
 	}
-	if (v == NULL || v[1] < '0' || v[1] > '9')
-		return -1;
-	errno = 0;
-	n = strtoull(v + 1, &end, 10);
-	if (errno != 0 || *end != '\0')
+	if (v == NULL || num_parse_u64(v + 1, UINT64_MAX, &n) != NUM_OK)
 		return -1;
 	if (strncmp(w, "rising=", 7) == 0)
 		return t->rising = n, t->have_rising = true, 0;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "watch.h"
+#include "../core/clock.h"
 
 #define MAX_TICKS 4
 
@@ -15,10 +16,7 @@ static unsigned alarm_id;
 
 uint64_t watch_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return cm_clock_ms();
 }
 
 uint64_t watch_next_due(uint64_t now_ms, uint32_t period_ms)

@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../collect/collect.h"
+#include "../core/clock.h"
 #include "../core/counter.h"
 #include "sources.h"
 #include "../dist.h"
@@ -46,14 +46,6 @@ struct cpu_source {
  * last count, which stays monotonic.
  */
 #define CTXSW_REFRESH_NS 1000000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void cpu_fini(void *ctx)
 {
@@ -227,7 +219,7 @@ static int cpu_sample(void *ctx)
 {
 	struct cpu_source *cs = ctx;
 	struct cpu_snapshot *snap;
-	uint64_t now = mono_ns();
+	uint64_t now = cm_clock_ns();
 	bool read_ctxsw = cs->ctxsw_read_ns == 0 || now - cs->ctxsw_read_ns >= CTXSW_REFRESH_NS;
 
 	if (read_ctxsw)

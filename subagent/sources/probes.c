@@ -14,16 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../collect/helper.h"
+#include "../core/clock.h"
+#include "../core/counter.h"
 #include "../dist.h"
 
 #define POLL_TIMEOUT_MS 1000
 #define ADD_TIMEOUT_MS 5000
 #define PIN_MS 10000
-
-struct counter { uint64_t base, raw; };
 
 struct pstate {
 	struct probe_want want;
@@ -31,9 +30,9 @@ struct pstate {
 	int oper;
 	char error[PROBE_ERROR_MAX];
 	bool failed;                /* want.line failed on this helper instance */
-	struct counter hits, sampled, lost;
+	struct mono_counter hits, sampled, lost;
 	unsigned ncpu;
-	struct counter *cpu;
+	struct mono_counter *cpu;
 	struct log2hist hbase, hraw;
 	unsigned dist;
 };
@@ -41,7 +40,7 @@ struct pstate {
 struct drop_state {
 	uint32_t reason;
 	char name[48];
-	struct counter packets;
+	struct mono_counter packets;
 };
 
 static struct {
@@ -52,38 +51,17 @@ static struct {
 	int helper;
 	char instance[64];
 	unsigned ncpu;
-	struct counter *busy;
+	struct mono_counter *busy;
 	struct log2hist rq_base, rq_raw;
 	unsigned rq_dist;
 	bool have_sensors;
-	struct counter retransmits, drops;
+	struct mono_counter retransmits, drops;
 	size_t ndrop;
 	struct drop_state *drop;    /* ascending reason */
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER, .socket = PROBES_DEFAULT_SOCKET,
 	.helper = HELPER_ABSENT };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ------------------------------------------------------------ counters */
-
-static void absorb(struct counter *c, uint64_t raw)
-{
-	if (raw < c->raw)
-		c->base += c->raw;
-	c->raw = raw;
-}
-
-static void rebase(struct counter *c)
-{
-	c->base += c->raw;
-	c->raw = 0;
-}
 
 static void absorb_hist(struct log2hist *base, struct log2hist *raw, const struct log2hist *now)
 {
@@ -101,11 +79,11 @@ static void served_hist(const struct log2hist *base, const struct log2hist *raw,
 
 static void rebase_probe(struct pstate *s)
 {
-	rebase(&s->hits);
-	rebase(&s->sampled);
-	rebase(&s->lost);
+	mono_counter_restart(&s->hits);
+	mono_counter_restart(&s->sampled);
+	mono_counter_restart(&s->lost);
 	for (unsigned c = 0; c < s->ncpu; c++)
-		rebase(&s->cpu[c]);
+		mono_counter_restart(&s->cpu[c]);
 	log2hist_merge(&s->hbase, &s->hraw);
 	log2hist_init(&s->hraw, HELPER_HIST_BUCKETS);
 }
@@ -129,13 +107,13 @@ static void absorb_probe(struct pstate *s, const struct helper_probe *p)
 {
 	struct log2hist h;
 
-	absorb(&s->hits, p->hits);
-	absorb(&s->sampled, p->sampled);
-	absorb(&s->lost, p->lost);
+	mono_counter_feed_zeroed(&s->hits, p->hits);
+	mono_counter_feed_zeroed(&s->sampled, p->sampled);
+	mono_counter_feed_zeroed(&s->lost, p->lost);
 	if (s->cpu == NULL && p->ncpu > 0 && (s->cpu = calloc(p->ncpu, sizeof(*s->cpu))))
 		s->ncpu = p->ncpu;
 	for (unsigned c = 0; c < s->ncpu && c < p->ncpu; c++)
-		absorb(&s->cpu[c], p->cpu_hits[c]);
+		mono_counter_feed_zeroed(&s->cpu[c], p->cpu_hits[c]);
 	if (p->has_hist && s->dist != 0) {
 		absorb_hist(&s->hbase, &s->hraw, &p->hist);
 		served_hist(&s->hbase, &s->hraw, &h);
@@ -273,7 +251,7 @@ int probes_attach_now(const struct probe_want *w, char *why, size_t whylen)
 	staged.active = s != NULL && s->want.active;
 	s = adopt(&staged);
 	if (s != NULL)
-		s->pinned_until = now_ms() + PIN_MS;
+		s->pinned_until = (int64_t)cm_clock_ms() + PIN_MS;
 	memcpy(path, P.socket, sizeof(path));
 	pthread_mutex_unlock(&P.lock);
 	if (s == NULL) {
@@ -343,7 +321,7 @@ static void reconcile_row(struct pstate *s, const struct helper_reading *rd, str
 
 static void reconcile(const struct helper_reading *rd, struct plan *pl)
 {
-	int64_t now = now_ms();
+	int64_t now = (int64_t)cm_clock_ms();
 
 	for (size_t i = 0; i < P.n; i++)
 		reconcile_row(&P.st[i], rd, pl, now);
@@ -366,11 +344,11 @@ static void new_instance(const char *instance)
 		P.st[i].failed = false;
 	}
 	for (unsigned c = 0; c < P.ncpu; c++)
-		rebase(&P.busy[c]);
-	rebase(&P.retransmits);
-	rebase(&P.drops);
+		mono_counter_restart(&P.busy[c]);
+	mono_counter_restart(&P.retransmits);
+	mono_counter_restart(&P.drops);
 	for (size_t i = 0; i < P.ndrop; i++)
-		rebase(&P.drop[i].packets);
+		mono_counter_restart(&P.drop[i].packets);
 	log2hist_merge(&P.rq_base, &P.rq_raw);
 	log2hist_init(&P.rq_raw, HELPER_HIST_BUCKETS);
 }
@@ -401,13 +379,13 @@ static void absorb_drops(const struct helper_reading *rd)
 	if (!rd->has_sensors)
 		return;
 	P.have_sensors = true;
-	absorb(&P.retransmits, rd->tcp_retransmits);
-	absorb(&P.drops, rd->skb_drops);
+	mono_counter_feed_zeroed(&P.retransmits, rd->tcp_retransmits);
+	mono_counter_feed_zeroed(&P.drops, rd->skb_drops);
 	for (size_t i = 0; i < rd->ndrops; i++) {
 		struct drop_state *d = reason_state(&rd->drops[i]);
 
 		if (d != NULL)
-			absorb(&d->packets, rd->drops[i].count);
+			mono_counter_feed_zeroed(&d->packets, rd->drops[i].count);
 	}
 }
 
@@ -421,7 +399,7 @@ static void absorb_sensors(const struct helper_reading *rd)
 	if (P.busy == NULL && (P.busy = calloc(rd->ncpu, sizeof(*P.busy))) != NULL)
 		P.ncpu = rd->ncpu;
 	for (unsigned c = 0; c < P.ncpu && c < rd->ncpu; c++)
-		absorb(&P.busy[c], rd->busy_ns[c]);
+		mono_counter_feed_zeroed(&P.busy[c], rd->busy_ns[c]);
 	if (P.rq_dist == 0)
 		P.rq_dist = dist_register("sched.runqlat", "ns", HELPER_HIST_BUCKETS);
 	absorb_hist(&P.rq_base, &P.rq_raw, &rd->runqlat);
@@ -517,27 +495,27 @@ static void fill_reading(struct probe_reading *r, const struct pstate *s, uint64
 	r->id = s->want.id;
 	r->oper = s->oper;
 	memcpy(r->error, s->error, sizeof(r->error));
-	r->hits = s->hits.base + s->hits.raw;
-	r->sampled = s->sampled.base + s->sampled.raw;
-	r->lost = s->lost.base + s->lost.raw;
+	r->hits = s->hits.value;
+	r->sampled = s->sampled.value;
+	r->lost = s->lost.value;
 	r->ncpu = s->ncpu;
 	r->cpu_hits = cpu;
 	for (unsigned c = 0; c < s->ncpu; c++)
-		cpu[c] = s->cpu[c].base + s->cpu[c].raw;
+		cpu[c] = s->cpu[c].value;
 }
 
 /* The sensor counters, served only while the helper runs (lock held). */
 static void fill_drops(struct probes_view *v, struct drop_reading *drops)
 {
 	v->have_sensors = P.have_sensors && P.helper == HELPER_RUNNING;
-	v->tcp_retransmits = P.retransmits.base + P.retransmits.raw;
-	v->skb_drops = P.drops.base + P.drops.raw;
+	v->tcp_retransmits = P.retransmits.value;
+	v->skb_drops = P.drops.value;
 	v->ndrops = v->have_sensors ? P.ndrop : 0;
 	v->drops = drops;
 	for (size_t i = 0; i < v->ndrops; i++) {
 		drops[i].reason = P.drop[i].reason;
 		memcpy(drops[i].name, P.drop[i].name, sizeof(drops[i].name));
-		drops[i].packets = P.drop[i].packets.base + P.drop[i].packets.raw;
+		drops[i].packets = P.drop[i].packets.value;
 	}
 }
 
@@ -570,7 +548,7 @@ struct probes_view *probes_view_take(void)
 		v->ncpu = P.helper == HELPER_RUNNING ? P.ncpu : 0;
 		v->busy_ns = cpu;
 		for (unsigned c = 0; c < P.ncpu; c++)
-			cpu[c] = P.busy[c].base + P.busy[c].raw;
+			cpu[c] = P.busy[c].value;
 	}
 	pthread_mutex_unlock(&P.lock);
 	if (v != NULL && v->n > 1)

@@ -15,6 +15,8 @@
 
 #include "../collect/collect.h"
 #include "../collect/proc.h"
+#include "../core/clock.h"
+#include "../core/number.h"
 #include "../core/counter.h"
 #include "sources.h"
 
@@ -51,14 +53,6 @@ struct proc_source {
 	char root[256];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* btime from /proc/stat: process start times are relative to boot. */
 static uint64_t read_boot_time(const char *root)
 {
@@ -70,7 +64,8 @@ static uint64_t read_boot_time(const char *root)
 		return 0;
 	if (procfile_read(&pf, buf, sizeof(buf)) > 0 || errno == EFBIG)
 		if ((p = strstr(buf, "\nbtime ")) != NULL)
-			t = strtoull(p + 7, NULL, 10);
+			if (num_scan_u64(p + 7, NULL, &t) != NUM_OK)
+				t = 0;
 	procfile_close(&pf);
 	return t;
 }
@@ -234,7 +229,7 @@ static void proc_snapshot_destroy(struct snapshot *s)
 static int proc_sample(void *ctx)
 {
 	struct proc_source *src = ctx;
-	uint64_t now = mono_ns();
+	uint64_t now = cm_clock_ns();
 	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
 	int n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
 	struct proc_snapshot *snap;

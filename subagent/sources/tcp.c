@@ -8,7 +8,6 @@
  * Connections are told apart by the kernel's socket cookie, which is unique
  * per socket for the life of the system, so an index is never given twice.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -16,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../collect/collect.h"
 #include "../collect/netstat.h"
+#include "../collect/sockowner.h"
+#include "../core/clock.h"
 #include "../core/counter.h"
 #include "../dist.h"
 #include "sources.h"
@@ -59,10 +59,6 @@ static const enum tcp_field narrow_counters[] = {
 #define NARROW_COUNT (sizeof(narrow_counters) / sizeof(narrow_counters[0]))
 typedef uint64_t wide_counters[NARROW_COUNT];
 
-struct inode_pid {
-	uint32_t inode, pid;
-};
-
 struct tcp_source {
 	char root[256];
 	int fd;
@@ -72,9 +68,8 @@ struct tcp_source {
 	wide_counters *wide, *wide_next; /* map's widened counters; the next map's */
 	size_t nmap, keycap;
 	uint32_t next_index;
-	struct inode_pid *pids;
-	size_t npids;
-	uint64_t pids_at_ms;
+	struct sock_owners owners;
+	uint64_t owners_at_ms;
 	struct procfile snmp, netstat;
 	char buf[64 * 1024];
 	unsigned rtt_dist;
@@ -99,7 +94,7 @@ static void tcp_fini(void *ctx)
 	free(ts->map);
 	free(ts->wide);
 	free(ts->wide_next);
-	free(ts->pids);
+	sock_owners_free(&ts->owners);
 	free(ts);
 }
 
@@ -280,103 +275,14 @@ static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
 
 /* ------------------------------------------------------------ owners */
 
-static uint64_t now_ms(void)
+/* inode -> pid for every socket (collect/sockowner.c), rebuilt every few
+ * seconds: reading every process's fd links costs far more than the dump. */
+static void refresh_owners(struct tcp_source *ts)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static int by_inode(const void *a, const void *b)
-{
-	const struct inode_pid *x = a, *y = b;
-
-	return (x->inode > y->inode) - (x->inode < y->inode);
-}
-
-static void add_pid(struct tcp_source *ts, size_t *cap, uint32_t inode, uint32_t pid)
-{
-	if (ts->npids == *cap) {
-		size_t n = *cap ? *cap * 2 : 1024;
-		struct inode_pid *grown = realloc(ts->pids, n * sizeof(*grown));
-
-		if (grown == NULL)
-			return;
-		ts->pids = grown;
-		*cap = n;
-	}
-	ts->pids[ts->npids++] = (struct inode_pid){ inode, pid };
-}
-
-/* The sockets one process holds, from the links in /proc/PID/fd. */
-static void scan_fds(struct tcp_source *ts, size_t *cap, const char *pid_dir, uint32_t pid)
-{
-	char path[300], link[64];
-	struct dirent *e;
-	int dfd;
-	DIR *d;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/proc/%.16s/fd", ts->root, pid_dir) >=
-	    sizeof(path))
+	if (ts->owners_at_ms != 0 && cm_clock_ms() - ts->owners_at_ms < PID_MAP_EVERY_MS)
 		return;
-	d = opendir(path);
-	dfd = d ? dirfd(d) : -1;
-	while (d != NULL && (e = readdir(d)) != NULL) {
-		unsigned long inode;
-		ssize_t n;
-
-		n = readlinkat(dfd, e->d_name, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		if (sscanf(link, "socket:[%lu]", &inode) == 1)
-			add_pid(ts, cap, (uint32_t)inode, pid);
-	}
-	if (d != NULL)
-		closedir(d);
-}
-
-/* inode -> pid for every socket, rebuilt every few seconds: reading every
- * process's fd links costs far more than the dump itself. */
-static void refresh_pids(struct tcp_source *ts)
-{
-	size_t cap = ts->npids;
-	char path[300];
-	struct dirent *e;
-	DIR *d;
-
-	if (ts->pids_at_ms != 0 && now_ms() - ts->pids_at_ms < PID_MAP_EVERY_MS)
-		return;
-	ts->pids_at_ms = now_ms();
-	cap = ts->pids ? cap : 0;
-	ts->npids = 0;
-	snprintf(path, sizeof(path), "%s/proc", ts->root);
-	d = opendir(path);
-	while (d != NULL && (e = readdir(d)) != NULL)
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
-			scan_fds(ts, &cap, e->d_name, (uint32_t)strtoul(e->d_name, NULL, 10));
-	if (d != NULL)
-		closedir(d);
-	if (ts->npids > 1)
-		qsort(ts->pids, ts->npids, sizeof(*ts->pids), by_inode);
-}
-
-static uint32_t pid_of(const struct tcp_source *ts, uint32_t inode)
-{
-	size_t lo = 0, hi = ts->npids;
-
-	if (inode == 0)
-		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ts->pids[mid].inode < inode)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ts->npids && ts->pids[lo].inode == inode ? ts->pids[lo].pid : 0;
+	ts->owners_at_ms = cm_clock_ms();
+	sock_owners_read(&ts->owners, ts->root);
 }
 
 /* ------------------------------------------------------------ the sample */
@@ -419,7 +325,7 @@ static int tcp_sample(void *ctx)
 		free(snap);
 		return -1;
 	}
-	refresh_pids(ts);
+	refresh_owners(ts);
 	memset(snap, 0, sizeof(*snap));
 	snap->hdr.refs = 1;
 	snap->hdr.destroy = tcp_snapshot_destroy;
@@ -430,7 +336,7 @@ static int tcp_sample(void *ctx)
 		struct tcp_row *r = &snap->rows[i];
 
 		r->index = ts->keys[i].n;
-		r->pid = pid_of(ts, c->inode);
+		r->pid = sock_owners_pid(&ts->owners, c->inode);
 		r->c = *c;
 		if (c->state == TCP_ESTABLISHED && tcp_conn_has(c, TCPF_RTT))
 			log2hist_add(&rtts, c->v[TCPF_RTT]);

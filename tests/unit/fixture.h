@@ -2,6 +2,10 @@
 #ifndef CLUSTERMON_FIXTURE_H
 #define CLUSTERMON_FIXTURE_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "collect/collect.h"
 #include "tap.h"
 
@@ -19,6 +23,33 @@ static inline const char *read_fixture(const char *fixture, const char *rel,
 	n = procfile_read(&pf, buf, cap);
 	procfile_close(&pf);
 	return n < 0 ? NULL : buf;
+}
+
+/* Writes text over dir/rel in place: a reader's kept-open fd must see it (a
+ * new file renamed over would leave the fd on the old one). */
+static inline void fixture_put(const char *dir, const char *rel, const char *text)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "r+");
+	if (f == NULL)
+		f = fopen(path, "w");
+	if (f == NULL || ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
+		perror(path);
+	if (f != NULL)
+		fclose(f);
+}
+
+/* Removes a tree a test built under /tmp; says so when it cannot. */
+static inline void fixture_remove(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		diag("could not remove %s", dir);
 }
 
 #endif

@@ -169,9 +169,31 @@ static void milliseconds(void)
 	ok(monotonic, "never decreases as ticks grow, across the saturation point");
 }
 
+/* The helper's counters: restarted at zero by a re-attach or a new helper. */
+static void zeroed(void)
+{
+	struct mono_counter c = { 0 };
+
+	mono_counter_feed_zeroed(&c, 40);
+	is_u64(c.value, 40, "zeroed: the first reading is the value");
+	mono_counter_feed_zeroed(&c, 50);
+	is_u64(c.value, 50, "zeroed: forward steps add");
+	ok(mono_counter_feed_zeroed(&c, 7) == COUNTER_BACKWARD, "zeroed: a step back is reported");
+	is_u64(c.value, 57, "zeroed: after a step back the new reading counts in full");
+	mono_counter_restart(&c);
+	mono_counter_feed_zeroed(&c, 5);
+	is_u64(c.value, 62, "restart: the new producer's first reading counts in full");
+
+	c = (struct mono_counter){ 0 };
+	mono_counter_restart(&c);
+	mono_counter_feed_zeroed(&c, 9);
+	is_u64(c.value, 9, "restart before any reading: value = first reading");
+}
+
 int main(void)
 {
 	feeds();
+	zeroed();
 	offline_online();
 	wraps();
 	widened();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sources/sources.h"
+#include "fixture.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cm-cpusrc-XXXXXX";
@@ -17,14 +18,7 @@ static char stat_path[256];
 
 static void write_stat(const char *text)
 {
-	FILE *f = fopen(stat_path, "r+");
-
-	if (f == NULL)
-		f = fopen(stat_path, "w");
-	/* Rewrite in place: the source keeps its fd and preads from 0. */
-	if (ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
-		perror(stat_path);
-	fclose(f);
+	fixture_put(dir, "proc/stat", text);
 }
 
 static struct cpu_snapshot *sample(void *ctx)

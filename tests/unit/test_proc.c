@@ -147,23 +147,6 @@ static void status_cases(void)
 	ok(procstatus_parse("\x01\xfe garbage\n", &s) == -1, "garbage status is refused");
 }
 
-/* Writes text over dir/rel in place: the scanner's kept-open fd must see it
- * (a new file renamed over would leave the fd on the old one). */
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "r+");
-	if (f == NULL)
-		f = fopen(path, "w");
-	if (f == NULL || ftruncate(fileno(f), 0) != 0 || fputs(text, f) < 0)
-		perror(path);
-	if (f != NULL)
-		fclose(f);
-}
-
 static int sh(const char *fmt, const char *a, const char *b)
 {
 	char cmd[1400];
@@ -209,7 +192,7 @@ static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc
 	const struct proc_sample *p;
 	int n;
 
-	put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
+	fixture_put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
 				    "voluntary_ctxt_switches:\t70\nnonvoluntary_ctxt_switches:\t3\n");
 	n = proc_scanner_sample(ps, false, s, cap);
 	p = find(*s, n, 812);
@@ -217,7 +200,7 @@ static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc
 	n = proc_scanner_sample(ps, true, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "status is re-read on a rescan sample");
-	put(dir, "proc/812/status", "garbage\n");
+	fixture_put(dir, "proc/812/status", "garbage\n");
 	n = proc_scanner_sample(ps, true, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->have_status && p->vol_ctxsw == 70, "a bad status keeps the last values");
@@ -231,7 +214,7 @@ static void gone_and_reused(const char *dir, struct proc_scanner *ps, struct pro
 
 	/* A dead process's kept-open stat fails with ESRCH; an unlinked
 	 * regular file would still read, so empty it before removing. */
-	put(dir, "proc/812/stat", "");
+	fixture_put(dir, "proc/812/stat", "");
 	sh("rm -rf '%s/proc/812'", dir, "");
 	n = proc_scanner_sample(ps, false, s, cap);
 	ok(n == 4 && !find(*s, n, 812), "a removed pid is gone after the next sample (%d)", n);
@@ -241,10 +224,10 @@ static void gone_and_reused(const char *dir, struct proc_scanner *ps, struct pro
 	n = proc_scanner_sample(ps, true, s, cap);
 	ok(n == 3 && !find(*s, n, 2), "a pid missing from the listing is dropped by a rescan");
 
-	put(dir, "proc/4242/stat", "4242 (other) S 1 4242 4242 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
+	fixture_put(dir, "proc/4242/stat", "4242 (other) S 1 4242 4242 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
 				   "123456 1 7 1 1 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n");
-	put(dir, "proc/4242/cmdline", "other\0");
-	put(dir, "proc/4242/status", "Name:\tother\nUid:\t33\t33\t33\t33\n");
+	fixture_put(dir, "proc/4242/cmdline", "other\0");
+	fixture_put(dir, "proc/4242/status", "Name:\tother\nUid:\t33\t33\t33\t33\n");
 	n = proc_scanner_sample(ps, false, s, cap);
 	p = find(*s, n, 4242);
 	ok(p && p->start_ticks == 123456 && strcmp(p->comm, "other") == 0,
@@ -260,7 +243,7 @@ static void appears(const char *dir, struct proc_scanner *ps, struct proc_sample
 	int n;
 
 	ok(sh("cp -r '%s/proc/1' '%s/proc/7777'", dir, dir) == 0, "a new process dir is made");
-	put(dir, "proc/7777/stat", "7777 (newbie) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 555 1 1 1\n");
+	fixture_put(dir, "proc/7777/stat", "7777 (newbie) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 555 1 1 1\n");
 	n = proc_scanner_sample(ps, false, s, cap);
 	ok(!find(*s, n, 7777), "a new pid is not seen before a rescan");
 	n = proc_scanner_sample(ps, true, s, cap);

@@ -1,0 +1,21 @@
+/*
+ * clock.h - the one monotonic clock of the daemon. Every deadline, rate
+ * limit and cost measure reads it here, so a test can replace it and drive
+ * time by hand (the sampler's lateness rules, a source's refresh interval).
+ */
+#ifndef CLUSTERMON_CLOCK_H
+#define CLUSTERMON_CLOCK_H
+
+#include <stdint.h>
+
+/* Returns nanoseconds on CLOCK_MONOTONIC, or a test's idea of them. */
+typedef uint64_t (*cm_clock_fn)(void);
+
+uint64_t cm_clock_ns(void);
+/* Milliseconds of the same clock. */
+uint64_t cm_clock_ms(void);
+/* Replaces the clock (NULL restores CLOCK_MONOTONIC). Tests only: set it
+ * before any thread that reads the clock starts. */
+void cm_clock_set(cm_clock_fn fn);
+
+#endif
