@@ -10,12 +10,17 @@
 
 #include "../sources/sources.h"
 
-static const oid tcp_oid[] = { CLUSTERMON_OBJECTS_OID, 6 };
+static const oid tcp_oid[] = { CM_OID_clusterMonTcp };
 
 enum { INET_ADDRESS_IPV4 = 1, INET_ADDRESS_IPV6 = 2 };
-enum { COL_LOCAL_TYPE = 2, COL_LOCAL, COL_LOCAL_PORT, COL_REM_TYPE, COL_REM, COL_REM_PORT,
-       COL_STATE, COL_PID = 23, COL_WSCALE_SENT = 33, COL_WSCALE_RCVD, COL_TIMESTAMPS,
-       COL_SACK, COL_ECN, COL_LAST = COL_ECN };
+#define C(name) CM_ARC_clusterMonTcpConn##name
+enum {
+	COL_LOCAL_TYPE = C(LocalAddressType), COL_LOCAL = C(LocalAddress),
+	COL_LOCAL_PORT = C(LocalPort), COL_REM_TYPE = C(RemAddressType), COL_REM = C(RemAddress),
+	COL_REM_PORT = C(RemPort), COL_STATE = C(State), COL_PID = C(Pid),
+	COL_WSCALE_SENT = C(WinScaleSent), COL_WSCALE_RCVD = C(WinScaleRcvd),
+	COL_TIMESTAMPS = C(TimeStamps), COL_SACK = C(Sack), COL_ECN = C(Ecn), COL_LAST = COL_ECN
+};
 enum { TRUTH_TRUE = 1, TRUTH_FALSE = 2 };
 
 /* TCPI_OPT_* bits behind the TruthValue columns. */
@@ -25,27 +30,35 @@ static const struct {
 	{ COL_TIMESTAMPS, 1 }, { COL_SACK, 2 }, { COL_ECN, 8 },
 };
 
-/* Columns 9..29 but Pid: the tcp_info field and the type it is served as. */
+/* Columns RttUs..BusyTimeUs but Pid: the tcp_info field and the type it is
+ * served as (columns before WinScaleSent only: the array ends there). */
 static const struct {
 	int field;             /* enum tcp_field, -1 for none */
 	u_char type;
 } info_cols[COL_WSCALE_SENT] = {
-	[9] = { TCPF_RTT, ASN_GAUGE },            [10] = { TCPF_RTTVAR, ASN_GAUGE },
-	[11] = { TCPF_MIN_RTT, ASN_GAUGE },       [12] = { TCPF_RTO, ASN_GAUGE },
-	[13] = { TCPF_CWND, ASN_GAUGE },          [14] = { TCPF_SSTHRESH, ASN_GAUGE },
-	[15] = { TCPF_SND_MSS, ASN_GAUGE },       [16] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
-	[17] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
-	[18] = { TCPF_SEGS_OUT, ASN_COUNTER64 },  [19] = { TCPF_SEGS_IN, ASN_COUNTER64 },
-	[20] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
-	[21] = { TCPF_LOST, ASN_GAUGE },          [22] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
-	[24] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
-	[25] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
-	[26] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
-	[27] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
-	[28] = { TCPF_RCV_RTT, ASN_GAUGE },       [29] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
-	[30] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
-	[31] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
-	[32] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
+	[C(RttUs)] = { TCPF_RTT, ASN_GAUGE },
+	[C(RttVarUs)] = { TCPF_RTTVAR, ASN_GAUGE },
+	[C(MinRttUs)] = { TCPF_MIN_RTT, ASN_GAUGE },
+	[C(RtoUs)] = { TCPF_RTO, ASN_GAUGE },
+	[C(Cwnd)] = { TCPF_CWND, ASN_GAUGE },
+	[C(Ssthresh)] = { TCPF_SSTHRESH, ASN_GAUGE },
+	[C(SndMss)] = { TCPF_SND_MSS, ASN_GAUGE },
+	[C(BytesAcked)] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
+	[C(BytesReceived)] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
+	[C(SegsOut)] = { TCPF_SEGS_OUT, ASN_COUNTER64 },
+	[C(SegsIn)] = { TCPF_SEGS_IN, ASN_COUNTER64 },
+	[C(TotalRetrans)] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
+	[C(Lost)] = { TCPF_LOST, ASN_GAUGE },
+	[C(DeliveryRate)] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
+	[C(DataSegsOut)] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
+	[C(DataSegsIn)] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
+	[C(OctetsRetrans)] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
+	[C(DSACKDups)] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
+	[C(RcvRttUs)] = { TCPF_RCV_RTT, ASN_GAUGE },
+	[C(NotsentBytes)] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
+	[C(SndLimTimeRwinUs)] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
+	[C(SndLimTimeSndUs)] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
+	[C(BusyTimeUs)] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
 };
 
 /* Window scales and negotiated options: derived from two tcp_info bytes. */
@@ -151,11 +164,15 @@ static const struct mib_table conn_table = {
 };
 
 static const struct mib_object tcp_objects[] = {
-	{ .arc = 1, .get = get_active_opens },     { .arc = 2, .get = get_passive_opens },
-	{ .arc = 3, .get = get_retrans_segs },     { .arc = 4, .get = get_in_errs },
-	{ .arc = 5, .get = get_out_rsts },         { .arc = 6, .get = get_listen_overflows },
-	{ .arc = 7, .get = get_listen_drops },     { .arc = 8, .get = get_timeouts },
-	{ .arc = 20, .table = &conn_table },
+	{ .arc = CM_ARC_clusterMonTcpActiveOpens, .get = get_active_opens },
+	{ .arc = CM_ARC_clusterMonTcpPassiveOpens, .get = get_passive_opens },
+	{ .arc = CM_ARC_clusterMonTcpRetransSegs, .get = get_retrans_segs },
+	{ .arc = CM_ARC_clusterMonTcpInErrs, .get = get_in_errs },
+	{ .arc = CM_ARC_clusterMonTcpOutRsts, .get = get_out_rsts },
+	{ .arc = CM_ARC_clusterMonTcpListenOverflows, .get = get_listen_overflows },
+	{ .arc = CM_ARC_clusterMonTcpListenDrops, .get = get_listen_drops },
+	{ .arc = CM_ARC_clusterMonTcpTimeouts, .get = get_timeouts },
+	{ .arc = CM_ARC_clusterMonTcpConnTable, .table = &conn_table },
 };
 
 static const struct mib_group tcp_group = {
