@@ -81,16 +81,18 @@ function define(i, kind, j,    name) {
 		fail(at[i], name " is defined twice")
 	parent[name] = tok[j + 2]
 	arc[name] = tok[j + 3]
+	defline[name] = at[i]
 	order[++nnodes] = name
 	return j + 5
 }
 
-function resolve(name, depth) {
+# The full OID of name; where is the line that asked for it.
+function resolve(name, where, depth) {
 	if (name in oidof)
 		return oidof[name]
 	if (!(name in parent) || depth > 64)
-		fail(0, "no OID known for " name)
-	oidof[name] = resolve(parent[name], depth + 1) "." arc[name]
+		fail(where, "no OID known for " name)
+	oidof[name] = resolve(parent[name], defline[name], depth + 1) "." arc[name]
 	return oidof[name]
 }
 
@@ -116,7 +118,7 @@ END {
 		name = order[k]
 		if (name ~ /-/)
 			fail(0, name ": a hyphen cannot be part of a C macro name")
-		o = resolve(name, 0)
+		o = resolve(name, defline[name], 0)
 		len = split(o, parts, ".")
 		gsub(/\./, ", ", o)
 		print ""

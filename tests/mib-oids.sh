@@ -27,7 +27,7 @@ translate -Tp -OS CLUSTER-MON-MIB::clusterMonMIB | awk -v root="$root" '
 		oid[depth] = depth == 0 ? root : oid[depth - 1] "." num
 		entry[depth] = 0
 		access = ""
-		if (match($0, /\+-- [-CRWN]{4} /)) access = substr($0, RSTART + 4, 4)
+		if (match($0, /\+-- [-CRWN][-CRWN][-CRWN][-CRWN] /)) access = substr($0, RSTART + 4, 4)
 		kind = access == "" ? "node" : (depth > 0 && entry[depth - 1]) ? "column" : "scalar"
 		a = access == "-R--" ? "ro" : access == "-RW-" ? "rw" : access == "CR--" ? "rc" : "na"
 		print name, oid[depth], kind, a
