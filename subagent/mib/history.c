@@ -456,7 +456,9 @@ static const struct rt_ops ops = {
 	.directive_usage = "NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = CM_ARC_clusterMonHistoryCtlTable, .store_token = "clusterMonHistoryRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonHistoryCtlTable, .store_token = "clusterMonHistoryRow",
+};
 
 static void *acquire(void)
 {

@@ -430,7 +430,10 @@ static int get_drops(void *view, struct mib_value *v)
 	return mib_u64(v, ASN_COUNTER64, current->skb_drops);
 }
 
-enum { DROP_COL_NAME = CM_ARC_clusterMonDropReasonName, DROP_COL_PACKETS = CM_ARC_clusterMonDropReasonPackets };
+enum {
+	DROP_COL_NAME = CM_ARC_clusterMonDropReasonName,
+	DROP_COL_PACKETS = CM_ARC_clusterMonDropReasonPackets
+};
 
 static size_t drop_rows(void *view)
 {
@@ -474,7 +477,9 @@ static const struct rt_ops ops = {
 	.directive_usage = "SPEC [pid=N] [cpu=N] [every=N]",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = CM_ARC_clusterMonProbeTable, .store_token = "clusterMonProbeRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonProbeTable, .store_token = "clusterMonProbeRow",
+};
 
 /* Both tables read the source's view taken here; the row table's own
  * view is the rowtable's. */

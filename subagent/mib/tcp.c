@@ -13,13 +13,16 @@
 static const oid tcp_oid[] = { CM_OID_clusterMonTcp };
 
 enum { INET_ADDRESS_IPV4 = 1, INET_ADDRESS_IPV6 = 2 };
-#define C(name) CM_ARC_clusterMonTcpConn##name
+/* A clusterMonTcpConnEntry column by the end of its MIB name. */
+#define CONN_COL(name) CM_ARC_clusterMonTcpConn##name
 enum {
-	COL_LOCAL_TYPE = C(LocalAddressType), COL_LOCAL = C(LocalAddress),
-	COL_LOCAL_PORT = C(LocalPort), COL_REM_TYPE = C(RemAddressType), COL_REM = C(RemAddress),
-	COL_REM_PORT = C(RemPort), COL_STATE = C(State), COL_PID = C(Pid),
-	COL_WSCALE_SENT = C(WinScaleSent), COL_WSCALE_RCVD = C(WinScaleRcvd),
-	COL_TIMESTAMPS = C(TimeStamps), COL_SACK = C(Sack), COL_ECN = C(Ecn), COL_LAST = COL_ECN
+	COL_LOCAL_TYPE = CONN_COL(LocalAddressType), COL_LOCAL = CONN_COL(LocalAddress),
+	COL_LOCAL_PORT = CONN_COL(LocalPort), COL_REM_TYPE = CONN_COL(RemAddressType),
+	COL_REM = CONN_COL(RemAddress), COL_REM_PORT = CONN_COL(RemPort),
+	COL_STATE = CONN_COL(State), COL_PID = CONN_COL(Pid),
+	COL_WSCALE_SENT = CONN_COL(WinScaleSent), COL_WSCALE_RCVD = CONN_COL(WinScaleRcvd),
+	COL_TIMESTAMPS = CONN_COL(TimeStamps), COL_SACK = CONN_COL(Sack), COL_ECN = CONN_COL(Ecn),
+	COL_LAST = COL_ECN
 };
 enum { TRUTH_TRUE = 1, TRUTH_FALSE = 2 };
 
@@ -36,29 +39,29 @@ static const struct {
 	int field;             /* enum tcp_field, -1 for none */
 	u_char type;
 } info_cols[COL_WSCALE_SENT] = {
-	[C(RttUs)] = { TCPF_RTT, ASN_GAUGE },
-	[C(RttVarUs)] = { TCPF_RTTVAR, ASN_GAUGE },
-	[C(MinRttUs)] = { TCPF_MIN_RTT, ASN_GAUGE },
-	[C(RtoUs)] = { TCPF_RTO, ASN_GAUGE },
-	[C(Cwnd)] = { TCPF_CWND, ASN_GAUGE },
-	[C(Ssthresh)] = { TCPF_SSTHRESH, ASN_GAUGE },
-	[C(SndMss)] = { TCPF_SND_MSS, ASN_GAUGE },
-	[C(BytesAcked)] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
-	[C(BytesReceived)] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
-	[C(SegsOut)] = { TCPF_SEGS_OUT, ASN_COUNTER64 },
-	[C(SegsIn)] = { TCPF_SEGS_IN, ASN_COUNTER64 },
-	[C(TotalRetrans)] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
-	[C(Lost)] = { TCPF_LOST, ASN_GAUGE },
-	[C(DeliveryRate)] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
-	[C(DataSegsOut)] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
-	[C(DataSegsIn)] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
-	[C(OctetsRetrans)] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
-	[C(DSACKDups)] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
-	[C(RcvRttUs)] = { TCPF_RCV_RTT, ASN_GAUGE },
-	[C(NotsentBytes)] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
-	[C(SndLimTimeRwinUs)] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
-	[C(SndLimTimeSndUs)] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
-	[C(BusyTimeUs)] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
+	[CONN_COL(RttUs)] = { TCPF_RTT, ASN_GAUGE },
+	[CONN_COL(RttVarUs)] = { TCPF_RTTVAR, ASN_GAUGE },
+	[CONN_COL(MinRttUs)] = { TCPF_MIN_RTT, ASN_GAUGE },
+	[CONN_COL(RtoUs)] = { TCPF_RTO, ASN_GAUGE },
+	[CONN_COL(Cwnd)] = { TCPF_CWND, ASN_GAUGE },
+	[CONN_COL(Ssthresh)] = { TCPF_SSTHRESH, ASN_GAUGE },
+	[CONN_COL(SndMss)] = { TCPF_SND_MSS, ASN_GAUGE },
+	[CONN_COL(BytesAcked)] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
+	[CONN_COL(BytesReceived)] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
+	[CONN_COL(SegsOut)] = { TCPF_SEGS_OUT, ASN_COUNTER64 },
+	[CONN_COL(SegsIn)] = { TCPF_SEGS_IN, ASN_COUNTER64 },
+	[CONN_COL(TotalRetrans)] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
+	[CONN_COL(Lost)] = { TCPF_LOST, ASN_GAUGE },
+	[CONN_COL(DeliveryRate)] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
+	[CONN_COL(DataSegsOut)] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
+	[CONN_COL(DataSegsIn)] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
+	[CONN_COL(OctetsRetrans)] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
+	[CONN_COL(DSACKDups)] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
+	[CONN_COL(RcvRttUs)] = { TCPF_RCV_RTT, ASN_GAUGE },
+	[CONN_COL(NotsentBytes)] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
+	[CONN_COL(SndLimTimeRwinUs)] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
+	[CONN_COL(SndLimTimeSndUs)] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
+	[CONN_COL(BusyTimeUs)] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
 };
 
 /* Window scales and negotiated options: derived from two tcp_info bytes. */

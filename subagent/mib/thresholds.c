@@ -464,7 +464,9 @@ static const struct rt_ops ops = {
 			   "[startup=rising|falling|both]",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = CM_ARC_clusterMonThresholdTable, .store_token = "clusterMonThresholdRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonThresholdTable, .store_token = "clusterMonThresholdRow",
+};
 
 static void *acquire(void)
 {
