@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/image.h"
+#include "mib/cm-oids.h"
 
 #define DEFAULT_IMAGE "/run/clustermon/snapshot/image"
 #define CHECK_SECONDS 1
@@ -39,7 +40,7 @@ static void unmap(void);
 static void map_path(void);
 
 /* clusterMonObjects: the image may name subtrees under it only. */
-static const uint32_t root[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1 };
+static const uint32_t root[] = { CM_OID_clusterMonObjects };
 #define ROOT_LEN (sizeof(root) / sizeof(root[0]))
 
 static struct {

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "mib/cm-oids.h"
 
-#define CM 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
 #define EXIT_DOWN 1
 #define EXIT_REFUSED 2
 
@@ -84,7 +84,7 @@ static uint64_t number_of(const netsnmp_variable_list *v)
 /* clusterMonNodeName.0 first: a clear word when clustermond is not there. */
 static void require_subagent(void)
 {
-	static const oid node_name[] = { CM, 1, 1, 0 };
+	static const oid node_name[] = { CM_OID_clusterMonNodeName, 0 };
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *r;
 	bool there;
 
@@ -197,7 +197,8 @@ static void print_cpu(const oid *index, size_t len, const netsnmp_variable_list 
 
 static void cmd_cpu(int argc, char **argv)
 {
-	static const oid util[] = { CM, 3, 20, 1, 10 }, total[] = { CM, 3, 2 };
+	static const oid util[] = { CM_OID_clusterMonCpuUtil };
+	static const oid total[] = { CM_OID_clusterMonCpuTotalUtil };
 	static const oid zero[] = { 0 };
 	uint64_t t = 0;
 	char bar[48];
@@ -225,7 +226,8 @@ struct proc_list {
 
 static void collect_proc(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
 {
-	static const oid util[] = { CM, 5, 1, 1, 8 }, rss[] = { CM, 5, 1, 1, 9 };
+	static const oid util[] = { CM_OID_clusterMonProcCpuUtil };
+	static const oid rss[] = { CM_OID_clusterMonProcRssKB };
 	struct proc_list *l = arg;
 	struct proc_row *r;
 
@@ -258,7 +260,7 @@ static int by_util(const void *a, const void *b)
 
 static void show_procs(long top)
 {
-	static const oid names[] = { CM, 5, 1, 1, 2 };
+	static const oid names[] = { CM_OID_clusterMonProcName };
 	struct proc_list l = { 0, 0, NULL };
 
 	walk(names, OID_LENGTH(names), collect_proc, &l);
@@ -333,15 +335,16 @@ static void get_string(const oid *base, size_t base_len, const oid *index, size_
 
 static void unit_of(oid source, char *buf, size_t len)
 {
-	static const oid src[] = { CM, 9, 1, 1 };
-	oid idx[2] = { 3, source };
+	static const oid src[] = { CM_OID_clusterMonHistSourceEntry };
+	oid idx[2] = { CM_ARC_clusterMonHistSourceUnit, source };
 
 	get_string(src, OID_LENGTH(src), idx, 2, buf, len);
 }
 
 static void edges(oid source, struct bucket_list *l)
 {
-	static const oid low[] = { CM, 9, 2, 1, 2 }, high[] = { CM, 9, 2, 1, 3 };
+	static const oid low[] = { CM_OID_clusterMonHistBucketLow };
+	static const oid high[] = { CM_OID_clusterMonHistBucketHigh };
 
 	for (size_t i = 0; i < l->n; i++) {
 		oid idx[2] = { source, (oid)i + 1 };
@@ -355,8 +358,11 @@ static void edges(oid source, struct bucket_list *l)
  * node serves no distribution of that name. */
 static bool show_hist(const char *name, size_t width)
 {
-	static const oid names[] = { CM, 9, 1, 1, 2 }, src[] = { CM, 9, 1, 1 };
-	oid counts[] = { CM, 9, 2, 1, 4, 0 };
+	static const oid names[] = { CM_OID_clusterMonHistSourceName };
+	static const oid src[] = { CM_OID_clusterMonHistSourceEntry };
+	static const oid pcols[3] = { CM_ARC_clusterMonHistSourceP50, CM_ARC_clusterMonHistSourceP90,
+				      CM_ARC_clusterMonHistSourceP99 };
+	oid counts[] = { CM_OID_clusterMonHistBucketCount, 0 };
 	struct name_match m = { name, 0 };
 	struct bucket_list *l;
 	uint64_t p[3] = { 0, 0, 0 }, count = 0;
@@ -372,12 +378,12 @@ static bool show_hist(const char *name, size_t width)
 	walk(counts, OID_LENGTH(counts), collect_bucket, l);
 	edges(m.index, l);
 	for (int i = 0; i < 3; i++) {
-		oid idx[2] = { 6 + (oid)i, m.index };
+		oid idx[2] = { pcols[i], m.index };
 
 		get_at(src, OID_LENGTH(src), idx, 2, &p[i]);
 	}
 	{
-		oid idx[2] = { 4, m.index };
+		oid idx[2] = { CM_ARC_clusterMonHistSourceCount, m.index };
 
 		get_at(src, OID_LENGTH(src), idx, 2, &count);
 	}
@@ -410,7 +416,7 @@ static void print_name(const oid *index, size_t len, const netsnmp_variable_list
 
 static void cmd_hists(int argc, char **argv)
 {
-	static const oid names[] = { CM, 9, 1, 1, 2 };
+	static const oid names[] = { CM_OID_clusterMonHistSourceName };
 
 	(void)argc, (void)argv;
 	walk(names, OID_LENGTH(names), print_name, NULL);
@@ -418,9 +424,14 @@ static void cmd_hists(int argc, char **argv)
 
 /* ------------------------------------------------------------ probes */
 
-static const oid probe_entry[] = { CM, 8, 1, 1 };
-enum { P_SPEC = 2, P_FILTERPID, P_FILTERCPU, P_EVERY, P_HITS, P_SAMPLED, P_LOST, P_OPER, P_ERROR,
-       P_STORAGE, P_STATUS };
+static const oid probe_entry[] = { CM_OID_clusterMonProbeEntry };
+enum {
+	P_SPEC = CM_ARC_clusterMonProbeSpec, P_FILTERPID = CM_ARC_clusterMonProbeFilterPid,
+	P_FILTERCPU = CM_ARC_clusterMonProbeFilterCpu, P_EVERY = CM_ARC_clusterMonProbeSampleEvery,
+	P_HITS = CM_ARC_clusterMonProbeHits, P_LOST = CM_ARC_clusterMonProbeLost,
+	P_OPER = CM_ARC_clusterMonProbeOperStatus, P_ERROR = CM_ARC_clusterMonProbeLastError,
+	P_STATUS = CM_ARC_clusterMonProbeRowStatus
+};
 
 static void print_probe(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
 {
@@ -621,23 +632,26 @@ static void address(const oid *col, size_t col_len, oid index, char *buf, size_t
 
 static void print_conn(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
 {
-	static const oid col[] = { CM, 6, 20, 1 };
+	static const oid col[] = { CM_OID_clusterMonTcpConnEntry };
 	static const char *const states[] = { "?", "ESTABLISHED", "SYN_SENT", "SYN_RECV",
 		"FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN",
 		"CLOSING" };
 	oid c[OID_LENGTH(col) + 1];
 	char local[64], remote[64];
 	uint64_t v64[5] = { 0 };
-	static const unsigned cols[5] = { 4, 7, 9, 13, 20 }; /* ports, rtt, cwnd, retrans */
+	static const unsigned cols[5] = { /* ports, rtt, cwnd, retrans */
+		CM_ARC_clusterMonTcpConnLocalPort, CM_ARC_clusterMonTcpConnRemPort,
+		CM_ARC_clusterMonTcpConnRttUs, CM_ARC_clusterMonTcpConnCwnd,
+		CM_ARC_clusterMonTcpConnTotalRetrans };
 	uint64_t state = 0;
 
 	(void)v, (void)arg;
 	if (len != 1)
 		return;
 	memcpy(c, col, sizeof(col));
-	c[OID_LENGTH(col)] = 3;
+	c[OID_LENGTH(col)] = CM_ARC_clusterMonTcpConnLocalAddress;
 	address(c, OID_LENGTH(c), index[0], local, sizeof(local));
-	c[OID_LENGTH(col)] = 6;
+	c[OID_LENGTH(col)] = CM_ARC_clusterMonTcpConnRemAddress;
 	address(c, OID_LENGTH(c), index[0], remote, sizeof(remote));
 	for (int i = 0; i < 5; i++) {
 		oid idx[2] = { cols[i], index[0] };
@@ -645,7 +659,7 @@ static void print_conn(const oid *index, size_t len, const netsnmp_variable_list
 		get_at(col, OID_LENGTH(col), idx, 2, &v64[i]);
 	}
 	{
-		oid idx[2] = { 8, index[0] };
+		oid idx[2] = { CM_ARC_clusterMonTcpConnState, index[0] };
 
 		get_at(col, OID_LENGTH(col), idx, 2, &state);
 	}
@@ -658,7 +672,7 @@ static void print_conn(const oid *index, size_t len, const netsnmp_variable_list
 
 static void cmd_tcp(int argc, char **argv)
 {
-	static const oid state[] = { CM, 6, 20, 1, 8 };
+	static const oid state[] = { CM_OID_clusterMonTcpConnState };
 
 	(void)argc, (void)argv;
 	printf("%-28s %-28s %-12s %9s %6s %8s\n", "LOCAL", "REMOTE", "STATE", "RTT(us)",
@@ -686,8 +700,8 @@ static void collect_mean(const oid *index, size_t len, const netsnmp_variable_li
 
 static void cmd_history(int argc, char **argv)
 {
-	static const oid owners[] = { CM, 10, 1, 1, 6 };
-	oid means[] = { CM, 10, 2, 1, 6, 0 };
+	static const oid owners[] = { CM_OID_clusterMonHistoryCtlOwner };
+	oid means[] = { CM_OID_clusterMonHistoryMean, 0 };
 	struct history *h = calloc(1, sizeof(*h));
 	struct name_match m = { argc > 0 ? argv[0] : NULL, 0 };
 	char *line;
@@ -715,9 +729,12 @@ static void cmd_history(int argc, char **argv)
 /* One line for the node being read: the cluster overview of --cluster. */
 static void cmd_nodes(int argc, char **argv)
 {
-	static const oid name_oid[] = { CM, 1, 1 }, helper[] = { CM, 1, 4 };
-	static const oid util[] = { CM, 3, 2 }, ncpu[] = { CM, 3, 1 };
-	static const oid total[] = { CM, 4, 1 }, avail[] = { CM, 4, 2 };
+	static const oid name_oid[] = { CM_OID_clusterMonNodeName };
+	static const oid helper[] = { CM_OID_clusterMonHelperStatus };
+	static const oid util[] = { CM_OID_clusterMonCpuTotalUtil };
+	static const oid ncpu[] = { CM_OID_clusterMonCpuCount };
+	static const oid total[] = { CM_OID_clusterMonMemTotalKB };
+	static const oid avail[] = { CM_OID_clusterMonMemAvailableKB };
 	static const oid zero[] = { 0 };
 	static const char *const helper_state[] = { "?", "running", "absent", "failed" };
 	uint64_t u = 0, n = 0, t = 0, a = 0, h = 0;
@@ -738,8 +755,12 @@ static void cmd_nodes(int argc, char **argv)
 
 /* ------------------------------------------------------------ sources */
 
-static const oid src_entry[] = { CM, 2, 1, 1 };
-enum { S_NAME = 2, S_INTERVAL, S_LASTUS, S_SAMPLES, S_LATE, S_ERRORS };
+static const oid src_entry[] = { CM_OID_clusterMonSourceEntry };
+enum {
+	S_NAME = CM_ARC_clusterMonSourceName, S_INTERVAL = CM_ARC_clusterMonSourceIntervalMs,
+	S_LASTUS = CM_ARC_clusterMonSourceLastSampleUs, S_SAMPLES = CM_ARC_clusterMonSourceSamples,
+	S_LATE = CM_ARC_clusterMonSourceLateSamples
+};
 
 static void print_source(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
 {
@@ -772,9 +793,10 @@ static void cmd_sources(int argc, char **argv)
 
 static void print_memory(void)
 {
-	static const oid mem[] = { CM, 4 };
+	static const oid mem[] = { CM_OID_clusterMonMemory };
 	static const char *const name[] = { "total", "available", "cached", "swap free" };
-	static const oid which[] = { 1, 2, 4, 8 };
+	static const oid which[] = { CM_ARC_clusterMonMemTotalKB, CM_ARC_clusterMonMemAvailableKB,
+				     CM_ARC_clusterMonMemCachedKB, CM_ARC_clusterMonMemSwapFreeKB };
 	uint64_t kb[4] = { 0, 0, 0, 0 };
 
 	printf("memory ");
@@ -792,7 +814,7 @@ static void print_memory(void)
  * what its own command shows, shortened to fit 50 lines. */
 static void cmd_overview(int argc, char **argv)
 {
-	static const oid ver[] = { CM, 1, 2 };
+	static const oid ver[] = { CM_OID_clusterMonAgentVersion };
 	static const oid zero[] = { 0 };
 	char version[32];
 
@@ -817,9 +839,15 @@ static void cmd_overview(int argc, char **argv)
 
 /* ------------------------------------------------------------ thresholds */
 
-static const oid th_entry[] = { CM, 11, 1, 1 };
-enum { T_VARIABLE = 2, T_TYPE, T_INTERVAL, T_RISING, T_FALLING, T_STARTUP, T_VALUE, T_STATE,
-       T_STORAGE, T_STATUS, T_OWNER };
+static const oid th_entry[] = { CM_OID_clusterMonThresholdEntry };
+enum {
+	T_VARIABLE = CM_ARC_clusterMonThresholdVariable, T_TYPE = CM_ARC_clusterMonThresholdSampleType,
+	T_INTERVAL = CM_ARC_clusterMonThresholdIntervalMs,
+	T_RISING = CM_ARC_clusterMonThresholdRisingLevel,
+	T_FALLING = CM_ARC_clusterMonThresholdFallingLevel, T_VALUE = CM_ARC_clusterMonThresholdValue,
+	T_STATE = CM_ARC_clusterMonThresholdState, T_STATUS = CM_ARC_clusterMonThresholdRowStatus,
+	T_OWNER = CM_ARC_clusterMonThresholdOwner
+};
 
 static void print_threshold(const oid *index, size_t len, const netsnmp_variable_list *v,
 			    void *arg)

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mib/cm-oids.h"
 #include "range.h"
 
-#define CM 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
 
 struct options {
 	const char *host, *community, *version, *mode, *name;
@@ -231,7 +231,7 @@ static void walk_column(const oid *col, size_t col_len,
 /* Registered at all? The node name is the first object clustermond serves. */
 static void require_subagent(void)
 {
-	static const oid node_name[] = { CM, 1, 1, 0 };
+	static const oid node_name[] = { CM_OID_clusterMonNodeName, 0 };
 	netsnmp_pdu *response = NULL;
 	netsnmp_variable_list *v = request(SNMP_MSG_GET, node_name, OID_LENGTH(node_name),
 					   &response);
@@ -262,8 +262,8 @@ static void report(double value, const char *text, const char *label, const char
 
 static void mode_cpu(void)
 {
-	static const oid total[] = { CM, 3, 2, 0 };
-	oid one[] = { CM, 3, 20, 1, 10, 0 };
+	static const oid total[] = { CM_OID_clusterMonCpuTotalUtil, 0 };
+	oid one[] = { CM_OID_clusterMonCpuUtil, 0 };
 	char text[128];
 	double pct;
 
@@ -280,7 +280,8 @@ static void mode_cpu(void)
 
 static void mode_mem(void)
 {
-	static const oid total_oid[] = { CM, 4, 1, 0 }, avail_oid[] = { CM, 4, 2, 0 };
+	static const oid total_oid[] = { CM_OID_clusterMonMemTotalKB, 0 };
+	static const oid avail_oid[] = { CM_OID_clusterMonMemAvailableKB, 0 };
 	double total = get_number(total_oid, OID_LENGTH(total_oid), "clusterMonMemTotalKB");
 	double avail = get_number(avail_oid, OID_LENGTH(avail_oid), "clusterMonMemAvailableKB");
 	double pct = total > 0 ? avail * 100.0 / total : 0;
@@ -298,7 +299,7 @@ struct proc_match {
 static void match_proc(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
 {
 	struct proc_match *m = arg;
-	oid util[] = { CM, 5, 1, 1, 8, 0 };
+	oid util[] = { CM_OID_clusterMonProcCpuUtil, 0 };
 
 	if (len != 1 || v->type != ASN_OCTET_STR || v->val_len != strlen(opt.name) ||
 	    memcmp(v->val.string, opt.name, v->val_len) != 0)
@@ -311,7 +312,7 @@ static void match_proc(const oid *index, size_t len, const netsnmp_variable_list
 
 static void mode_proc(void)
 {
-	static const oid names[] = { CM, 5, 1, 1, 2 };
+	static const oid names[] = { CM_OID_clusterMonProcName };
 	struct proc_match m = { 0, 0 };
 	char text[256], w[64], c[64];
 
@@ -338,7 +339,7 @@ static double rate_of(const oid *name, size_t len, const char *what)
 
 static void mode_retrans(void)
 {
-	static const oid retrans[] = { CM, 6, 3, 0 };
+	static const oid retrans[] = { CM_OID_clusterMonTcpRetransSegs, 0 };
 	double r = rate_of(retrans, OID_LENGTH(retrans), "clusterMonTcpRetransSegs");
 	char text[128];
 
@@ -357,8 +358,8 @@ static void find_hist(const oid *index, size_t len, const netsnmp_variable_list 
 
 static void mode_hist(void)
 {
-	static const oid names[] = { CM, 9, 1, 1, 2 };
-	oid pct[] = { CM, 9, 1, 1, 0, 0 }, index = 0;
+	static const oid names[] = { CM_OID_clusterMonHistSourceName };
+	oid pct[] = { CM_OID_clusterMonHistSourceEntry, 0, 0 }, index = 0;
 	char text[160], label[8];
 	double value;
 
@@ -367,7 +368,9 @@ static void mode_hist(void)
 	walk_column(names, OID_LENGTH(names), find_hist, &index);
 	if (index == 0)
 		finish(STATE_UNKNOWN, "no distribution named %s on %s", opt.name, opt.host);
-	pct[OID_LENGTH(pct) - 2] = opt.percentile == 50 ? 6 : opt.percentile == 90 ? 7 : 8;
+	pct[OID_LENGTH(pct) - 2] = opt.percentile == 50 ? CM_ARC_clusterMonHistSourceP50 :
+				   opt.percentile == 90 ? CM_ARC_clusterMonHistSourceP90 :
+							  CM_ARC_clusterMonHistSourceP99;
 	pct[OID_LENGTH(pct) - 1] = index;
 	value = get_number(pct, OID_LENGTH(pct), "clusterMonHistSourceP50/P90/P99");
 	snprintf(label, sizeof(label), "p%d", opt.percentile);
@@ -377,7 +380,7 @@ static void mode_hist(void)
 
 static void mode_probe(void)
 {
-	oid hits[] = { CM, 8, 1, 1, 6, 0 };
+	oid hits[] = { CM_OID_clusterMonProbeHits, 0 };
 	char text[128];
 	long index = opt.name ? strtol(opt.name, NULL, 10) : 0;
 	double r;

@@ -5,11 +5,13 @@
 #include "../sources/sources.h"
 #include "../sources/probes.h"
 
-static const oid cpu_oid[] = { CLUSTERMON_OBJECTS_OID, 3 };
+static const oid cpu_oid[] = { CM_OID_clusterMonCpu };
 
+/* The time columns User..Steal are consecutive: r->ms[] is read by column. */
 enum {
-	COL_INDEX = 1, COL_USER_MS, COL_NICE_MS, COL_SYSTEM_MS, COL_IDLE_MS, COL_IOWAIT_MS,
-	COL_IRQ_MS, COL_SOFTIRQ_MS, COL_STEAL_MS, COL_UTIL, COL_BUSY_NS, COL_CTXSW
+	COL_USER_MS = CM_ARC_clusterMonCpuUserMs, COL_STEAL_MS = CM_ARC_clusterMonCpuStealMs,
+	COL_UTIL = CM_ARC_clusterMonCpuUtil, COL_BUSY_NS = CM_ARC_clusterMonCpuBusyNs,
+	COL_CTXSW = CM_ARC_clusterMonCpuCtxSwitches
 };
 
 /* Busy time from the helper's scheduler sensors, for the same request. */
@@ -102,17 +104,17 @@ static const struct mib_table cpu_table = {
 };
 
 static const struct mib_object cpu_objects[] = {
-	{ .arc = 1, .get = get_count },
-	{ .arc = 2, .get = get_total_util },
-	{ .arc = 3, .get = get_psi_cpu10 },
-	{ .arc = 4, .get = get_psi_cpu60 },
-	{ .arc = 5, .get = get_psi_cpu300 },
-	{ .arc = 6, .get = get_ctxt },
-	{ .arc = 7, .get = get_running },
-	{ .arc = 8, .get = get_blocked },
-	{ .arc = 9, .get = get_psi_io10 },
-	{ .arc = 10, .get = get_psi_io_full10 },
-	{ .arc = 20, .table = &cpu_table },
+	{ .arc = CM_ARC_clusterMonCpuCount, .get = get_count },
+	{ .arc = CM_ARC_clusterMonCpuTotalUtil, .get = get_total_util },
+	{ .arc = CM_ARC_clusterMonPressureCpuSome10, .get = get_psi_cpu10 },
+	{ .arc = CM_ARC_clusterMonPressureCpuSome60, .get = get_psi_cpu60 },
+	{ .arc = CM_ARC_clusterMonPressureCpuSome300, .get = get_psi_cpu300 },
+	{ .arc = CM_ARC_clusterMonCpuTotalCtxSwitches, .get = get_ctxt },
+	{ .arc = CM_ARC_clusterMonCpuProcsRunning, .get = get_running },
+	{ .arc = CM_ARC_clusterMonCpuProcsBlocked, .get = get_blocked },
+	{ .arc = CM_ARC_clusterMonPressureIoSome10, .get = get_psi_io10 },
+	{ .arc = CM_ARC_clusterMonPressureIoFull10, .get = get_psi_io_full10 },
+	{ .arc = CM_ARC_clusterMonCpuTable, .table = &cpu_table },
 };
 
 static const struct mib_group cpu_group = {

@@ -11,10 +11,22 @@
 #include "../dist.h"
 #include "../sampler.h"
 
-static const oid dist_oid[] = { CLUSTERMON_OBJECTS_OID, 9 };
+static const oid dist_oid[] = { CM_OID_clusterMonDistributions };
 
-enum { SRC_NAME = 2, SRC_UNIT, SRC_COUNT, SRC_SUM, SRC_P50, SRC_P90, SRC_P99 };
-enum { BKT_LOW = 2, BKT_HIGH, BKT_COUNT };
+enum {
+	SRC_NAME = CM_ARC_clusterMonHistSourceName,
+	SRC_UNIT = CM_ARC_clusterMonHistSourceUnit,
+	SRC_COUNT = CM_ARC_clusterMonHistSourceCount,
+	SRC_SUM = CM_ARC_clusterMonHistSourceSum,
+	SRC_P50 = CM_ARC_clusterMonHistSourceP50,
+	SRC_P90 = CM_ARC_clusterMonHistSourceP90,
+	SRC_P99 = CM_ARC_clusterMonHistSourceP99
+};
+enum {
+	BKT_LOW = CM_ARC_clusterMonHistBucketLow,
+	BKT_HIGH = CM_ARC_clusterMonHistBucketHigh,
+	BKT_COUNT = CM_ARC_clusterMonHistBucketCount
+};
 
 /* The view: a copy of every histogram taken at the start of the request. */
 struct dist_view {
@@ -116,8 +128,8 @@ static const struct mib_table bucket_table = {
 };
 
 static const struct mib_object dist_objects[] = {
-	{ .arc = 1, .table = &source_table },
-	{ .arc = 2, .table = &bucket_table },
+	{ .arc = CM_ARC_clusterMonHistSourceTable, .table = &source_table },
+	{ .arc = CM_ARC_clusterMonHistBucketTable, .table = &bucket_table },
 };
 
 static const struct mib_group dist_group = {

@@ -20,14 +20,24 @@
 #include "core/number.h"
 #include "core/ring.h"
 
-static const oid history_oid[] = { CLUSTERMON_OBJECTS_OID, 10 };
+static const oid history_oid[] = { CM_OID_clusterMonHistory };
 
 enum {
-	COL_VARIABLE = 2, COL_INTERVAL, COL_REQUESTED, COL_GRANTED, COL_OWNER, COL_STORAGE,
-	COL_STATUS,
+	COL_VARIABLE = CM_ARC_clusterMonHistoryCtlVariable,
+	COL_INTERVAL = CM_ARC_clusterMonHistoryCtlIntervalMs,
+	COL_REQUESTED = CM_ARC_clusterMonHistoryCtlBucketsRequested,
+	COL_GRANTED = CM_ARC_clusterMonHistoryCtlBucketsGranted,
+	COL_OWNER = CM_ARC_clusterMonHistoryCtlOwner,
+	COL_STORAGE = CM_ARC_clusterMonHistoryCtlStorageType,
+	COL_STATUS = CM_ARC_clusterMonHistoryCtlRowStatus
 };
 enum {
-	HCOL_START = 2, HCOL_SAMPLES, HCOL_MIN, HCOL_MAX, HCOL_MEAN, HCOL_LAST,
+	HCOL_START = CM_ARC_clusterMonHistoryIntervalStart,
+	HCOL_SAMPLES = CM_ARC_clusterMonHistorySamples,
+	HCOL_MIN = CM_ARC_clusterMonHistoryMin,
+	HCOL_MAX = CM_ARC_clusterMonHistoryMax,
+	HCOL_MEAN = CM_ARC_clusterMonHistoryMean,
+	HCOL_LAST = CM_ARC_clusterMonHistoryLast
 };
 
 #define BUCKETS_MAX 65535u
@@ -443,7 +453,9 @@ static const struct rt_ops ops = {
 	.directive_usage = "NAME OBJECT-INSTANCE INTERVAL-MS BUCKETS",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonHistoryRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonHistoryCtlTable, .store_token = "clusterMonHistoryRow",
+};
 
 static void *acquire(void)
 {
@@ -474,8 +486,8 @@ static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_inf
 }
 
 static struct mib_object objects[] = {
-	{ .arc = 1, .table = &table.view },
-	{ .arc = 2, .table = &data_table },
+	{ .arc = CM_ARC_clusterMonHistoryCtlTable, .table = &table.view },
+	{ .arc = CM_ARC_clusterMonHistoryTable, .table = &data_table },
 };
 
 static const struct mib_group group = {

@@ -4,7 +4,7 @@
 
 #include "../sources/sources.h"
 
-static const oid memory_oid[] = { CLUSTERMON_OBJECTS_OID, 4 };
+static const oid memory_oid[] = { CM_OID_clusterMonMemory };
 
 static void *mem_acquire(void)
 {
@@ -58,13 +58,20 @@ static int get_psi_full10(void *view, struct mib_value *v)
 }
 
 static const struct mib_object memory_objects[] = {
-	{ .arc = 1, .get = get_total },       { .arc = 2, .get = get_available },
-	{ .arc = 3, .get = get_free },        { .arc = 4, .get = get_cached },
-	{ .arc = 5, .get = get_buffers },     { .arc = 6, .get = get_dirty },
-	{ .arc = 7, .get = get_swap_total },  { .arc = 8, .get = get_swap_free },
-	{ .arc = 9, .get = get_minor },       { .arc = 10, .get = get_major },
-	{ .arc = 11, .get = get_swap_ins },   { .arc = 12, .get = get_swap_outs },
-	{ .arc = 13, .get = get_psi_some10 }, { .arc = 14, .get = get_psi_full10 },
+	{ .arc = CM_ARC_clusterMonMemTotalKB, .get = get_total },
+	{ .arc = CM_ARC_clusterMonMemAvailableKB, .get = get_available },
+	{ .arc = CM_ARC_clusterMonMemFreeKB, .get = get_free },
+	{ .arc = CM_ARC_clusterMonMemCachedKB, .get = get_cached },
+	{ .arc = CM_ARC_clusterMonMemBuffersKB, .get = get_buffers },
+	{ .arc = CM_ARC_clusterMonMemDirtyKB, .get = get_dirty },
+	{ .arc = CM_ARC_clusterMonMemSwapTotalKB, .get = get_swap_total },
+	{ .arc = CM_ARC_clusterMonMemSwapFreeKB, .get = get_swap_free },
+	{ .arc = CM_ARC_clusterMonMemMinorFaults, .get = get_minor },
+	{ .arc = CM_ARC_clusterMonMemMajorFaults, .get = get_major },
+	{ .arc = CM_ARC_clusterMonMemSwapIns, .get = get_swap_ins },
+	{ .arc = CM_ARC_clusterMonMemSwapOuts, .get = get_swap_outs },
+	{ .arc = CM_ARC_clusterMonPressureMemSome10, .get = get_psi_some10 },
+	{ .arc = CM_ARC_clusterMonPressureMemFull10, .get = get_psi_full10 },
 };
 
 static const struct mib_group memory_group = {

@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-/* clusterMonObjects: NET-SNMP-MIB::netSnmpExperimental.77.1 */
-#define CLUSTERMON_OBJECTS_OID 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1
-#define CLUSTERMON_OBJECTS_LEN 10
+/* CM_OID_<name>, CM_ARC_<name>: the MIB's numbers, generated from
+ * mibs/CLUSTER-MON-MIB.txt by mibs/gen-oids.awk at build time. */
+#include "mib/cm-oids.h"
 
 /* Registers every group; -1 if one could not be registered. */
 int mib_register_all(void);

@@ -4,9 +4,15 @@
 
 #include "../sources/sources.h"
 
-static const oid pcap_oid[] = { CLUSTERMON_OBJECTS_OID, 7 };
+static const oid pcap_oid[] = { CM_OID_clusterMonPcap };
 
-enum { COL_IFNAME = 2, COL_PACKETS, COL_BYTES, COL_KERNEL_DROPS, COL_IF_DROPS };
+enum {
+	COL_IFNAME = CM_ARC_clusterMonPcapIfName,
+	COL_PACKETS = CM_ARC_clusterMonPcapPackets,
+	COL_BYTES = CM_ARC_clusterMonPcapBytes,
+	COL_KERNEL_DROPS = CM_ARC_clusterMonPcapKernelDrops,
+	COL_IF_DROPS = CM_ARC_clusterMonPcapIfDrops
+};
 
 static void *pcap_acquire(void)
 {
@@ -48,7 +54,7 @@ static const struct mib_table iface_table = {
 };
 
 static const struct mib_object pcap_objects[] = {
-	{ .arc = 1, .table = &iface_table },
+	{ .arc = CM_ARC_clusterMonPcapTable, .table = &iface_table },
 };
 
 static const struct mib_group pcap_group = {

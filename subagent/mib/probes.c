@@ -19,17 +19,26 @@
 #include "../sources/probes.h"
 #include "spec.h"
 
-static const oid probes_oid[] = { CLUSTERMON_OBJECTS_OID, 8 };
-static const oid entry_oid[] = { CLUSTERMON_OBJECTS_OID, 8, 1, 1 };
-static const oid helper_status_oid[] = { CLUSTERMON_OBJECTS_OID, 1, 4, 0 };
-static const oid loss_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 3 };
-static const oid helper_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 4 };
+static const oid probes_oid[] = { CM_OID_clusterMonProbes };
+static const oid entry_oid[] = { CM_OID_clusterMonProbeEntry };
+static const oid helper_status_oid[] = { CM_OID_clusterMonHelperStatus, 0 };
+static const oid loss_trap_oid[] = { CM_OID_clusterMonProbeLoss };
+static const oid helper_trap_oid[] = { CM_OID_clusterMonHelperStatusChange };
 
 enum {
-	COL_SPEC = 2, COL_PID, COL_CPU, COL_EVERY, COL_HITS, COL_SAMPLED, COL_LOST,
-	COL_OPER, COL_ERROR, COL_STORAGE, COL_STATUS,
+	COL_SPEC = CM_ARC_clusterMonProbeSpec,
+	COL_PID = CM_ARC_clusterMonProbeFilterPid,
+	COL_CPU = CM_ARC_clusterMonProbeFilterCpu,
+	COL_EVERY = CM_ARC_clusterMonProbeSampleEvery,
+	COL_HITS = CM_ARC_clusterMonProbeHits,
+	COL_SAMPLED = CM_ARC_clusterMonProbeSampled,
+	COL_LOST = CM_ARC_clusterMonProbeLost,
+	COL_OPER = CM_ARC_clusterMonProbeOperStatus,
+	COL_ERROR = CM_ARC_clusterMonProbeLastError,
+	COL_STORAGE = CM_ARC_clusterMonProbeStorageType,
+	COL_STATUS = CM_ARC_clusterMonProbeRowStatus
 };
-enum { CPU_COL_HITS = 2 };
+enum { CPU_COL_HITS = CM_ARC_clusterMonProbeCpuHits };
 
 struct probe_row {
 	struct rt_row hdr;
@@ -421,7 +430,10 @@ static int get_drops(void *view, struct mib_value *v)
 	return mib_u64(v, ASN_COUNTER64, current->skb_drops);
 }
 
-enum { DROP_COL_NAME = 2, DROP_COL_PACKETS };
+enum {
+	DROP_COL_NAME = CM_ARC_clusterMonDropReasonName,
+	DROP_COL_PACKETS = CM_ARC_clusterMonDropReasonPackets
+};
 
 static size_t drop_rows(void *view)
 {
@@ -465,7 +477,9 @@ static const struct rt_ops ops = {
 	.directive_usage = "SPEC [pid=N] [cpu=N] [every=N]",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonProbeRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonProbeTable, .store_token = "clusterMonProbeRow",
+};
 
 /* Both tables read the source's view taken here; the row table's own
  * view is the rowtable's. */
@@ -488,11 +502,11 @@ static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_inf
 }
 
 static struct mib_object objects[] = {
-	{ .arc = 1, .table = &table.view },
-	{ .arc = 2, .table = &cpu_table },
-	{ .arc = 3, .get = get_retransmits },
-	{ .arc = 4, .get = get_drops },
-	{ .arc = 5, .table = &drop_table },
+	{ .arc = CM_ARC_clusterMonProbeTable, .table = &table.view },
+	{ .arc = CM_ARC_clusterMonProbeCpuTable, .table = &cpu_table },
+	{ .arc = CM_ARC_clusterMonProbeTcpRetransmits, .get = get_retransmits },
+	{ .arc = CM_ARC_clusterMonProbeSkbDrops, .get = get_drops },
+	{ .arc = CM_ARC_clusterMonDropReasonTable, .table = &drop_table },
 };
 
 static const struct mib_group group = {

@@ -9,13 +9,27 @@
 
 #include "../sources/sources.h"
 
-static const oid proc_oid[] = { CLUSTERMON_OBJECTS_OID, 5 };
+static const oid proc_oid[] = { CM_OID_clusterMonProc };
 
 enum {
-	COL_PID = 1, COL_NAME, COL_STATE, COL_USER_MS, COL_SYSTEM_MS, COL_CPU_NS,
-	COL_RUN_DELAY_NS, COL_CPU_UTIL, COL_RSS_KB, COL_THREADS, COL_MINFLT, COL_MAJFLT,
-	COL_VOL_CTXSW, COL_INVOL_CTXSW, COL_SYSTEM_SHARE, COL_UID, COL_CMDLINE,
-	COL_START_TIME
+	COL_PID = CM_ARC_clusterMonProcPid,
+	COL_NAME = CM_ARC_clusterMonProcName,
+	COL_STATE = CM_ARC_clusterMonProcState,
+	COL_USER_MS = CM_ARC_clusterMonProcUserMs,
+	COL_SYSTEM_MS = CM_ARC_clusterMonProcSystemMs,
+	COL_CPU_NS = CM_ARC_clusterMonProcCpuNs,
+	COL_RUN_DELAY_NS = CM_ARC_clusterMonProcRunDelayNs,
+	COL_CPU_UTIL = CM_ARC_clusterMonProcCpuUtil,
+	COL_RSS_KB = CM_ARC_clusterMonProcRssKB,
+	COL_THREADS = CM_ARC_clusterMonProcThreads,
+	COL_MINFLT = CM_ARC_clusterMonProcMinorFaults,
+	COL_MAJFLT = CM_ARC_clusterMonProcMajorFaults,
+	COL_VOL_CTXSW = CM_ARC_clusterMonProcVolCtxSw,
+	COL_INVOL_CTXSW = CM_ARC_clusterMonProcInvolCtxSw,
+	COL_SYSTEM_SHARE = CM_ARC_clusterMonProcSystemShare,
+	COL_UID = CM_ARC_clusterMonProcUid,
+	COL_CMDLINE = CM_ARC_clusterMonProcCmdline,
+	COL_START_TIME = CM_ARC_clusterMonProcStartTime
 };
 
 static void *proc_acquire(void)
@@ -231,11 +245,11 @@ static const struct mib_table proc_table = {
 };
 
 static const struct mib_object proc_objects[] = {
-	{ .arc = 1, .table = &proc_table },
-	{ .arc = 2, .get = get_filter_name, .setter = &name_setter },
-	{ .arc = 3, .get = get_filter_uid, .setter = &uid_setter },
-	{ .arc = 4, .get = get_filter_top, .setter = &top_setter },
-	{ .arc = 5, .get = get_count },
+	{ .arc = CM_ARC_clusterMonProcTable, .table = &proc_table },
+	{ .arc = CM_ARC_clusterMonProcFilterName, .get = get_filter_name, .setter = &name_setter },
+	{ .arc = CM_ARC_clusterMonProcFilterUid, .get = get_filter_uid, .setter = &uid_setter },
+	{ .arc = CM_ARC_clusterMonProcFilterTopN, .get = get_filter_top, .setter = &top_setter },
+	{ .arc = CM_ARC_clusterMonProcCount, .get = get_count },
 };
 
 static const struct mib_group proc_group = {

@@ -7,10 +7,16 @@
 
 #include "../sampler.h"
 
-static const oid sampling_oid[] = { CLUSTERMON_OBJECTS_OID, 2 };
+static const oid sampling_oid[] = { CM_OID_clusterMonSampling };
 
 enum {
-	COL_INDEX = 1, COL_NAME, COL_INTERVAL, COL_LAST_US, COL_SAMPLES, COL_LATE, COL_ERRORS
+	COL_INDEX = CM_ARC_clusterMonSourceIndex,
+	COL_NAME = CM_ARC_clusterMonSourceName,
+	COL_INTERVAL = CM_ARC_clusterMonSourceIntervalMs,
+	COL_LAST_US = CM_ARC_clusterMonSourceLastSampleUs,
+	COL_SAMPLES = CM_ARC_clusterMonSourceSamples,
+	COL_LATE = CM_ARC_clusterMonSourceLateSamples,
+	COL_ERRORS = CM_ARC_clusterMonSourceErrors
 };
 
 /* Rows are the sources this build has, in index order; the view is unused. */
@@ -110,7 +116,7 @@ static const struct mib_table source_table = {
 };
 
 static const struct mib_object sampling_objects[] = {
-	{ .arc = 1, .table = &source_table },
+	{ .arc = CM_ARC_clusterMonSourceTable, .table = &source_table },
 };
 
 static const struct mib_group sampling_group = {

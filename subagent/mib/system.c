@@ -9,7 +9,7 @@
 #include <net-snmp/agent/agent_callbacks.h>
 
 
-static const oid system_oid[] = { CLUSTERMON_OBJECTS_OID, 1 };
+static const oid system_oid[] = { CM_OID_clusterMonSystem };
 
 static char node_name[256];
 static uint32_t discontinuity_ticks;
@@ -77,10 +77,10 @@ static int get_helper_status(void *view, struct mib_value *v)
 }
 
 static const struct mib_object system_objects[] = {
-	{ .arc = 1, .get = get_node_name },
-	{ .arc = 2, .get = get_version },
-	{ .arc = 3, .get = get_discontinuity },
-	{ .arc = 4, .get = get_helper_status },
+	{ .arc = CM_ARC_clusterMonNodeName, .get = get_node_name },
+	{ .arc = CM_ARC_clusterMonAgentVersion, .get = get_version },
+	{ .arc = CM_ARC_clusterMonDiscontinuityTime, .get = get_discontinuity },
+	{ .arc = CM_ARC_clusterMonHelperStatus, .get = get_helper_status },
 };
 
 static const struct mib_group system_group = {

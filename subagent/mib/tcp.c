@@ -10,12 +10,20 @@
 
 #include "../sources/sources.h"
 
-static const oid tcp_oid[] = { CLUSTERMON_OBJECTS_OID, 6 };
+static const oid tcp_oid[] = { CM_OID_clusterMonTcp };
 
 enum { INET_ADDRESS_IPV4 = 1, INET_ADDRESS_IPV6 = 2 };
-enum { COL_LOCAL_TYPE = 2, COL_LOCAL, COL_LOCAL_PORT, COL_REM_TYPE, COL_REM, COL_REM_PORT,
-       COL_STATE, COL_PID = 23, COL_WSCALE_SENT = 33, COL_WSCALE_RCVD, COL_TIMESTAMPS,
-       COL_SACK, COL_ECN, COL_LAST = COL_ECN };
+/* A clusterMonTcpConnEntry column by the end of its MIB name. */
+#define CONN_COL(name) CM_ARC_clusterMonTcpConn##name
+enum {
+	COL_LOCAL_TYPE = CONN_COL(LocalAddressType), COL_LOCAL = CONN_COL(LocalAddress),
+	COL_LOCAL_PORT = CONN_COL(LocalPort), COL_REM_TYPE = CONN_COL(RemAddressType),
+	COL_REM = CONN_COL(RemAddress), COL_REM_PORT = CONN_COL(RemPort),
+	COL_STATE = CONN_COL(State), COL_PID = CONN_COL(Pid),
+	COL_WSCALE_SENT = CONN_COL(WinScaleSent), COL_WSCALE_RCVD = CONN_COL(WinScaleRcvd),
+	COL_TIMESTAMPS = CONN_COL(TimeStamps), COL_SACK = CONN_COL(Sack), COL_ECN = CONN_COL(Ecn),
+	COL_LAST = COL_ECN
+};
 enum { TRUTH_TRUE = 1, TRUTH_FALSE = 2 };
 
 /* TCPI_OPT_* bits behind the TruthValue columns. */
@@ -25,27 +33,35 @@ static const struct {
 	{ COL_TIMESTAMPS, 1 }, { COL_SACK, 2 }, { COL_ECN, 8 },
 };
 
-/* Columns 9..29 but Pid: the tcp_info field and the type it is served as. */
+/* Columns RttUs..BusyTimeUs but Pid: the tcp_info field and the type it is
+ * served as (columns before WinScaleSent only: the array ends there). */
 static const struct {
 	int field;             /* enum tcp_field, -1 for none */
 	u_char type;
 } info_cols[COL_WSCALE_SENT] = {
-	[9] = { TCPF_RTT, ASN_GAUGE },            [10] = { TCPF_RTTVAR, ASN_GAUGE },
-	[11] = { TCPF_MIN_RTT, ASN_GAUGE },       [12] = { TCPF_RTO, ASN_GAUGE },
-	[13] = { TCPF_CWND, ASN_GAUGE },          [14] = { TCPF_SSTHRESH, ASN_GAUGE },
-	[15] = { TCPF_SND_MSS, ASN_GAUGE },       [16] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
-	[17] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
-	[18] = { TCPF_SEGS_OUT, ASN_COUNTER64 },  [19] = { TCPF_SEGS_IN, ASN_COUNTER64 },
-	[20] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
-	[21] = { TCPF_LOST, ASN_GAUGE },          [22] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
-	[24] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
-	[25] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
-	[26] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
-	[27] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
-	[28] = { TCPF_RCV_RTT, ASN_GAUGE },       [29] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
-	[30] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
-	[31] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
-	[32] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
+	[CONN_COL(RttUs)] = { TCPF_RTT, ASN_GAUGE },
+	[CONN_COL(RttVarUs)] = { TCPF_RTTVAR, ASN_GAUGE },
+	[CONN_COL(MinRttUs)] = { TCPF_MIN_RTT, ASN_GAUGE },
+	[CONN_COL(RtoUs)] = { TCPF_RTO, ASN_GAUGE },
+	[CONN_COL(Cwnd)] = { TCPF_CWND, ASN_GAUGE },
+	[CONN_COL(Ssthresh)] = { TCPF_SSTHRESH, ASN_GAUGE },
+	[CONN_COL(SndMss)] = { TCPF_SND_MSS, ASN_GAUGE },
+	[CONN_COL(BytesAcked)] = { TCPF_BYTES_ACKED, ASN_COUNTER64 },
+	[CONN_COL(BytesReceived)] = { TCPF_BYTES_RECEIVED, ASN_COUNTER64 },
+	[CONN_COL(SegsOut)] = { TCPF_SEGS_OUT, ASN_COUNTER64 },
+	[CONN_COL(SegsIn)] = { TCPF_SEGS_IN, ASN_COUNTER64 },
+	[CONN_COL(TotalRetrans)] = { TCPF_TOTAL_RETRANS, ASN_COUNTER64 },
+	[CONN_COL(Lost)] = { TCPF_LOST, ASN_GAUGE },
+	[CONN_COL(DeliveryRate)] = { TCPF_DELIVERY_RATE, ASN_COUNTER64 },
+	[CONN_COL(DataSegsOut)] = { TCPF_DATA_SEGS_OUT, ASN_COUNTER64 },
+	[CONN_COL(DataSegsIn)] = { TCPF_DATA_SEGS_IN, ASN_COUNTER64 },
+	[CONN_COL(OctetsRetrans)] = { TCPF_BYTES_RETRANS, ASN_COUNTER64 },
+	[CONN_COL(DSACKDups)] = { TCPF_DSACK_DUPS, ASN_COUNTER64 },
+	[CONN_COL(RcvRttUs)] = { TCPF_RCV_RTT, ASN_GAUGE },
+	[CONN_COL(NotsentBytes)] = { TCPF_NOTSENT_BYTES, ASN_GAUGE },
+	[CONN_COL(SndLimTimeRwinUs)] = { TCPF_RWND_LIMITED, ASN_COUNTER64 },
+	[CONN_COL(SndLimTimeSndUs)] = { TCPF_SNDBUF_LIMITED, ASN_COUNTER64 },
+	[CONN_COL(BusyTimeUs)] = { TCPF_BUSY_TIME, ASN_COUNTER64 },
 };
 
 /* Window scales and negotiated options: derived from two tcp_info bytes. */
@@ -151,11 +167,15 @@ static const struct mib_table conn_table = {
 };
 
 static const struct mib_object tcp_objects[] = {
-	{ .arc = 1, .get = get_active_opens },     { .arc = 2, .get = get_passive_opens },
-	{ .arc = 3, .get = get_retrans_segs },     { .arc = 4, .get = get_in_errs },
-	{ .arc = 5, .get = get_out_rsts },         { .arc = 6, .get = get_listen_overflows },
-	{ .arc = 7, .get = get_listen_drops },     { .arc = 8, .get = get_timeouts },
-	{ .arc = 20, .table = &conn_table },
+	{ .arc = CM_ARC_clusterMonTcpActiveOpens, .get = get_active_opens },
+	{ .arc = CM_ARC_clusterMonTcpPassiveOpens, .get = get_passive_opens },
+	{ .arc = CM_ARC_clusterMonTcpRetransSegs, .get = get_retrans_segs },
+	{ .arc = CM_ARC_clusterMonTcpInErrs, .get = get_in_errs },
+	{ .arc = CM_ARC_clusterMonTcpOutRsts, .get = get_out_rsts },
+	{ .arc = CM_ARC_clusterMonTcpListenOverflows, .get = get_listen_overflows },
+	{ .arc = CM_ARC_clusterMonTcpListenDrops, .get = get_listen_drops },
+	{ .arc = CM_ARC_clusterMonTcpTimeouts, .get = get_timeouts },
+	{ .arc = CM_ARC_clusterMonTcpConnTable, .table = &conn_table },
 };
 
 static const struct mib_group tcp_group = {

@@ -20,14 +20,23 @@
 #include "core/ring.h"
 #include "core/threshold.h"
 
-static const oid thresholds_oid[] = { CLUSTERMON_OBJECTS_OID, 11 };
-static const oid entry_oid[] = { CLUSTERMON_OBJECTS_OID, 11, 1, 1 };
-static const oid rising_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 1 };
-static const oid falling_trap_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 0, 2 };
+static const oid thresholds_oid[] = { CM_OID_clusterMonThresholds };
+static const oid entry_oid[] = { CM_OID_clusterMonThresholdEntry };
+static const oid rising_trap_oid[] = { CM_OID_clusterMonThresholdRising };
+static const oid falling_trap_oid[] = { CM_OID_clusterMonThresholdFalling };
 
 enum {
-	COL_VARIABLE = 2, COL_SAMPLE_TYPE, COL_INTERVAL, COL_RISING, COL_FALLING,
-	COL_STARTUP, COL_VALUE, COL_STATE, COL_STORAGE, COL_STATUS, COL_OWNER,
+	COL_VARIABLE = CM_ARC_clusterMonThresholdVariable,
+	COL_SAMPLE_TYPE = CM_ARC_clusterMonThresholdSampleType,
+	COL_INTERVAL = CM_ARC_clusterMonThresholdIntervalMs,
+	COL_RISING = CM_ARC_clusterMonThresholdRisingLevel,
+	COL_FALLING = CM_ARC_clusterMonThresholdFallingLevel,
+	COL_STARTUP = CM_ARC_clusterMonThresholdStartupAlarm,
+	COL_VALUE = CM_ARC_clusterMonThresholdValue,
+	COL_STATE = CM_ARC_clusterMonThresholdState,
+	COL_STORAGE = CM_ARC_clusterMonThresholdStorageType,
+	COL_STATUS = CM_ARC_clusterMonThresholdRowStatus,
+	COL_OWNER = CM_ARC_clusterMonThresholdOwner
 };
 enum state { STATE_ARMED = 1, STATE_RISEN = 2, STATE_FALLEN = 3 };
 
@@ -450,7 +459,9 @@ static const struct rt_ops ops = {
 			   "[startup=rising|falling|both]",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonThresholdRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonThresholdTable, .store_token = "clusterMonThresholdRow",
+};
 
 static void *acquire(void)
 {
@@ -463,7 +474,7 @@ static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_inf
 }
 
 static struct mib_object objects[] = {
-	{ .arc = 1, .table = &table.view },
+	{ .arc = CM_ARC_clusterMonThresholdTable, .table = &table.view },
 };
 
 static const struct mib_group group = {

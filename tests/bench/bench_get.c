@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mib/cm-oids.h"
+
 static const oid sys_uptime[] = { 1, 3, 6, 1, 2, 1, 1, 3, 0 };
-static const oid cpu_util_1[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1, 3, 20, 1, 10, 1 };
+static const oid cpu_util_1[] = { CM_OID_clusterMonCpuUtil, 1 };
 
 static double now_us(void)
 {

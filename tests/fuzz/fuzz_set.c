@@ -50,10 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_REQUESTS 40
 #define MAX_VARBINDS 10
 
-static const oid objects[] = { CLUSTERMON_OBJECTS_OID };
+static const oid objects[] = { CM_OID_clusterMonObjects };
 #define OBJ_LEN OID_LENGTH(objects)
-/* netSnmpExperimental.77.2.0: the other subagent's object. */
-static const oid other_oid[] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 2 };
+/* clusterMonConformance.0: the other subagent's object, next to ours. */
+static const oid other_oid[] = { CM_OID_clusterMonConformance };
 
 static void fail(const char *fmt, ...)
 {

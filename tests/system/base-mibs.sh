@@ -19,5 +19,5 @@ grep -q '^get-base-mibs: HCNUM-TC: stand-in ' <<<"$out"; ok $? "HCNUM-TC from th
 # NET-SNMP-MIB is libsnmp-base's; no other system directory on the path.
 oid=$(snmptranslate -M "$dest:/usr/share/snmp/mibs:$top_srcdir/mibs:$top_srcdir/tests/mibs" \
 	-m CLUSTER-MON-MIB -On CLUSTER-MON-MIB::clusterMonTcpConnRemAddress 2>"$T/translate.log")
-is "$oid" "$CM.6.20.1.6" "CLUSTER-MON-MIB resolves by name with those modules"
+is "$oid" "$clusterMonTcpConnRemAddress" "CLUSTER-MON-MIB resolves by name with those modules"
 finish

@@ -20,7 +20,7 @@ expect() { # expect DESCRIPTION EXIT STATE-WORD ARGS...
 	ok $? "$d: exit $rc, $out"
 }
 
-total=$(get "$CM.4.1.0") avail=$(get "$CM.4.2.0")
+total=$(get "$clusterMonMemTotalKB.0") avail=$(get "$clusterMonMemAvailableKB.0")
 pct=$(( avail * 100 / total ))
 expect "memory available above both floors" 0 OK -m mem -w "$((pct - 5)):" -c "$((pct - 10)):"
 expect "above the critical floor, below the warning one" 1 WARNING -m mem -w "$((pct + 2)):" -c "$((pct - 10)):"

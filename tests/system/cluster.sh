@@ -66,15 +66,15 @@ via() { # via CONTEXT OID: the value through the aggregator
 		-X cluster-view-pass -n "$1" -t 2 -r 1 -On -Oqv "$TARGET" "$2" 2>&1
 }
 for n in $NODES; do
-	wait_for 10 sh -c "snmpget -v2c -c public -t 1 -r 0 -Oqv 10.77.$n.2 $CM.1.1.0 | grep -q node$n"
-	is "$(snmpget -v2c -c public -t 1 -r 1 -Oqv 10.77.$n.2 "$CM.1.1.0" 2>&1)" "\"node$n\"" \
+	wait_for 10 sh -c "snmpget -v2c -c public -t 1 -r 0 -Oqv 10.77.$n.2 $clusterMonNodeName.0 | grep -q node$n"
+	is "$(snmpget -v2c -c public -t 1 -r 1 -Oqv 10.77.$n.2 "$clusterMonNodeName.0" 2>&1)" "\"node$n\"" \
 		"node$n answers on its own address with its own name"
 done
 for n in $NODES; do
-	is "$(via "node$n" "$CM.1.1.0")" "\"node$n\"" "through the aggregator, context node$n is node$n"
+	is "$(via "node$n" "$clusterMonNodeName.0")" "\"node$n\"" "through the aggregator, context node$n is node$n"
 done
 out=$(snmpwalk -v3 -u clusterview -l authPriv -a SHA-256 -A cluster-view-pass -x AES \
-	-X cluster-view-pass -n node2 -On -Oqv "$TARGET" "$CM.2.1.1.2" 2>&1)
+	-X cluster-view-pass -n node2 -On -Oqv "$TARGET" "$clusterMonSourceName" 2>&1)
 is "$(tr '\n' ' ' <<<"$out")" '"cpu" "mem" "proc" "tcp" "pcap" "probes" ' \
 	"a walk through context node2 returns node2's source table"
 # clustermonctl --cluster: one line per node through the aggregator.
@@ -86,5 +86,5 @@ is "$(awk '{ print $1 }' <<<"$out" | tr '\n' ' ')" "node1 node2 node3 " \
 	"clustermonctl --cluster shows each node's own line"
 diag "$out"
 check "the default context does not proxy anything" contains "No Such Object" \
-	"$(snmpget -v2c -c public -On "$TARGET" "$CM.1.1.0" 2>&1)"
+	"$(snmpget -v2c -c public -On "$TARGET" "$clusterMonNodeName.0" 2>&1)"
 finish

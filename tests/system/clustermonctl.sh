@@ -18,29 +18,29 @@ start_helper || bail "clustermon-kprobe did not start"
 TCPPORT=$(( $(free_udp_port) ))
 printf 'helperSocket %s\nsampleInterval probes 50\nsampleInterval cpu 3600000\n' \
 	"$HELPER_SOCK" >"$T/ctl.conf"
-printf 'history mem %s 100 5\nsampleInterval tcp 100\ntcpFilter port=%s\n' "$CM.4.2.0" \
+printf 'history mem %s 100 5\nsampleInterval tcp 100\ntcpFilter port=%s\n' "$clusterMonMemAvailableKB.0" \
 	"$TCPPORT" >>"$T/ctl.conf"
 start_agent -c "$T/ctl.conf" || bail "clustermond did not register"
 ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$@" 2>&1); rc=$?; echo "$out" >>"$T/clients.log"; }
 
 ctl -H "127.0.0.1:$PORT" cpu
-want=$(walk "$CM.3.20.1.10" | awk '{ split($1, o, "."); printf "cpu%d %.2f%%\n", o[length(o)] - 1, $2 / 100 }')
+want=$(walk "$clusterMonCpuUtil" | awk '{ split($1, o, "."); printf "cpu%d %.2f%%\n", o[length(o)] - 1, $2 / 100 }')
 got=$(awk '/^cpu[0-9]/ { print $1, $NF }' <<<"$out")
 is "$got" "$want" "cpu: every CPU's percentage is clusterMonCpuUtil"
 contains "\[#*\.*\]" "$out"; ok $? "drawn as bars"
 
 # sample.cost.cpu holds the one cpu sample taken so far: it stands still.
 ctl "127.0.0.1:$PORT" hist sample.cost.cpu
-idx=$(walk "$CM.9.1.1.2" | awk '$2 == "\"sample.cost.cpu\"" { n = split($1, o, "."); print o[n] }')
-head=$(printf 'sample.cost.cpu: %s values; p50 %s, p90 %s, p99 %s us' "$(get "$CM.9.1.1.4.$idx")" \
-	"$(get "$CM.9.1.1.6.$idx")" "$(get "$CM.9.1.1.7.$idx")" "$(get "$CM.9.1.1.8.$idx")")
+idx=$(walk "$clusterMonHistSourceName" | awk '$2 == "\"sample.cost.cpu\"" { n = split($1, o, "."); print o[n] }')
+head=$(printf 'sample.cost.cpu: %s values; p50 %s, p90 %s, p99 %s us' "$(get "$clusterMonHistSourceCount.$idx")" \
+	"$(get "$clusterMonHistSourceP50.$idx")" "$(get "$clusterMonHistSourceP90.$idx")" "$(get "$clusterMonHistSourceP99.$idx")")
 is "$(head -n 1 <<<"$out")" "$head" "hist: count and percentiles as snmpget reads them"
-want=$(walk "$CM.9.2.1.4.$idx" | awk '$2 > 0 { print $2 }' | paste -sd ' ')
+want=$(walk "$clusterMonHistBucketCount.$idx" | awk '$2 > 0 { print $2 }' | paste -sd ' ')
 got=$(awk -F: '/->/ && $2 + 0 > 0 { sub(/\|.*/, "", $2); print $2 + 0 }' <<<"$out" | paste -sd ' ')
 [ -n "$got" ] && [ "$got" = "$want" ]; ok $? "and its bucket counts ($got; snmpget: $want)"
 
 ctl "127.0.0.1:$PORT" sources
-want=$(walk "$CM.2.1.1.2" | while read -r o n; do echo "${n//\"/} $(get "$CM.2.1.1.3.${o##*.}")"; done)
+want=$(walk "$clusterMonSourceName" | while read -r o n; do echo "${n//\"/} $(get "$clusterMonSourceIntervalMs.${o##*.}")"; done)
 got=$(awk 'NR > 1 { print $1, $2 }' <<<"$out")
 [ -n "$want" ] && [ "$got" = "$want" ]; ok $? "sources: each source's name and interval as snmpget reads them"
 [ -n "$want" ] || diag "got '$got', want '$want'"
@@ -76,33 +76,33 @@ ctl "127.0.0.1:$PORT" probe add tracepoint:syscalls:sys_enter_getppid "pid=$call
 ok $? "probe add: $out"
 n=$(sed -n 's/^probe \([0-9]*\):.*/\1/p' <<<"$out")
 echo g >"$T/go"; wait "$calls"
-wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.8.1.1.6.$n)\" = 5000 ]"
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProbeHits.$n)\" = 5000 ]"
 ctl "127.0.0.1:$PORT" probes
 line=$(awk -v n="$n" '$1 == n' <<<"$out")
-is "$(awk '{ print $2, $3, $4, $5 }' <<<"$line")" "up $(get "$CM.8.1.1.6.$n") $(get "$CM.8.1.1.8.$n") tracepoint:syscalls:sys_enter_getppid" \
+is "$(awk '{ print $2, $3, $4, $5 }' <<<"$line")" "up $(get "$clusterMonProbeHits.$n") $(get "$clusterMonProbeLost.$n") tracepoint:syscalls:sys_enter_getppid" \
 	"probes: status, hits and lost as snmpget reads them"
 ctl "127.0.0.1:$PORT" probe add tracepoint:nope:nope
 [ $rc -eq 2 ] && contains "cannot attach: no tracepoint nope:nope" "$out"; ok $? "a spec that cannot attach: exit $rc, $out"
-lacks "nope:nope" "$(walk "$CM.8.1.1.2")"; ok $? "and leaves no row behind"
+lacks "nope:nope" "$(walk "$clusterMonProbeSpec")"; ok $? "and leaves no row behind"
 ctl "127.0.0.1:$PORT" probe add "tracepoint:sched"
 [ $rc -eq 2 ] && contains "refused: wrongValue" "$out"; ok $? "a malformed spec: exit $rc, $out"
 out=$("$CTL" -v 2c -c public -t 2 -r 0 "127.0.0.1:$PORT" probe add tracepoint:sched:sched_switch 2>&1); rc=$?
 [ $rc -eq 2 ] && contains "no write access" "$out"; ok $? "a read-only community: exit $rc, $out"
 ctl "127.0.0.1:$PORT" probe del "$n"
-[ $rc -eq 0 ] && contains "No Such Instance" "$(get_raw "$CM.8.1.1.12.$n")"; ok $? "probe del removes the row"
+[ $rc -eq 0 ] && contains "No Such Instance" "$(get_raw "$clusterMonProbeRowStatus.$n")"; ok $? "probe del removes the row"
 out=$("$CTL" -v 3 -u cmadmin -l authPriv -a SHA-256 -A cm-auth-passphrase -x AES \
 	-X cm-priv-passphrase -t 2 "127.0.0.1:$PORT" nodes 2>&1); rc=$?
 echo "$out" >>"$T/clients.log"
 [ $rc -eq 0 ] && contains "^$(uname -n) .* CPUs" "$out"; ok $? "SNMPv3 authPriv works too: $out"
-ctl "127.0.0.1:$PORT" threshold add memtotal "$CM.4.1.0" rising=1 falling=0 interval=200
+ctl "127.0.0.1:$PORT" threshold add memtotal "$clusterMonMemTotalKB.0" rising=1 falling=0 interval=200
 [ $rc -eq 0 ] && contains "^threshold [0-9]*: memtotal" "$out"; ok $? "threshold add: $out"
 t=$(sed -n 's/^threshold \([0-9]*\):.*/\1/p' <<<"$out")
-wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.11.1.1.9.$t)\" = 2 ]"
+wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonThresholdState.$t)\" = 2 ]"
 ctl "127.0.0.1:$PORT" thresholds
 line=$(awk -v t="$t" '$1 == t' <<<"$out")
-is "$(awk '{ print $2, $3, $4 }' <<<"$line")" "memtotal risen $(get "$CM.11.1.1.8.$t")" \
+is "$(awk '{ print $2, $3, $4 }' <<<"$line")" "memtotal risen $(get "$clusterMonThresholdValue.$t")" \
 	"thresholds: owner, state and value as snmpget reads them"
-ctl "127.0.0.1:$PORT" threshold add bad "$CM.4.1.0" rising=1 falling=5
+ctl "127.0.0.1:$PORT" threshold add bad "$clusterMonMemTotalKB.0" rising=1 falling=5
 [ $rc -eq 2 ] && contains "refused" "$out"; ok $? "falling above rising is refused: $out"
 ctl "127.0.0.1:$PORT" frobnicate
 [ $rc -eq 2 ] && contains "unknown command 'frobnicate'" "$out"; ok $? "an unknown command: exit $rc"

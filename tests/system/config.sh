@@ -26,17 +26,17 @@ bad "tcpFilter with a port range upside down" "tcpFilter port=90-80" "'port=90-8
 
 echo "sampleInterval cpu 250" >"$T/good.conf"
 start_agent -c "$T/good.conf" || bail "clustermond did not start with a good config"
-is "$(get "$CM.2.1.1.3.1")" 250 "sampleInterval from -c FILE is in force"
+is "$(get "$clusterMonSourceIntervalMs.1")" 250 "sampleInterval from -c FILE is in force"
 
 echo "sampleInterval cpu 50" >"$T/good.conf"
 kill -HUP "$AGENT_PID"
-check "SIGHUP applies the new interval" wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -Oqv $TARGET $CM.2.1.1.3.1)\" = 50 ]"
+check "SIGHUP applies the new interval" wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -Oqv $TARGET $clusterMonSourceIntervalMs.1)\" = 50 ]"
 printf 'sampleInterval cpu 70\nsampleInterval cpu 1\n' >"$T/good.conf"
 kill -HUP "$AGENT_PID"
 sleep 1
-is "$(get "$CM.2.1.1.3.1")" 50 "SIGHUP with a broken file keeps the running configuration"
+is "$(get "$clusterMonSourceIntervalMs.1")" 50 "SIGHUP with a broken file keeps the running configuration"
 check "the broken file is reported with its line" grep -q "good.conf: line 2:" "$T/clustermond.log"
-check "clustermond still answers after the bad reload" get "$CM.1.1.0"
+check "clustermond still answers after the bad reload" get "$clusterMonNodeName.0"
 
 kill -TERM "$AGENT_PID"
 wait "$AGENT_PID"; rc=$?; AGENT_PID=

@@ -142,7 +142,7 @@ is "$(svc current_state "TCP retransmits")" 0 "TCP retransmits is OK on an idle 
 # sched.runqlat comes from the eBPF helper, which this test does not start:
 # without it the plugin must say UNKNOWN and why, with it give perfdata.
 out=$(svc plugin_output "Run-queue latency p99")
-if walk "$CM" | grep -q '"sched.runqlat"'; then
+if walk "$clusterMonObjects" | grep -q '"sched.runqlat"'; then
 	check "Run-queue latency p99 has perfdata: $out | $(svc performance_data "Run-queue latency p99")" \
 		contains "=[0-9.]*" "$(svc performance_data "Run-queue latency p99")"
 else
@@ -156,7 +156,7 @@ is "$(svc current_state clustermon-traps)" 0 "clustermon-traps starts OK with no
 
 # --- a threshold on clusterMonSourceIntervalMs of the mem source, moved by
 # SETs: a crossing that does not depend on how busy the machine is.
-TH=$CM.11.1.1 SRC=$CM.2.1.1
+TH=$clusterMonThresholdEntry SRC=$clusterMonSourceEntry
 idx=$(walk "$SRC.2" | awk '$2 == "\"mem\"" { n = split($1, a, "."); print a[n] }')
 [ -n "$idx" ] || bail "no mem row in clusterMonSourceTable"
 IV=$SRC.3.$idx

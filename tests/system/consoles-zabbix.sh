@@ -195,7 +195,7 @@ for _ in 1 2 3 4 5 6; do
 	check_now
 	wait_for 10 has_value clustermon.memory.total && break
 done
-total=$(lastvalue clustermon.memory.total) kb=$(get "$CM.4.1.0")
+total=$(lastvalue clustermon.memory.total) kb=$(get "$clusterMonMemTotalKB.0")
 is "$total" "$((kb * 1024))" "Memory total in Zabbix is clusterMonMemTotalKB x 1024 after $((SECONDS - t0)) s"
 wait_for 20 has_value clustermon.cpu.util
 util=$(lastvalue clustermon.cpu.util)
@@ -203,13 +203,13 @@ check "CPU utilisation has a value in percent ($util)" awk -v v="$util" 'BEGIN {
 avail=$(lastvalue clustermon.memory.available)
 check "Memory available has a value ($avail B) at most the total" awk -v v="$avail" -v t="$total" 'BEGIN { exit !(v != "" && v > 0 && v <= t) }'
 # LLD: one "CPU N utilisation" item per row clustermond serves.
-rows=$(walk "$CM.3.20.1.10" | grep -c "^$CM.3.20.1.10\.")
+rows=$(walk "$clusterMonCpuUtil" | grep -c "^$clusterMonCpuUtil\.")
 cpus() { api item.get "{\"hostids\":\"$hid\",\"search\":{\"key_\":\"clustermon.cpu.util[\"},\"countOutput\":true}" | jq_ d; }
 wait_for 30 sh -c "[ \"\$(python3 $top_srcdir/tests/system/zbxapi.py $URL item.get '{\"hostids\":\"$hid\",\"search\":{\"key_\":\"clustermon.cpu.util[\"},\"countOutput\":true}')\" = '\"$rows\"' ]"
 is "$(cpus)" "$rows" "low-level discovery made a utilisation item for each of the $rows CPUs"
 
 # --- a threshold trap reaches the snmptrapper item.
-TH=$CM.11.1.1 SRC=$CM.2.1.1
+TH=$clusterMonThresholdEntry SRC=$clusterMonSourceEntry
 idx=$(walk "$SRC.2" | awk '$2 == "\"mem\"" { n = split($1, a, "."); print a[n] }')
 IV=$SRC.3.$idx orig=$(get "$SRC.3.$idx")
 set_rw "$TH.11.9" i 4 "$TH.2.9" o "$IV" "$TH.3.9" i 1 "$TH.4.9" u 100 \

@@ -8,14 +8,14 @@ plan 11
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 sleep 1
-S="$CM.9.1.1" B="$CM.9.2.1"
+S="$clusterMonHistSourceEntry" B="$clusterMonHistBucketEntry"
 
 names=$(walk "$S.2" | awk '{ print $2 }' | tr '\n' ' ')
 is "$names" '"cpu.util" "sample.cost.cpu" "sample.cost.mem" "sample.cost.proc" "tcp.rtt" "sample.cost.tcp" "pcap.pktsize" "pcap.synrtt" "sample.cost.pcap" "sample.cost.probes" ' "distribution sources (sched.runqlat only while the helper runs)"
 is "$(get "$S.3.2")" '"us"' "sample.cost.cpu is in microseconds"
 
 # Read the cpu cost distribution and the sampler's count back to back.
-count=$(get "$S.4.2"); samples=$(get "$CM.2.1.1.5.1")
+count=$(get "$S.4.2"); samples=$(get "$clusterMonSourceSamples.1")
 check "sample.cost.cpu counts every cpu sample ($count vs $samples)" \
 	test "$samples" -ge "$count" -a $((samples - count)) -le 3
 

@@ -15,7 +15,7 @@ fds1=$(agent_fds)
 is "$fds1" "$fds0" "no fd growth over ${WAIT}s without a master"
 t0=$(date +%s%N)
 start_master || bail "snmpd did not start"
-wait_for 10 get "$CM.1.1.0"
+wait_for 10 get "$clusterMonNodeName.0"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$ms" -le 3000 ]; ok $? "registered ${ms} ms after the master was started (ping interval 2 s)"
 finish

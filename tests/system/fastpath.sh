@@ -25,7 +25,7 @@ check "snmpd loaded clustermon.so and registered the image's subtrees" wait_for 
 is "$(stat -c %a "$IMAGE")" 640 "the image is readable by the owner's group only (0640)"
 
 # --- the same walk through both paths
-walk_all() { snmpbulkwalk -v2c -c public -Cr25 -t 5 -r 1 -On -Oe "$TARGET" "$CM" 2>&1; }
+walk_all() { snmpbulkwalk -v2c -c public -Cr25 -t 5 -r 1 -On -Oe "$TARGET" "$clusterMonObjects" 2>&1; }
 # One line per column (table entries cut after the column) and type.
 shape() {
 	grep '^\.' | awk -F' = ' '{ n = split($1, s, "."); t = $2; sub(/:.*/, "", t)
@@ -34,7 +34,7 @@ shape() {
 }
 # Objects whose values do not move between two walks a second apart: names,
 # versions, counts, totals, units, and the process row of snmpd itself.
-STABLE="^\\$CM\\.(1\\.[1234]\\.0|3\\.1\\.0|4\\.1\\.0|4\\.7\\.0|2\\.1\\.1\\.[23]\\.[0-9]+|9\\.1\\.1\\.[23]\\.[0-9]+|5\\.1\\.1\\.(2|16|17|18)\\.$MASTER_PID) = "
+STABLE="^\\$clusterMonObjects\\.(1\\.[1234]\\.0|3\\.1\\.0|4\\.1\\.0|4\\.7\\.0|2\\.1\\.1\\.[23]\\.[0-9]+|9\\.1\\.1\\.[23]\\.[0-9]+|5\\.1\\.1\\.(2|16|17|18)\\.$MASTER_PID) = "
 stable() { grep -E "$STABLE"; }
 # Connections of our own, so the TCP table has rows in both walks.
 "$top_builddir/tests/system/tcpconns" 4 4 0 >"$T/conns" 2>&1 &
@@ -48,7 +48,7 @@ kill -HUP "$AGENT_PID"
 check "with the image gone the module gives its subtrees back" wait_for 5 unregistered
 walk_all >"$T/walk.agentx"
 kill "$conns"; wait "$conns" 2>/dev/null
-n_fast=$(grep -c "^\\$CM" "$T/walk.fast"); n_ax=$(grep -c "^\\$CM" "$T/walk.agentx")
+n_fast=$(grep -c "^\\$clusterMonObjects" "$T/walk.fast"); n_ax=$(grep -c "^\\$clusterMonObjects" "$T/walk.agentx")
 diag "walks: $n_fast varbinds through the module, $n_ax through AgentX"
 check "the walk through the module has no error" lacks "Timeout\|No Such\|Error" "$(tail -n 3 "$T/walk.fast")"
 is "$(shape <"$T/walk.fast" | md5sum)" "$(shape <"$T/walk.agentx" | md5sum)" \
@@ -63,13 +63,13 @@ kill -HUP "$AGENT_PID"
 check "after SIGHUP it publishes again and the module serves it" wait_for 5 registered
 
 # --- SETs, read-create rows and traps still go to clustermond
-out=$(set_rw "$CM.2.1.1.3.2" u 2500)
-is "$(get "$CM.2.1.1.3.2")" 2500 "a SET of clusterMonSourceIntervalMs (mem) with the module loaded"
-set_rw "$CM.2.1.1.3.2" u 1000 >/dev/null
+out=$(set_rw "$clusterMonSourceIntervalMs.2" u 2500)
+is "$(get "$clusterMonSourceIntervalMs.2")" 2500 "a SET of clusterMonSourceIntervalMs (mem) with the module loaded"
+set_rw "$clusterMonSourceIntervalMs.2" u 1000 >/dev/null
 check "a SET of an object the module serves is notWritable, as the subagent says" \
-	contains notWritable "$(set_rw "$CM.3.1.0" u 7)"
-TH=$CM.11.1.1
-out=$(set_rw "$TH.11.9" i 4 "$TH.2.9" o "$CM.3.1.0" "$TH.4.9" u 100 "$TH.5.9" s 1 "$TH.6.9" s 0 "$TH.7.9" i 1)
+	contains notWritable "$(set_rw "$clusterMonCpuCount.0" u 7)"
+TH=$clusterMonThresholdEntry
+out=$(set_rw "$TH.11.9" i 4 "$TH.2.9" o "$clusterMonCpuCount.0" "$TH.4.9" u 100 "$TH.5.9" s 1 "$TH.6.9" s 0 "$TH.7.9" i 1)
 check "createAndGo of a threshold row" contains "INTEGER: 4" "$out"
 check "its rising trap reaches snmptrapd through the master" \
 	wait_for 5 sh -c "grep -q '77\\.0\\.1.*11\\.1\\.1\\.2\\.9 =' $T/traps.log"
@@ -77,21 +77,21 @@ set_rw "$TH.11.9" i 6 >/dev/null
 
 # --- staleness: a hung clustermond, a killed one, and its return
 kill -STOP "$AGENT_PID"
-out=$(snmpget -v2c -c public -t 2 -r 0 -On -Oqv "$TARGET" "$CM.3.1.0" 2>&1)
+out=$(snmpget -v2c -c public -t 2 -r 0 -On -Oqv "$TARGET" "$clusterMonCpuCount.0" 2>&1)
 check "the module answers from the image while it is fresh" test "$out" -ge 1
 sleep 2.5
-out=$(snmpget -v2c -c public -t 3 -r 0 -On -Oqv "$TARGET" "$CM.3.1.0" 2>&1)
+out=$(snmpget -v2c -c public -t 3 -r 0 -On -Oqv "$TARGET" "$clusterMonCpuCount.0" 2>&1)
 lacks_value() { ! grep -qE '^[0-9]+$' <<<"$1"; }
 check "two intervals after clustermond hung nothing is served as current ($out)" lacks_value "$out"
 kill -CONT "$AGENT_PID"
-check "it serves again when clustermond resumes" wait_for 5 get "$CM.3.1.0"
+check "it serves again when clustermond resumes" wait_for 5 get "$clusterMonCpuCount.0"
 kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 t0=$(date +%s%N)
-wait_for 5 sh -c "! snmpget -v2c -c public -t 1 -r 0 -On -Oqv $TARGET $CM.3.1.0 | grep -qE '^[0-9]+$'"
+wait_for 5 sh -c "! snmpget -v2c -c public -t 1 -r 0 -On -Oqv $TARGET $clusterMonCpuCount.0 | grep -qE '^[0-9]+$'"
 gone_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check "clustermond killed: its objects are gone within two intervals (${gone_ms} ms)" test "$gone_ms" -le 2500
 sleep 1
-check "and stay gone" lacks_value "$(snmpget -v2c -c public -t 1 -r 0 -On -Oqv "$TARGET" "$CM.3.1.0" 2>&1)"
+check "and stay gone" lacks_value "$(snmpget -v2c -c public -t 1 -r 0 -On -Oqv "$TARGET" "$clusterMonCpuCount.0" 2>&1)"
 start_agent || bail "clustermond did not restart"
 check "a new clustermond is served again without restarting snmpd" wait_for 5 registered
 

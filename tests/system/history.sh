@@ -11,14 +11,14 @@ command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
 taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
 start_master || bail "snmpd did not start"
 
-bad "a history interval of 5 ms" "history x $CM.3.20.1.10.1 5 10" "10..3600000"
-bad "a history of 0 buckets" "history x $CM.3.20.1.10.1 100 0" "BUCKETS"
-bad "a history of a group, not an instance" "history x $CM.3.20 100 10" "not an instance"
-bad "a threshold without falling" "threshold x $CM.4.1.0 rising=5" "falling=N"
-bad "a threshold with falling above rising" "threshold x $CM.4.1.0 rising=5 falling=6" "above rising"
-bad "a threshold with a stray word" "threshold x $CM.4.1.0 rising=5 falling=1 sometimes" "not rising=N"
+bad "a history interval of 5 ms" "history x $clusterMonCpuUtil.1 5 10" "10..3600000"
+bad "a history of 0 buckets" "history x $clusterMonCpuUtil.1 100 0" "BUCKETS"
+bad "a history of a group, not an instance" "history x $clusterMonCpuTable 100 10" "not an instance"
+bad "a threshold without falling" "threshold x $clusterMonMemTotalKB.0 rising=5" "falling=N"
+bad "a threshold with falling above rising" "threshold x $clusterMonMemTotalKB.0 rising=5 falling=6" "above rising"
+bad "a threshold with a stray word" "threshold x $clusterMonMemTotalKB.0 rising=5 falling=1 sometimes" "not rising=N"
 
-H=$CM.10.1.1 D=$CM.10.2.1 UTIL1=$CM.3.20.1.10.1
+H=$clusterMonHistoryCtlEntry D=$clusterMonHistoryEntry UTIL1=$clusterMonCpuUtil.1
 echo "history cpu0 $UTIL1 100 50" >"$T/h.conf"
 start_agent -c "$T/h.conf" || bail "clustermond did not register"
 is "$(get "$H.6.1")" '"cpu0"' "the config row's owner is its NAME"
@@ -46,7 +46,7 @@ check "their mean is within 15 points of /proc/stat's busy share" \
 	test "$(( ${mean:-0} - kernel ))" -le 1500 -a "$(( kernel - ${mean:-0} ))" -le 1500
 
 # --- 1 s buckets get ten samples each
-out=$(set_rw "$H.8.2" i 4 "$H.2.2" o "$CM.4.3.0" "$H.3.2" u 1000 "$H.4.2" u 5 "$H.6.2" s me)
+out=$(set_rw "$H.8.2" i 4 "$H.2.2" o "$clusterMonMemFreeKB.0" "$H.3.2" u 1000 "$H.4.2" u 5 "$H.6.2" s me)
 check "createAndGo of a 1 s history of clusterMonMemFreeKB" contains "INTEGER: 4" "$out"
 out=$(set_rw "$H.8.3" i 4 "$H.2.3" o "$UTIL1" "$H.3.3" u 100 "$H.4.3" u 5 "$H.7.3" i 2)
 check "and a volatile 100 ms history of 5 buckets" contains "INTEGER: 4" "$out"
@@ -64,18 +64,18 @@ check "its sample indexes ascend by one ($idx)" \
 	sh -c "set -- $idx; while [ \$# -gt 1 ]; do [ \$2 -eq \$((\$1 + 1)) ] || exit 1; shift; done"
 
 # --- refused SETs
-before=$(walk "$CM.10.1")
-refused "a variable that does not exist" inconsistentValue "$H.8.4" i 4 "$H.2.4" o "$CM.3.20.1.10.999"
+before=$(walk "$clusterMonHistoryCtlTable")
+refused "a variable that does not exist" inconsistentValue "$H.8.4" i 4 "$H.2.4" o "$clusterMonCpuUtil.999"
 refused "an interval of 5 ms" wrongValue "$H.3.2" u 5
 refused "0 buckets" wrongValue "$H.4.2" u 0
 refused "setting BucketsGranted" notWritable "$H.5.2" u 9
 refused "setting a history bucket" notWritable "$D.4.2.1" u 5
 refused "changing a config row" notWritable "$H.3.1" u 200
-is "$(walk "$CM.10.1")" "$before" "the control table is unchanged"
+is "$(walk "$clusterMonHistoryCtlTable")" "$before" "the control table is unchanged"
 
 # --- persistence
 stop_agent
 start_agent -c "$T/h.conf" || bail "clustermond did not come back"
-is "$(get "$H.2.2")" "$CM.4.3.0" "the nonVolatile history is back after a restart"
+is "$(get "$H.2.2")" "$clusterMonMemFreeKB.0" "the nonVolatile history is back after a restart"
 lacks "$H.8.3 " "$(walk "$H.8")"; ok $? "the volatile one is gone"
 finish

@@ -11,8 +11,16 @@ fi
 CLUSTERMOND="$top_builddir/subagent/clustermond"
 KPROBE_HELPER="$top_builddir/kprobe-helper/clustermon-kprobe"
 SNMPD="${SNMPD:-$(command -v snmpd || echo /usr/sbin/snmpd)}"
-# clusterMonObjects, numerically: tests must not depend on MIB files.
-CM=.1.3.6.1.4.1.8072.9999.77.1
+# The MIB's nodes by name, numerically ($clusterMonCpuUtil is
+# .1.3.6.1.4.1.8072.9999.77.1.3.20.1.10): from the header the build generates
+# from the MIB (mibs/gen-oids.awk), so tests need no MIB files at run time.
+CM_OIDS_H="$top_builddir/subagent/mib/cm-oids.h"
+if [ ! -f "$CM_OIDS_H" ]; then
+	echo "Bail out! no $CM_OIDS_H: build first (make)"
+	exit 1
+fi
+eval "$(sed -n 's/^#define CM_OID_\([A-Za-z0-9]*\) \([0-9, ]*\)$/\1=.\2/p' "$CM_OIDS_H" | sed 's/, /./g')"
+CM=$clusterMonObjects
 
 T=$(mktemp -d /tmp/clustermon-test.XXXXXX)
 # No MIB modules by default: tests use numeric OIDs, and a machine without the

@@ -10,13 +10,13 @@
 plan 8
 start_master || bail "snmpd did not start"
 printf 'threshold t1 %s rising=10 falling=5\nhistory h1 %s 1000 5\n' \
-	"$CM.4.1.0" "$CM.4.3.0" >"$T/m.conf"
+	"$clusterMonMemTotalKB.0" "$clusterMonMemFreeKB.0" >"$T/m.conf"
 start_agent -c "$T/m.conf" || bail "clustermond did not register"
 sleep 1.2
 
 # column OID, index length
-tables="$CM.2.1.1.2:1 $CM.3.20.1.2:1 $CM.5.1.1.2:1 $CM.6.20.1.2:1 $CM.7.1.1.2:1
-$CM.9.1.1.2:1 $CM.9.2.1.2:2 $CM.10.1.1.2:1 $CM.10.2.1.2:2 $CM.11.1.1.2:1"
+tables="$clusterMonSourceName:1 $clusterMonCpuUserMs:1 $clusterMonProcName:1 $clusterMonTcpConnLocalAddressType:1 $clusterMonPcapIfName:1
+$clusterMonHistSourceName:1 $clusterMonHistBucketLow:2 $clusterMonHistoryCtlVariable:1 $clusterMonHistoryIntervalStart:2 $clusterMonThresholdVariable:1"
 long_index() { # long_index BASE: enough ".1" to make the OID 128 sub-identifiers
 	local n=$(( 128 - $(echo "$1" | tr -cd . | wc -c) )) s=""
 	for _ in $(seq 1 "$n"); do s="$s.1"; done
@@ -42,7 +42,7 @@ for t in $tables; do
 	}
 done
 is "$bad" 0 "$asked malformed indexes over 10 tables: every one noSuchInstance"
-out=$(get_raw "$CM.3.20.1.99.1" "$CM.4.1.1" "$CM.4.99.0" "$CM.99.1.0")
+out=$(get_raw "$clusterMonCpuEntry.99.1" "$clusterMonMemTotalKB.1" "$clusterMonMemory.99.0" "$clusterMonObjects.99.1.0")
 check "an unknown column or object is noSuchObject, a scalar without .0 noSuchInstance" \
 	sh -c "[ \$(echo '$out' | grep -c 'No Such Object') -eq 3 ] && echo '$out' | grep -q 'No Such Instance'"
 
@@ -54,7 +54,7 @@ for t in $tables; do
 done
 is "$nexts" 0 "GETNEXT from past-the-end and 128-long indexes answers for every table"
 
-bulk() { snmpbulkget -v2c -c public -t 5 -r 0 -Cn0 -Cr10000 -On "$TARGET" "$CM" 2>&1; }
+bulk() { snmpbulkget -v2c -c public -t 5 -r 0 -Cn0 -Cr10000 -On "$TARGET" "$clusterMonObjects" 2>&1; }
 out=$(bulk)
 n=$(echo "$out" | grep -c "^\.1\.3\.6\.1\.4\.1\.8072\.9999\.77\.1\.")
 check "GETBULK max-repetitions 10000 is answered ($n varbinds)" test "$n" -gt 10
@@ -69,10 +69,10 @@ kill -STOP "$AGENT_PID"
 t0=$(date +%s%N); up=$(snmpget -v2c -c public -t 1 -r 0 -Oqv "$TARGET" .1.3.6.1.2.1.1.3.0 2>&1); t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 check "with clustermond stopped, sysUpTime.0 answers ($up) in under 100 ms (${ms} ms)" test -n "$up" -a "$ms" -lt 100
-get_raw "$CM.1.1.0" >/dev/null   # one that times out while it is stopped
+get_raw "$clusterMonNodeName.0" >/dev/null   # one that times out while it is stopped
 sleep 10
 kill -CONT "$AGENT_PID"
 t0=$(date +%s)
-wait_for 3 get "$CM.1.1.0"
+wait_for 3 get "$clusterMonNodeName.0"
 ok $? "clustermond answers again within 3 s of SIGCONT ($(( $(date +%s) - t0 )) s)"
 finish

@@ -19,7 +19,7 @@ kill -0 "$AGENT_PID" && [ "$f1" -eq "$f0" ]
 ok $? "clustermond keeps running without a master, its fds steady ($f0 -> $f1)"
 start_master || bail "snmpd did not start"
 check "registers within 3 s (one ping interval and a bit) once the master appears" \
-	wait_for 3 get "$CM.1.1.0"
+	wait_for 3 get "$clusterMonNodeName.0"
 
 slow=0 worst=0 restarts=0
 restart() { # restart N: the master killed and started N times
@@ -29,7 +29,7 @@ restart() { # restart N: the master killed and started N times
 		start_master || bail "snmpd did not restart"
 		restarts=$((restarts + 1))
 		t0=$(date +%s%N)
-		wait_for 3 get "$CM.3.1.0" || slow=$((slow + 1))
+		wait_for 3 get "$clusterMonCpuCount.0" || slow=$((slow + 1))
 		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 		[ "$ms" -gt "$worst" ] && worst=$ms
 	done
@@ -44,5 +44,5 @@ sleep 2.5   # the pings of a session that works must not open anything either
 is "$(fds)" "$f0" "and still after a ping interval"
 # Our counters predate the restarted master: a TimeStamp from before its
 # re-initialization is 0 (RFC 2579), never a time after its sysUpTime.
-is "$(get "$CM.1.3.0")" 0 "clusterMonDiscontinuityTime is 0 after the master restarted"
+is "$(get "$clusterMonDiscontinuityTime.0")" 0 "clusterMonDiscontinuityTime is 0 after the master restarted"
 finish

@@ -18,7 +18,7 @@ uport=$(free_udp_port) || bail "no free port"
 printf 'pcapInterface lo filter "udp port %s or (tcp[tcpflags] & tcp-syn != 0)"\nsampleInterval pcap 100\n' \
 	"$uport" >"$T/pcap.conf"
 start_agent -c "$T/pcap.conf" || bail "clustermond did not register"
-P=$CM.7.1.1 lo=$(cat /sys/class/net/lo/ifindex)
+P=$clusterMonPcapEntry lo=$(cat /sys/class/net/lo/ifindex)
 is "$(get "$P.2.$lo")" '"lo"' "a row for lo, indexed by its ifindex ($lo)"
 p0=$(get "$P.3.$lo"); b0=$(get "$P.4.$lo")
 # 500 datagrams of 100 bytes: 14 + 20 + 8 + 100 = 142 bytes on lo each.
@@ -30,16 +30,16 @@ is "$((p1 - p0))" 500 "clusterMonPcapPackets counts the 500 datagrams"
 is "$((b1 - b0))" $((500 * 142)) "clusterMonPcapBytes counts their 142 bytes each"
 is "$(get "$P.5.$lo")" 0 "no kernel drops"
 
-syn=$(walk "$CM.9.1.1.2" | awk '$2 == "\"pcap.synrtt\"" { n = split($1, o, "."); print o[n] }')
+syn=$(walk "$clusterMonHistSourceName" | awk '$2 == "\"pcap.synrtt\"" { n = split($1, o, "."); print o[n] }')
 check "pcap.synrtt is a distribution source" test -n "$syn"
-c0=$(get "$CM.9.1.1.4.${syn:-0}")
+c0=$(get "$clusterMonHistSourceCount.${syn:-0}")
 "$TCPCONNS" 4 25 0 >"$T/conns" 2>&1 &
 cp=$!
 wait_for 10 grep -q ready "$T/conns"
 sleep 0.5
 kill "$cp"; wait "$cp" 2>/dev/null
-c1=$(get "$CM.9.1.1.4.${syn:-0}")
+c1=$(get "$clusterMonHistSourceCount.${syn:-0}")
 is "$((c1 - c0))" 25 "pcap.synrtt gains one sample per handshake (25)"
-pk=$(walk "$CM.9.1.1.2" | awk '$2 == "\"pcap.pktsize\"" { n = split($1, o, "."); print o[n] }')
-check "pcap.pktsize holds every captured packet" test "$(get "$CM.9.1.1.4.${pk:-0}")" -ge 550
+pk=$(walk "$clusterMonHistSourceName" | awk '$2 == "\"pcap.pktsize\"" { n = split($1, o, "."); print o[n] }')
+check "pcap.pktsize holds every captured packet" test "$(get "$clusterMonHistSourceCount.${pk:-0}")" -ge 550
 finish

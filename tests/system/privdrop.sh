@@ -31,8 +31,8 @@ every_thread_dropped() {
 	done
 }
 check "every thread (sampler threads too) runs as nobody without capabilities" every_thread_dropped
-check "still serves CPU counters read through fds opened as root" get "$CM.3.20.1.2.1"
-check "and the process table" get "$CM.5.5.0"
+check "still serves CPU counters read through fds opened as root" get "$clusterMonCpuUserMs.1"
+check "and the process table" get "$clusterMonProcCount.0"
 wait_for 5 test -s "$IMAGE"
 is "$(stat -c '%U %a' "$IMAGE")" "nobody 640" "the image is written after the drop: nobody's, mode 0640"
 finish

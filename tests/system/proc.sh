@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 14
-PT="$CM.5.1.1"
+PT="$clusterMonProcEntry"
 ln -s "$(command -v sh)" "$T/cmbusy"
 ln -s "$(command -v sleep)" "$T/cmidle"
 "$T/cmbusy" -c 'while :; do :; done' &
@@ -50,7 +50,7 @@ sleep 0.3
 contains "No Such Instance" "$(get_raw "$PT.2.$idle")"; ok $? "an exited child's row is gone within two intervals"
 
 # Filters, by SET and by configuration.
-set_rw "$CM.5.2.0" s 'cm*' >/dev/null
+set_rw "$clusterMonProcFilterName.0" s 'cm*' >/dev/null
 sleep 0.3
 names=$(walk "$PT.2" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
 is "$names" '"cmbusy" ' "clusterMonProcFilterName 'cm*' leaves only the cm* processes"
@@ -58,9 +58,9 @@ is "$names" '"cmbusy" ' "clusterMonProcFilterName 'cm*' leaves only the cm* proc
 # must not decide this test.
 "$T/cmidle" 20 &
 idle2=$!
-set_rw "$CM.5.2.0" s 'cm*' "$CM.5.4.0" u 1 >/dev/null
+set_rw "$clusterMonProcFilterName.0" s 'cm*' "$clusterMonProcFilterTopN.0" u 1 >/dev/null
 sleep 0.3
-is "$(get "$CM.5.5.0")" 1 "clusterMonProcFilterTopN 1 leaves one row"
+is "$(get "$clusterMonProcCount.0")" 1 "clusterMonProcFilterTopN 1 leaves one row"
 is "$(walk "$PT.2" | awk '{ print $2 }')" '"cmbusy"' "and it is the busiest of the matching processes"
 kill "$idle2"; wait "$idle2" 2>/dev/null
 echo 'procFilter uid=65534' >>"$T/clustermond.conf"

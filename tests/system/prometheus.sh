@@ -48,10 +48,10 @@ kill "$EXPORTER_PID"; wait "$EXPORTER_PID" 2>/dev/null
 metric() { awk -v m="$1" '$1 == m { print $2 }' <<<"$metrics"; }
 sci() { awk -v v="$1" 'BEGIN { printf "%.2f\n", v }'; }
 
-is "$(sci "$(metric clusterMonMemTotalKB)")" "$(sci "$(get "$CM.4.1.0")")" \
+is "$(sci "$(metric clusterMonMemTotalKB)")" "$(sci "$(get "$clusterMonMemTotalKB.0")")" \
 	"clusterMonMemTotalKB as snmpget reads it"
-is "$(metric clusterMonCpuCount)" "$(get "$CM.3.1.0")" "clusterMonCpuCount"
-raw=$(get "$CM.3.20.1.10.1")
+is "$(metric clusterMonCpuCount)" "$(get "$clusterMonCpuCount.0")" "clusterMonCpuCount"
+raw=$(get "$clusterMonCpuUtil.1")
 kill "$loop" 2>/dev/null
 pct=$(metric 'clusterMonCpuUtilPercent{clusterMonCpuIndex="1"}')
 awk -v p="$pct" -v r="$raw" 'BEGIN { d = p - r / 100; exit !(r > 9000 && d < 2 && d > -2) }'

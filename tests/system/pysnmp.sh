@@ -25,7 +25,7 @@ start_agent -c "$T/py.conf" || bail "clustermond did not register"
 # Its first process sample is taken before its sampler threads start, when
 # it is single-threaded (CpuNs and RunDelayNs present); let the next one in.
 sleep 1.5
-"$PY" "$(dirname "$0")/pysnmp_walk.py" 127.0.0.1 "$PORT" 1.3.6.1.4.1.8072.9999.77.1 \
+"$PY" "$(dirname "$0")/pysnmp_walk.py" 127.0.0.1 "$PORT" "${clusterMonObjects#.}" \
 	cmadmin cm-auth-passphrase cm-priv-passphrase 1
 tap_n=$((tap_n + 10))
 [ $? -eq 0 ] || tap_failed=1

@@ -28,18 +28,18 @@ v3() { # v3 LEVEL COMMAND ARGS...: as cmadmin
 	"$cmd" -v3 -u cmadmin -l "$level" -a SHA-256 -A cm-auth-passphrase "${priv[@]}" \
 		-t 2 -r 0 -On "$TARGET" "$@" 2>&1
 }
-TH=$CM.11.1.1
-check "v2c public reads the MIB" get "$CM.1.1.0"
-check "v2c public gets noAccess on a SET" contains noAccess "$(set_ro "$TH.11.3" i 4 "$TH.2.3" o "$CM.4.1.0" "$TH.5.3" s 9 "$TH.6.3" s 1)"
-out=$(snmpget -v2c -c wrong -t 1 -r 0 "$TARGET" "$CM.1.1.0" 2>&1)
+TH=$clusterMonThresholdEntry
+check "v2c public reads the MIB" get "$clusterMonNodeName.0"
+check "v2c public gets noAccess on a SET" contains noAccess "$(set_ro "$TH.11.3" i 4 "$TH.2.3" o "$clusterMonMemTotalKB.0" "$TH.5.3" s 9 "$TH.6.3" s 1)"
+out=$(snmpget -v2c -c wrong -t 1 -r 0 "$TARGET" "$clusterMonNodeName.0" 2>&1)
 check "a wrong community gets no answer" contains Timeout "$out"
-out=$(v3 authPriv snmpset "$TH.11.3" i 4 "$TH.2.3" o "$CM.4.1.0" "$TH.5.3" s 9 "$TH.6.3" s 1)
+out=$(v3 authPriv snmpset "$TH.11.3" i 4 "$TH.2.3" o "$clusterMonMemTotalKB.0" "$TH.5.3" s 9 "$TH.6.3" s 1)
 check "the v3 authPriv user creates a threshold row" contains "INTEGER: 4" "$out"
-out=$(v3 authPriv snmpset "$CM.10.1.1.8.3" i 4 "$CM.10.1.1.2.3" o "$CM.4.3.0")
+out=$(v3 authPriv snmpset "$clusterMonHistoryCtlRowStatus.3" i 4 "$clusterMonHistoryCtlVariable.3" o "$clusterMonMemFreeKB.0")
 check "and a history row" contains "INTEGER: 4" "$out"
-out=$(v3 authPriv snmpset "$CM.2.1.1.3.1" u 50)
+out=$(v3 authPriv snmpset "$clusterMonSourceIntervalMs.1" u 50)
 check "but outside its write view (a sampling interval) gets noAccess" contains noAccess "$out"
-out=$(v3 authNoPriv snmpget "$CM.1.1.0")
+out=$(v3 authNoPriv snmpget "$clusterMonNodeName.0")
 check "authNoPriv is refused: authorizationError" contains authorizationError "$out"
 DLMOD_STATUS=.1.3.6.1.4.1.2021.13.14.2.1.5.1
 check "the fragment's dlmod line loads clustermon.so into snmpd" grep -q "$MODULE" "/proc/$MASTER_PID/maps"

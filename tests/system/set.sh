@@ -6,17 +6,17 @@
 plan 11
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
-IV="$CM.2.1.1.3"
+IV="$clusterMonSourceIntervalMs"
 
 check "SET cpu interval to 20 ms with the rw community" contains "Gauge32: 20" "$(set_rw "$IV.1" u 20)"
 is "$(get "$IV.1")" 20 "the new interval reads back"
-s0=$(get "$CM.2.1.1.5.1"); sleep 1; s1=$(get "$CM.2.1.1.5.1")
+s0=$(get "$clusterMonSourceSamples.1"); sleep 1; s1=$(get "$clusterMonSourceSamples.1")
 check "cpu now samples about 50 times a second ($((s1 - s0)))" test $((s1 - s0)) -ge 35 -a $((s1 - s0)) -le 60
 check "read-only community gets noAccess" contains "noAccess" "$(set_ro "$IV.1" u 50)"
 check "9 ms is wrongValue" contains "wrongValue" "$(set_rw "$IV.1" u 9)"
 check "3600001 ms is wrongValue" contains "wrongValue" "$(set_rw "$IV.1" u 3600001)"
 check "an INTEGER instead of Unsigned32 is wrongType" contains "wrongType" "$(set_rw "$IV.1" i 50)"
-check "clusterMonSourceName is notWritable" contains "notWritable" "$(set_rw "$CM.2.1.1.2.1" s x)"
+check "clusterMonSourceName is notWritable" contains "notWritable" "$(set_rw "$clusterMonSourceName.1" s x)"
 check "a source that does not exist is noCreation" contains "noCreation" "$(set_rw "$IV.9" u 50)"
 # A failing varbind undoes the whole request: the good one is not applied.
 out=$(set_rw "$IV.2" u 500 "$IV.1" u 5)

@@ -10,10 +10,10 @@ $PY -c 'import pysnmp.hlapi' 2>/dev/null || bail "python3-pysnmp4 is missing (te
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 # Rows 7 of the three read-create tables, waiting for their columns.
-set_rw "$CM.8.1.1.12.7" i 5 "$CM.11.1.1.11.7" i 5 "$CM.10.1.1.8.7" i 5 >/dev/null
-writable() { walk "$CM.2.1.1.3"; walk "$CM.5.2"; walk "$CM.5.3"; walk "$CM.5.4"; walk "$CM.8.1"; walk "$CM.10.1"; walk "$CM.11.1"; }
+set_rw "$clusterMonProbeRowStatus.7" i 5 "$clusterMonThresholdRowStatus.7" i 5 "$clusterMonHistoryCtlRowStatus.7" i 5 >/dev/null
+writable() { walk "$clusterMonSourceIntervalMs"; walk "$clusterMonProcFilterName"; walk "$clusterMonProcFilterUid"; walk "$clusterMonProcFilterTopN"; walk "$clusterMonProbeTable"; walk "$clusterMonHistoryCtlTable"; walk "$clusterMonThresholdTable"; }
 before=$(writable)
-"$PY" "$(dirname "$0")/setbad_py.py" 127.0.0.1 "$PORT" "$CM" 1
+"$PY" "$(dirname "$0")/setbad_py.py" 127.0.0.1 "$PORT" "$clusterMonObjects" 1
 [ $? -eq 0 ] || tap_failed=1
 tap_n=15
 after=$(writable)

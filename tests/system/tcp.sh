@@ -12,7 +12,7 @@ TCPCONNS="$top_builddir/tests/system/tcpconns"
 echo "sampleInterval tcp 200" >"$T/tcp.conf"
 start_master || bail "snmpd did not start"
 start_agent -c "$T/tcp.conf" || bail "clustermond did not register"
-C=$CM.6.20.1
+C=$clusterMonTcpConnEntry
 
 # conns FAMILY N BYTES: starts tcpconns, waits for "ready"; sets CONNS_PID.
 conns() {
@@ -83,13 +83,13 @@ is "$moved" 0 "no connection changed its index between samples"
 
 # the Tcp counters follow the kernel's
 kernel_opens() { awk '/^Tcp:/ { if (h) { print $6; exit } h = 1 }' /proc/net/snmp; }
-before=$(kernel_opens); served=$(get "$CM.6.1.0"); after=$(kernel_opens)
+before=$(kernel_opens); served=$(get "$clusterMonTcpActiveOpens.0"); after=$(kernel_opens)
 check "clusterMonTcpActiveOpens ($served) within /proc/net/snmp's [$((before - 1)), $after]" \
 	test "$served" -ge "$((before - 1))" -a "$served" -le "$after"
-check "clusterMonTcpPassiveOpens is there" get "$CM.6.2.0"
-rtt_count=$(walk "$CM.9.1.1.2" | awk '$2 == "\"tcp.rtt\"" { split($1, o, "."); print o[length(o)] }')
+check "clusterMonTcpPassiveOpens is there" get "$clusterMonTcpPassiveOpens.0"
+rtt_count=$(walk "$clusterMonHistSourceName" | awk '$2 == "\"tcp.rtt\"" { split($1, o, "."); print o[length(o)] }')
 check "tcp.rtt is a distribution source" test -n "$rtt_count"
-check "tcp.rtt has samples" test "$(get "$CM.9.1.1.4.${rtt_count:-0}")" -gt 0
+check "tcp.rtt has samples" test "$(get "$clusterMonHistSourceCount.${rtt_count:-0}")" -gt 0
 
 # closed connections go
 kill "$CONNS_PID"; wait "$CONNS_PID" 2>/dev/null

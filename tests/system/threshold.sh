@@ -14,11 +14,11 @@ taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
 start_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
 cat >"$T/th.conf" <<EOC
-threshold memtotal $CM.4.1.0 rising=18446744073709551615 falling=0 delta interval=500
+threshold memtotal $clusterMonMemTotalKB.0 rising=18446744073709551615 falling=0 delta interval=500
 EOC
 start_agent -c "$T/th.conf" || bail "clustermond did not register"
 
-TH=$CM.11.1.1 UTIL1=$CM.3.20.1.10.1 RISE=.1.3.6.1.4.1.8072.9999.77.0.1 FALL=.1.3.6.1.4.1.8072.9999.77.0.2
+TH=$clusterMonThresholdEntry UTIL1=$clusterMonCpuUtil.1 RISE=$clusterMonThresholdRising FALL=$clusterMonThresholdFalling
 
 # --- the row from the config file
 is "$(get "$TH.12.1")" '"memtotal"' "the config row's owner is its NAME"
@@ -78,8 +78,8 @@ check "and the rising level" contains "$TH.5.5 = STRING: \"8000\"" "$line"
 table() { walk "$TH" | grep -v "^$TH\.8\."; }
 before=$(table)
 refused "falling above rising" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$UTIL1" "$TH.5.6" s 10 "$TH.6.6" s 20
-refused "a variable that does not exist" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$CM.3.20.1.10.9999" "$TH.5.6" s 10 "$TH.6.6" s 5
-refused "a variable that is not numeric" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$CM.1.1.0" "$TH.5.6" s 10 "$TH.6.6" s 5
+refused "a variable that does not exist" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$clusterMonCpuUtil.9999" "$TH.5.6" s 10 "$TH.6.6" s 5
+refused "a variable that is not numeric" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$clusterMonNodeName.0" "$TH.5.6" s 10 "$TH.6.6" s 5
 refused "a variable outside clustermond" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o .1.3.6.1.2.1.1.3.0 "$TH.5.6" s 10 "$TH.6.6" s 5
 refused "createAndGo without the levels" inconsistentValue "$TH.11.6" i 4 "$TH.2.6" o "$UTIL1"
 refused "createAndGo on an existing row" inconsistentValue "$TH.11.5" i 4

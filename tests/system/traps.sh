@@ -14,7 +14,7 @@ write_master_conf
 echo "trap2sink 127.0.0.1:$TRAPD_PORT public" >>"$T/snmpd.conf"
 start_master || bail "snmpd did not start"
 # A threshold already crossed at start-up: one clusterMonThresholdRising.
-printf 'threshold memory %s rising=1 falling=0\n' "$CM.4.1.0" >"$T/traps.conf"
+printf 'threshold memory %s rising=1 falling=0\n' "$clusterMonMemTotalKB.0" >"$T/traps.conf"
 start_agent -c "$T/traps.conf" || bail "clustermond did not register"
 wait_for 10 grep -q "clusterMonThresholdRising" "$T/named-traps.log"
 check "the rising notification is logged by name" grep -q \

@@ -13,8 +13,8 @@ plan 5
 start_master || bail "snmpd did not start"
 uport=$(free_udp_port)
 cat >"$T/v.conf" <<EOC
-threshold t1 $CM.4.1.0 rising=10 falling=5
-history h1 $CM.3.20.1.10.1 100 20
+threshold t1 $clusterMonMemTotalKB.0 rising=10 falling=5
+history h1 $clusterMonCpuUtil.1 100 20
 tcpFilter state=established port=1024-65535
 pcapInterface lo filter "udp port $uport or (tcp[tcpflags] & tcp-syn != 0)"
 EOC
@@ -25,17 +25,17 @@ AGENT_WAIT=60 CLUSTERMOND_WRAPPER="valgrind -q --leak-check=full --show-leak-kin
 cp=$!
 wait_for 20 grep -q ready "$T/conns"
 sleep 2
-n=$(walk "$CM" | wc -l)
+n=$(walk "$clusterMonObjects" | wc -l)
 check "a whole-MIB walk under valgrind ($n objects)" test "$n" -gt 100
-TH=$CM.11.1.1 H=$CM.10.1.1
-out=$(set_rw "$TH.11.5" i 4 "$TH.2.5" o "$CM.4.3.0" "$TH.5.5" s 100 "$TH.6.5" s 50 \
-	"$H.8.5" i 4 "$H.2.5" o "$CM.4.3.0" "$H.3.5" u 100 "$H.4.5" u 10 2>&1)
+TH=$clusterMonThresholdEntry H=$clusterMonHistoryCtlEntry
+out=$(set_rw "$TH.11.5" i 4 "$TH.2.5" o "$clusterMonMemFreeKB.0" "$TH.5.5" s 100 "$TH.6.5" s 50 \
+	"$H.8.5" i 4 "$H.2.5" o "$clusterMonMemFreeKB.0" "$H.3.5" u 100 "$H.4.5" u 10 2>&1)
 check "threshold and history rows made in one request" contains "INTEGER: 4" "$out"
 set_rw "$TH.6.5" s 500 >/dev/null   # refused: falling above rising
 set_rw "$TH.5.5" s 1000 "$H.3.5" u 200 >/dev/null
 kill -HUP "$AGENT_PID"; sleep 2
 sleep 1
-n=$(walk "$CM" | wc -l)
+n=$(walk "$clusterMonObjects" | wc -l)
 check "another walk after changes and SIGHUP ($n objects)" test "$n" -gt 100
 out=$(set_rw "$TH.11.5" i 6 "$H.8.5" i 6)
 check "and both rows destroyed" contains "INTEGER: 6" "$out"

@@ -13,19 +13,19 @@ proc_cpu_ms() { awk -v c="cpu$1" -v f="$2" -v hz="$hz" '$1 == c { printf "%d\n",
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
-is "$(get "$CM.4.1.0")" "$(meminfo_kb MemTotal)" "clusterMonMemTotalKB equals MemTotal"
-is "$(get "$CM.4.7.0")" "$(meminfo_kb SwapTotal)" "clusterMonMemSwapTotalKB equals SwapTotal"
+is "$(get "$clusterMonMemTotalKB.0")" "$(meminfo_kb MemTotal)" "clusterMonMemTotalKB equals MemTotal"
+is "$(get "$clusterMonMemSwapTotalKB.0")" "$(meminfo_kb SwapTotal)" "clusterMonMemSwapTotalKB equals SwapTotal"
 
 # A served counter lies between the kernel's value shortly before and after:
 # the snapshot is at most one interval old.
-before=$(proc_cpu_ms 0 2); sleep 0.2; served=$(get "$CM.3.20.1.2.1"); after=$(proc_cpu_ms 0 2)
+before=$(proc_cpu_ms 0 2); sleep 0.2; served=$(get "$clusterMonCpuUserMs.1"); after=$(proc_cpu_ms 0 2)
 check "clusterMonCpuUserMs.1 ($served) within /proc/stat's [$before, $after]" \
 	test "$served" -ge "$((before - 20))" -a "$served" -le "$after"
-before=$(proc_cpu_ms 0 5); served=$(get "$CM.3.20.1.5.1"); after=$(proc_cpu_ms 0 5)
+before=$(proc_cpu_ms 0 5); served=$(get "$clusterMonCpuIdleMs.1"); after=$(proc_cpu_ms 0 5)
 check "clusterMonCpuIdleMs.1 ($served) at most one interval behind /proc/stat ($before..$after)" \
 	test "$served" -ge "$((before - 300))" -a "$served" -le "$after"
 minor_before=$(( $(vmstat pgfault) - $(vmstat pgmajfault) )); sleep 1.1
-served=$(get "$CM.4.9.0"); minor_after=$(( $(vmstat pgfault) - $(vmstat pgmajfault) ))
+served=$(get "$clusterMonMemMinorFaults.0"); minor_after=$(( $(vmstat pgfault) - $(vmstat pgmajfault) ))
 check "clusterMonMemMinorFaults ($served) within /proc/vmstat's [$minor_before, $minor_after]" \
 	test "$served" -ge "$minor_before" -a "$served" -le "$minor_after"
 
@@ -35,9 +35,9 @@ monotonic() {
 	a=$(get "$1"); sleep 0.3; b=$(get "$1"); sleep 0.3; c=$(get "$1")
 	[ -n "$a" ] && [ "$a" -le "$b" ] && [ "$b" -le "$c" ]
 }
-check "clusterMonCpuUserMs.1 is monotonic" monotonic "$CM.3.20.1.2.1"
-check "clusterMonCpuTotalCtxSwitches is monotonic" monotonic "$CM.3.6.0"
-s0=$(get "$CM.2.1.1.5.1"); sleep 1; s1=$(get "$CM.2.1.1.5.1")
+check "clusterMonCpuUserMs.1 is monotonic" monotonic "$clusterMonCpuUserMs.1"
+check "clusterMonCpuTotalCtxSwitches is monotonic" monotonic "$clusterMonCpuTotalCtxSwitches.0"
+s0=$(get "$clusterMonSourceSamples.1"); sleep 1; s1=$(get "$clusterMonSourceSamples.1")
 check "cpu takes about 10 samples a second at 100 ms ($((s1 - s0)))" test $((s1 - s0)) -ge 7 -a $((s1 - s0)) -le 13
 
 # One busy loop pinned to CPU n: its row reads above 90% busy; the others
@@ -47,13 +47,13 @@ n=$((ncpu - 1))
 timeout 6 taskset -c "$n" sh -c 'while :; do :; done' &
 busy=$!
 sleep 1.5
-util=$(get "$CM.3.20.1.10.$((n + 1))")
+util=$(get "$clusterMonCpuUtil.$((n + 1))")
 check "clusterMonCpuUtil.$((n + 1)) reads $util (> 9000) with CPU $n busy" test "$util" -gt 9000
 # Each row keeps its own CPU's values while one CPU spins: the served idle
 # time of CPU 0 lies within what /proc/stat says for CPU 0 around the GET
 # (independent of how busy the rest of the machine is).
 if [ "$ncpu" -gt 1 ]; then
-	before=$(proc_cpu_ms 0 5); served=$(get "$CM.3.20.1.5.1"); after=$(proc_cpu_ms 0 5)
+	before=$(proc_cpu_ms 0 5); served=$(get "$clusterMonCpuIdleMs.1"); after=$(proc_cpu_ms 0 5)
 	check "clusterMonCpuIdleMs.1 ($served) follows CPU 0's own idle time ($before..$after) while CPU $n spins" \
 		test "$served" -ge "$((before - 300))" -a "$served" -le "$after"
 else
@@ -62,14 +62,14 @@ fi
 kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
 
 if [ -r /proc/pressure/cpu ]; then
-	psi=$(get "$CM.3.3.0")
+	psi=$(get "$clusterMonPressureCpuSome10.0")
 	check "clusterMonPressureCpuSome10 ($psi) is within 0..10000" test "$psi" -ge 0 -a "$psi" -le 10000
 	kernel=$(awk '/^some/ { split($2, a, "="); printf "%d\n", a[2] * 100 }' /proc/pressure/memory)
-	served=$(get "$CM.4.13.0")
+	served=$(get "$clusterMonPressureMemSome10.0")
 	check "clusterMonPressureMemSome10 ($served) is near /proc/pressure/memory ($kernel)" \
 		test $(( served > kernel ? served - kernel : kernel - served )) -le 500
 else
-	check "clusterMonPressureCpuSome10 absent without /proc/pressure" contains "No Such" "$(get_raw "$CM.3.3.0")"
+	check "clusterMonPressureCpuSome10 absent without /proc/pressure" contains "No Such" "$(get_raw "$clusterMonPressureCpuSome10.0")"
 	skip "no /proc/pressure"
 fi
 finish
