@@ -192,12 +192,11 @@ static void run_pending(struct source *s, struct pending *p)
 	}
 }
 
-/* Queues p for s's thread and makes the source due now; before the
- * sampler starts there is no other thread, and it runs at once. */
+/* Queues p for s's thread and wakes it (drain_locked makes the source due);
+ * before the sampler starts there is no other thread, and it runs at once. */
 static void enqueue(struct source *s, struct pending *p)
 {
 	struct pending **end;
-	uint64_t now;
 
 	if (!S.running) {
 		run_pending(s, p);
@@ -207,9 +206,6 @@ static void enqueue(struct source *s, struct pending *p)
 	for (end = &s->queue; *end != NULL; end = &(*end)->next)
 		;
 	*end = p;
-	now = mono_ns();
-	if (s->next_due_ns > now)
-		s->next_due_ns = now;
 	pthread_cond_broadcast(&S.wake);
 	pthread_mutex_unlock(&S.lock);
 }
@@ -326,7 +322,10 @@ static void prefer_sampling(void)
 }
 
 /* With the lock held: runs what was queued for this thread's sources,
- * without the lock. */
+ * without the lock, and makes each due now, so what they were told shows
+ * in a snapshot at once. (Only this thread moves its sources' deadlines
+ * after a sample: set by the poster, the deadline could be overwritten by
+ * a sample finishing meanwhile.) */
 static void drain_locked(unsigned thread)
 {
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
@@ -339,6 +338,7 @@ static void drain_locked(unsigned thread)
 		pthread_mutex_unlock(&S.lock);
 		run_pending(s, p);
 		pthread_mutex_lock(&S.lock);
+		s->next_due_ns = mono_ns();
 	}
 }
 
