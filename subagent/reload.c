@@ -4,7 +4,9 @@
  * files (conf.c's directives and the read-create tables' lines and saved
  * rows land in staging copies), then runs every post-read callback; we
  * register one of each, so the steps below do not depend on who registered
- * first.
+ * first. (Before any of them, conf.c's refuse_start ends a start-up whose
+ * files had errors: it must run before the AgentX connection is made, so
+ * it keeps its highest-priority callback of its own.)
  *
  *  1. conf.c: the staged directives become the configuration in force, or
  *     (a line was wrong) everything running is kept and nothing below

@@ -29,13 +29,6 @@ static const char *const source_names[SOURCE_LAST + 1] = {
 	[SOURCE_TCP] = "tcp",   [SOURCE_PCAP] = "pcap", [SOURCE_PROBES] = "probes",
 };
 
-/*
- * What the SNMP thread reads of a source is atomic, not under S.lock: that
- * thread runs at normal priority among every other process, and when it was
- * preempted holding S.lock (20 concurrent walks read the source table
- * hundreds of times a second) the 100 Hz cpu sampler waited for it and
- * started 12-17 ms late. The sampler threads never wait for the SNMP thread.
- */
 /* A configuration or command waiting for the source's thread. */
 struct pending {
 	struct pending *next;
@@ -43,6 +36,13 @@ struct pending {
 	max_align_t data[];     /* a struct sources_conf or a struct source_cmd */
 };
 
+/*
+ * What the SNMP thread reads of a source is atomic, not under S.lock: that
+ * thread runs at normal priority among every other process, and when it was
+ * preempted holding S.lock (20 concurrent walks read the source table
+ * hundreds of times a second) the 100 Hz cpu sampler waited for it and
+ * started 12-17 ms late. The sampler threads never wait for the SNMP thread.
+ */
 struct source {
 	const struct source_ops *ops;
 	unsigned cost_dist;      /* distribution sample.cost.NAME, in us */
@@ -193,7 +193,9 @@ static void run_pending(struct source *s, struct pending *p)
 }
 
 /* Queues p for s's thread and wakes it (drain_locked makes the source due);
- * before the sampler starts there is no other thread, and it runs at once. */
+ * before the sampler starts there is no other thread, and it runs at once.
+ * The SNMP thread holds S.lock here for a few instructions, on SETs and
+ * reloads only (as sampler_set_interval does), never on a read. */
 static void enqueue(struct source *s, struct pending *p)
 {
 	struct pending **end;
