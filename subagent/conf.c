@@ -2,9 +2,9 @@
  * conf.c - clustermond.conf directives.
  *
  * net-snmp calls our handlers line by line and reports errors itself as
- * "FILE: line N: Error: REASON" through config_perror(); we count them. The
- * pre-read callback starts a fresh staging copy, the post-read callback
- * installs it only when no line failed.
+ * "FILE: line N: Error: REASON" through config_perror(); we count them.
+ * conf_read_begin starts a fresh staging copy, conf_read_end installs it
+ * only when no line failed (reload.c calls both, in its order).
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -22,7 +22,6 @@
 
 #include "conf.h"
 #include "core/number.h"
-#include "sources/probes.h"
 
 static struct clustermon_conf staged, active;
 static int read_errors;
@@ -88,7 +87,7 @@ static void parse_sample_interval(const char *token, char *line)
 		conf_error(fmt, ms);
 		return;
 	}
-	staged.interval_ms[index] = value;
+	staged.sources.interval_ms[index] = value;
 }
 
 /* snapshotFile PATH|none */
@@ -116,11 +115,11 @@ static void parse_helper_socket(const char *token, char *line)
 		conf_error("helperSocket: expected one absolute path, got '%s'", line ? line : "");
 		return;
 	}
-	if (strlen(line) >= sizeof(staged.helper_socket)) {
+	if (strlen(line) >= sizeof(staged.sources.helper_socket)) {
 		conf_error("helperSocket: path too long%s", "");
 		return;
 	}
-	strcpy(staged.helper_socket, line);
+	strcpy(staged.sources.helper_socket, line);
 }
 
 static int parse_filter_word(const char *word, struct proc_filter *f)
@@ -171,7 +170,7 @@ static void parse_proc_filter(const char *token, char *line)
 			return;
 		}
 	}
-	staged.proc_filter = f;
+	staged.sources.proc_filter = f;
 }
 
 /* Compiles a capture filter the way the capture will; NULL or why not. */
@@ -232,16 +231,16 @@ static void parse_pcap_interface(const char *token, char *line)
 		conf_error("pcapInterface: no network interface '%s'", line);
 		return;
 	}
-	for (unsigned i = 0; i < staged.pcap.n; i++)
-		if (strcmp(staged.pcap.iface[i].ifname, line) == 0) {
+	for (unsigned i = 0; i < staged.sources.pcap.n; i++)
+		if (strcmp(staged.sources.pcap.iface[i].ifname, line) == 0) {
 			conf_error("pcapInterface: '%s' is captured already", line);
 			return;
 		}
-	if (staged.pcap.n == PCAP_MAX_IFACES) {
+	if (staged.sources.pcap.n == PCAP_MAX_IFACES) {
 		conf_error("pcapInterface: at most 16 interfaces%s", "");
 		return;
 	}
-	pc = &staged.pcap.iface[staged.pcap.n];
+	pc = &staged.sources.pcap.iface[staged.sources.pcap.n];
 	memset(pc, 0, sizeof(*pc));
 	strcpy(pc->ifname, line);
 	why = pcap_filter_arg(rest, pc->filter, sizeof(pc->filter), buf, sizeof(buf));
@@ -249,7 +248,7 @@ static void parse_pcap_interface(const char *token, char *line)
 		conf_error("pcapInterface: %s", why);
 		return;
 	}
-	staged.pcap.n++;
+	staged.sources.pcap.n++;
 }
 
 static const char *const tcp_state_names[] = {
@@ -380,7 +379,7 @@ static void parse_tcp_filter(const char *token, char *line)
 			return;
 		}
 	}
-	staged.tcp_filter = f;
+	staged.sources.tcp_filter = f;
 }
 
 /*
@@ -402,31 +401,12 @@ static int on_log(int major, int minor, void *server, void *client)
 	return SNMP_ERR_NOERROR;
 }
 
-static int before_read(int major, int minor, void *server, void *client)
+void conf_read_begin(void)
 {
-	(void)major, (void)minor, (void)server, (void)client;
 	reading = true;
 	memset(&staged, 0, sizeof(staged));
-	staged.proc_filter.uid = -1;
+	staged.sources.proc_filter.uid = -1;
 	read_errors = 0;
-	return SNMP_ERR_NOERROR;
-}
-
-static void apply(void)
-{
-	proc_filter_set(&active.proc_filter);
-	pcap_conf_set(&active.pcap);
-	tcp_filter_set(&active.tcp_filter);
-	probes_set_socket(active.helper_socket);
-	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
-		uint32_t ms = active.interval_ms[i];
-
-		if (!sampler_has(i))
-			continue;
-		if (ms == 0)
-			ms = sampler_default_interval(i);
-		sampler_set_interval(i, ms);
-	}
 }
 
 /* Start-up refusals happen here, before the AgentX subagent's own
@@ -448,18 +428,16 @@ void conf_started(void)
 	started = true;
 }
 
-static int after_read(int major, int minor, void *server, void *client)
+bool conf_read_end(void)
 {
-	(void)major, (void)minor, (void)server, (void)client;
 	reading = false;
 	if (read_errors > 0) {
 		snmp_log(LOG_ERR, "clustermond: %d configuration error%s: keeping the previous configuration\n",
 			 read_errors, read_errors == 1 ? "" : "s");
-		return SNMP_ERR_NOERROR;
+		return false;
 	}
 	active = staged;
-	apply();
-	return SNMP_ERR_NOERROR;
+	return true;
 }
 
 void conf_init(void)
@@ -475,13 +453,9 @@ void conf_init(void)
 				    "IFNAME [filter \"BPF EXPRESSION\"]");
 	register_app_config_handler("procFilter", parse_proc_filter, NULL,
 				    "[name=GLOB] [uid=USER|N] [top=N]");
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
-			       before_read, NULL);
 	/* Warnings and worse reach on_log besides the usual log. */
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, on_log, NULL);
-	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
-			       after_read, NULL);
 	netsnmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
 				  refuse_start, NULL, NETSNMP_CALLBACK_HIGHEST_PRIORITY);
 }

@@ -1,28 +1,31 @@
 /*
  * conf.h - clustermond.conf directives, read through net-snmp's config
  * machinery. A read is staged: it takes effect only if every line parsed, so
- * a SIGHUP with a broken file keeps the running configuration.
+ * a SIGHUP with a broken file keeps the running configuration. reload.c
+ * calls the read hooks and hands the result on.
  */
 #ifndef CLUSTERMON_CONF_H
 #define CLUSTERMON_CONF_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sampler.h"
 #include "sources/sources.h"
 
 struct clustermon_conf {
-	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
-	char helper_socket[PATH_MAX];
+	struct sources_conf sources;   /* handed whole to the sampler */
 	char snapshot_file[PATH_MAX];  /* "": the default; "none": off */
-	struct proc_filter proc_filter;
-	struct pcap_conf pcap;
-	struct tcp_filter tcp_filter;
 };
 
 /* Registers the directives with net-snmp (before init_snmp). */
 void conf_init(void);
+/* A read of the config files begins: a fresh staging copy. */
+void conf_read_begin(void);
+/* The read ended: true when every line parsed and the staged copy is now
+ * the configuration in force; false keeps the previous one (logged). */
+bool conf_read_end(void);
 /* Errors found by the last read of the config files. */
 int conf_errors(void);
 /* The configuration was accepted at start-up: later reads (SIGHUP) keep the

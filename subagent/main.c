@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "reload.h"
 #include "mib/mib.h"
 #include "mib/publish.h"
 #include "privdrop.h"
@@ -149,7 +150,7 @@ static void setup_netsnmp(const struct options *o)
 	/* Re-register within seconds of a master restart; a config file may say
 	 * otherwise. Set after init_agent, which resets the AgentX defaults. */
 	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 2);
-	conf_init();
+	reload_init();
 }
 
 static void add_sources(const char *root)

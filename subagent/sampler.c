@@ -8,15 +8,19 @@
 #include "sampler.h"
 #include "dist.h"
 #include "core/clock.h"
+#include "sources/sources.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <syslog.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +28,13 @@
 static const char *const source_names[SOURCE_LAST + 1] = {
 	[SOURCE_CPU] = "cpu",   [SOURCE_MEM] = "mem",   [SOURCE_PROC] = "proc",
 	[SOURCE_TCP] = "tcp",   [SOURCE_PCAP] = "pcap", [SOURCE_PROBES] = "probes",
+};
+
+/* A configuration or command waiting for the source's thread. */
+struct pending {
+	struct pending *next;
+	bool is_conf;
+	max_align_t data[];     /* a struct sources_conf or a struct source_cmd */
 };
 
 /*
@@ -42,6 +53,7 @@ struct source {
 	_Atomic uint64_t samples, late, errors;
 	uint64_t next_due_ns;    /* these two under S.lock */
 	uint64_t last_start_ns;
+	struct pending *queue;   /* under S.lock, oldest first */
 };
 
 /* Thread 0 runs every ordinary source; a source with own_thread gets thread
@@ -157,6 +169,94 @@ int sampler_stats(unsigned index, struct source_stats *out)
 	return 0;
 }
 
+/* ------------------------------------------------------------ the entrance */
+
+static void run_pending(struct source *s, struct pending *p)
+{
+	while (p != NULL) {
+		struct pending *next = p->next;
+
+		if (p->is_conf)
+			s->ops->configure(s->ctx, (const struct sources_conf *)p->data);
+		else
+			s->ops->command(s->ctx, (const struct source_cmd *)p->data);
+		free(p);
+		p = next;
+	}
+}
+
+/* Queues p for s's thread and wakes it (drain_locked makes the source due);
+ * before the sampler starts there is no other thread, and it runs at once.
+ * The SNMP thread holds S.lock here for a few instructions, on SETs and
+ * reloads only (as sampler_set_interval does), never on a read. */
+static void enqueue(struct source *s, struct pending *p)
+{
+	struct pending **end;
+
+	if (!S.running) {
+		run_pending(s, p);
+		return;
+	}
+	pthread_mutex_lock(&S.lock);
+	for (end = &s->queue; *end != NULL; end = &(*end)->next)
+		;
+	*end = p;
+	pthread_cond_broadcast(&S.wake);
+	pthread_mutex_unlock(&S.lock);
+}
+
+static struct pending *pending_new(bool is_conf, const void *data, size_t len)
+{
+	struct pending *p = malloc(sizeof(*p) + len);
+
+	if (p != NULL) {
+		p->next = NULL;
+		p->is_conf = is_conf;
+		memcpy(p->data, data, len);
+	}
+	return p;
+}
+
+static void configure_one(unsigned i, const struct sources_conf *c)
+{
+	struct pending *p;
+	uint32_t ms = c->interval_ms[i];
+
+	sampler_set_interval(i, ms != 0 ? ms : S.src[i].ops->default_interval_ms);
+	if (S.src[i].ops->configure == NULL)
+		return;
+	p = pending_new(true, c, sizeof(*c));
+	if (p == NULL)
+		syslog(LOG_ERR, "clustermond: out of memory: source %s keeps its configuration",
+		       source_names[i]);
+	else
+		enqueue(&S.src[i], p);
+}
+
+void sampler_configure(const struct sources_conf *c)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if (sampler_has(i))
+			configure_one(i, c);
+}
+
+int sampler_post(unsigned index, const struct source_cmd *cmd, size_t len)
+{
+	struct pending *p;
+
+	if (!sampler_has(index) || S.src[index].ops->command == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	p = pending_new(false, cmd, len);
+	if (p == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	enqueue(&S.src[index], p);
+	return 0;
+}
+
 /* Runs one source without the lock held; the deadlines take it. The cost
  * distribution is fed outside it: its lock is shared with the SNMP thread. */
 static void run_source(struct source *s, uint64_t start)
@@ -216,18 +316,44 @@ static void prefer_sampling(void)
 	}
 }
 
+/* With the lock held: runs what was queued for this thread's sources,
+ * without the lock, and makes each due now, so what they were told shows
+ * in a snapshot at once. (Only this thread moves its sources' deadlines
+ * after a sample: set by the poster, the deadline could be overwritten by
+ * a sample finishing meanwhile.) */
+static void drain_locked(unsigned thread)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		struct source *s = &S.src[i];
+		struct pending *p = s->queue;
+
+		if (p == NULL || s->ops == NULL || thread_of(i) != thread)
+			continue;
+		s->queue = NULL;
+		pthread_mutex_unlock(&S.lock);
+		run_pending(s, p);
+		pthread_mutex_lock(&S.lock);
+		s->next_due_ns = cm_clock_ns();
+	}
+}
+
 /*
- * With the lock held: runs this thread's sources that are due by the clock,
- * one at a time, each without the lock. Returns the next deadline, or
- * UINT64_MAX when the thread has nothing left to do (no source, or stopping).
+ * With the lock held: runs what was queued, then this thread's sources that
+ * are due by the clock, one at a time, each without the lock. Returns the
+ * next deadline, or UINT64_MAX when the thread has nothing left to do (no
+ * source, or stopping).
  */
 static uint64_t run_due_locked(unsigned thread)
 {
 	for (;;) {
-		struct source *s = earliest_locked(thread);
+		struct source *s;
 		uint64_t now;
 
-		if (s == NULL || S.stop)
+		if (S.stop)
+			return UINT64_MAX;
+		drain_locked(thread);
+		s = earliest_locked(thread);
+		if (s == NULL)
 			return UINT64_MAX;
 		now = cm_clock_ns();
 		if (s->next_due_ns > now)
@@ -342,6 +468,12 @@ void sampler_stop(void)
 		struct source *s = &S.src[i];
 
 		if (s->ops != NULL) {
+			while (s->queue != NULL) {
+				struct pending *p = s->queue;
+
+				s->queue = p->next;
+				free(p);
+			}
 			s->ops->fini(s->ctx);
 			memset(s, 0, sizeof(*s));
 		}

@@ -7,6 +7,7 @@
 #define CLUSTERMON_SAMPLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* clusterMonSourceIndex values: fixed, so an index never changes meaning
@@ -24,8 +25,14 @@ enum source_index {
 #define SOURCE_INTERVAL_MIN_MS 10u
 #define SOURCE_INTERVAL_MAX_MS 3600000u
 
+struct sources_conf;
+struct source_cmd;
+
 /* What a source plugs in: init with the root of the kernel files ("" = live),
- * one sample (returns -1 when a reader failed; the previous snapshot stays). */
+ * one sample (returns -1 when a reader failed; the previous snapshot stays).
+ * configure and command (either may be NULL) run on the source's own
+ * thread, never on the caller's: a source keeps its settings to itself and
+ * needs no lock for them. */
 struct source_ops {
 	const char *name;
 	uint32_t default_interval_ms;
@@ -35,6 +42,10 @@ struct source_ops {
 	void *(*init)(const char *root);
 	int (*sample)(void *ctx);
 	void (*fini)(void *ctx);
+	/* The whole configuration of a (re)load; the source takes its part. */
+	void (*configure)(void *ctx, const struct sources_conf *c);
+	/* Work asked of the source by the SNMP thread (sources/sources.h). */
+	void (*command)(void *ctx, const struct source_cmd *cmd);
 };
 
 struct source_stats {
@@ -60,6 +71,20 @@ int sampler_set_interval(unsigned index, uint32_t ms);
 uint32_t sampler_interval(unsigned index);
 uint32_t sampler_default_interval(unsigned index);
 int sampler_stats(unsigned index, struct source_stats *out);
+
+/*
+ * The one way into the sources (see sources/sources.h for the two types).
+ * Both only queue: the source's thread runs the configuration or command
+ * before its next sample, which it takes at once, and the caller (the SNMP
+ * thread) never waits for a helper, netlink or /proc. Outcomes come back
+ * the way everything from a source does: in what it publishes.
+ */
+/* Hands a (re)load's configuration to every source and sets the
+ * intervals it names (0: the default). c is copied. */
+void sampler_configure(const struct sources_conf *c);
+/* Queues a command of len bytes (copied) for source index: 0, or -1 with
+ * errno ENOENT (no such source, or it takes no commands) or ENOMEM. */
+int sampler_post(unsigned index, const struct source_cmd *cmd, size_t len);
 
 /* Takes one sample of every source synchronously, so the first GET after
  * start-up already has data; then starts the thread. */

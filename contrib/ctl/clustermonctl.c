@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -528,6 +529,26 @@ static long filter_value(const char *word, const char *key)
 	return v;
 }
 
+/* clustermond answers the activating SET at once and attaches afterwards:
+ * the outcome is the row's OperStatus, up(1), failed(3) or unsupported(4).
+ * down(2) while it is being attached; still down after ATTACH_WAIT_S (no
+ * helper running, say) counts as not attached. */
+#define ATTACH_WAIT_S 10
+
+static uint64_t attach_outcome(oid index)
+{
+	const struct timespec pause = { .tv_nsec = 50000000 };
+	oid o[2] = { P_OPER, index };
+	uint64_t st = 0;
+
+	for (int i = 0; i < ATTACH_WAIT_S * 20; i++) {
+		if (get_at(probe_entry, OID_LENGTH(probe_entry), o, 2, &st) && st != 2)
+			return st;
+		nanosleep(&pause, NULL);
+	}
+	return st;
+}
+
 static void probe_add(int argc, char **argv)
 {
 	long pid = -1, cpu = -1, every = 1, v;
@@ -562,10 +583,13 @@ static void probe_add(int argc, char **argv)
 		die(EXIT_REFUSED, "probe '%s' refused: %s", argv[0], snmp_errstring(v));
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	add_int(pdu, P_STATUS, index, ASN_INTEGER, 1); /* active */
-	if ((v = set(pdu)) != SNMP_ERR_NOERROR) {
+	if ((v = set(pdu)) != SNMP_ERR_NOERROR || attach_outcome(index) != 1) {
 		oid e[2] = { P_ERROR, index };
 
 		get_string(probe_entry, OID_LENGTH(probe_entry), e, 2, error, sizeof(error));
+		if (error[0] == '\0' && v == SNMP_ERR_NOERROR)
+			snprintf(error, sizeof(error), "not attached within %d s (is "
+				 "clustermon-kprobe running?)", ATTACH_WAIT_S);
 		pdu = snmp_pdu_create(SNMP_MSG_SET);
 		add_int(pdu, P_STATUS, index, ASN_INTEGER, 6); /* destroy */
 		set(pdu);

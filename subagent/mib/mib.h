@@ -23,6 +23,10 @@ int mib_sampling_register(void);
 int mib_cpu_register(void);
 int mib_memory_register(void);
 int mib_proc_register(void);
+/* The procFilter scalars serve what the last (re)load or SET asked for;
+ * a (re)load sets them back to the configuration's filter (reload.c). */
+struct proc_filter;
+void mib_proc_configure(const struct proc_filter *f);
 int mib_tcp_register(void);
 int mib_pcap_register(void);
 int mib_dist_register(void);

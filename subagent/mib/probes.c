@@ -3,20 +3,27 @@
  * rowtable engine) and clusterMonProbeCpuTable, served from the probes
  * source; clusterMonProbeLoss and clusterMonHelperStatusChange.
  *
- * Activating a row attaches its probe while the SET waits, so a spec the
- * kernel refuses fails with inconsistentValue and its reason stays in
- * clusterMonProbeLastError. Rows from `probe` lines and saved rows are
- * attached by the source in the background (their OperStatus says how
- * that went).
+ * The SET answers what the SNMP thread can decide alone: a malformed spec
+ * (wrongValue), a change to an active row (inconsistentValue). Whether the
+ * kernel takes the probe is the source's to find out, on its own thread:
+ * attaching means a BPF program loaded and verified by the helper, tens of
+ * milliseconds each and seconds when the machine is busy, more than a SET
+ * may hold the SNMP thread (every other request waits with it, and the
+ * master gives up after its 1 s agentXTimeout). So a row goes active at
+ * once, the source is told (a queued command), and the outcome comes back
+ * as clusterMonProbeOperStatus: up(1), or failed(3)/unsupported(4) with
+ * the reason in clusterMonProbeLastError. Rows from `probe` lines and saved
+ * rows go the same way.
  */
 #include "rowtable.h"
 #include "mib.h"
 #include "watch.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sources/probes.h"
+#include "../sources/sources.h"
 #include "spec.h"
 
 static const oid probes_oid[] = { CM_OID_clusterMonProbes };
@@ -147,25 +154,12 @@ static void want_of(const struct probe_row *p, struct probe_want *w)
 	}
 }
 
-/* A row going active attaches now; an active probe cannot be changed. */
+/* An active probe cannot be changed; attaching is the source's (above). */
 static unsigned inconsistent(const struct rt_row *r, const struct rt_row *o)
 {
-	const struct probe_row *p = (const struct probe_row *)r;
-	bool was_active = o != NULL && o->status == ROW_ACTIVE;
-	struct probe_want w;
-	char why[PROBE_ERROR_MAX];
-
-	if (r->status != ROW_ACTIVE)
+	if (r->status != ROW_ACTIVE || o == NULL || o->status != ROW_ACTIVE)
 		return 0;
-	if (was_active)
-		return same(r, o) ? 0 : COL_SPEC;
-	want_of(p, &w);
-	if (probes_attach_now(&w, why, sizeof(why)) != 0) {
-		snmp_log(LOG_INFO, "clustermond: probe %u (%s) cannot attach: %s\n",
-			 r->index, w.line, why);
-		return COL_SPEC;
-	}
-	return 0;
+	return same(r, o) ? 0 : COL_SPEC;
 }
 
 /* The runtime: how much loss the last clusterMonProbeLoss reported. */
@@ -282,16 +276,23 @@ static const char *conf_fill(struct rt_row *row, char *line)
 
 /* ------------------------------------------------------------ to the source */
 
+/* Every row, queued for the source's thread: this one never waits. */
 static void changed(void)
 {
-	struct probe_want *w = calloc(table.n ? table.n : 1, sizeof(*w));
+	size_t len = sizeof(struct source_cmd) + table.n * sizeof(struct probe_want);
+	struct source_cmd *cmd = calloc(1, len);
 
-	if (w == NULL)
+	if (cmd == NULL) {
+		snmp_log(LOG_ERR, "clustermond: out of memory: probe rows not passed on\n");
 		return;
+	}
+	cmd->kind = SOURCE_CMD_PROBE_ROWS;
+	cmd->nrows = table.n;
 	for (size_t i = 0; i < table.n; i++)
-		want_of((const struct probe_row *)table.rows[i], &w[i]);
-	probes_want(w, table.n);
-	free(w);
+		want_of((const struct probe_row *)table.rows[i], &cmd->rows[i]);
+	if (sampler_post(SOURCE_PROBES, cmd, len) != 0)
+		snmp_log(LOG_ERR, "clustermond: probe rows not passed on: %s\n", strerror(errno));
+	free(cmd);
 }
 
 /* ------------------------------------------------------------ notifications */

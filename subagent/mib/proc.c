@@ -5,6 +5,7 @@
 #include "group.h"
 #include "mib.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "../sources/sources.h"
@@ -91,12 +92,39 @@ static int proc_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	}
 }
 
+/* ------------------------------------------------------- the filter */
+
+/* What the last (re)load or SET asked for, kept on the SNMP thread: the
+ * source applies each change on its own thread (a queued command), so a
+ * GET right after a SET already says what was set. */
+static struct proc_filter wanted = { .uid = -1 };
+
+static void filter_get(struct proc_filter *out)
+{
+	*out = wanted;
+}
+
+static void filter_set(const struct proc_filter *f)
+{
+	struct source_cmd cmd = { .kind = SOURCE_CMD_PROC_FILTER, .proc_filter = *f };
+
+	wanted = *f;
+	if (sampler_post(SOURCE_PROC, &cmd, sizeof(cmd)) != 0)
+		snmp_log(LOG_ERR, "clustermond: procFilter change not passed on: %s\n",
+			 strerror(errno));
+}
+
+void mib_proc_configure(const struct proc_filter *f)
+{
+	wanted = *f;
+}
+
 static int get_filter_name(void *view, struct mib_value *v)
 {
 	struct proc_filter f;
 
 	(void)view;
-	proc_filter_get(&f);
+	filter_get(&f);
 	return mib_string(v, f.name);
 }
 
@@ -105,7 +133,7 @@ static int get_filter_uid(void *view, struct mib_value *v)
 	struct proc_filter f;
 
 	(void)view;
-	proc_filter_get(&f);
+	filter_get(&f);
 	return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)f.uid);
 }
 
@@ -114,7 +142,7 @@ static int get_filter_top(void *view, struct mib_value *v)
 	struct proc_filter f;
 
 	(void)view;
-	proc_filter_get(&f);
+	filter_get(&f);
 	return mib_u64(v, ASN_UNSIGNED, f.top);
 }
 
@@ -150,11 +178,11 @@ static int apply_name(const oid *idx, size_t len, const netsnmp_variable_list *v
 	struct proc_filter f;
 
 	(void)idx, (void)len;
-	proc_filter_get(&f);
+	filter_get(&f);
 	memcpy(undo->text, f.name, sizeof(f.name));
 	memcpy(f.name, var->val.string, var->val_len);
 	f.name[var->val_len] = '\0';
-	proc_filter_set(&f);
+	filter_set(&f);
 	return SNMP_ERR_NOERROR;
 }
 
@@ -163,9 +191,9 @@ static void undo_name(const oid *idx, size_t len, const struct mib_undo *undo)
 	struct proc_filter f;
 
 	(void)idx, (void)len;
-	proc_filter_get(&f);
+	filter_get(&f);
 	memcpy(f.name, undo->text, sizeof(f.name));
-	proc_filter_set(&f);
+	filter_set(&f);
 }
 
 static int check_uid(const oid *idx, size_t len, const netsnmp_variable_list *var)
@@ -183,10 +211,10 @@ static int apply_uid(const oid *idx, size_t len, const netsnmp_variable_list *va
 	struct proc_filter f;
 
 	(void)idx, (void)len;
-	proc_filter_get(&f);
+	filter_get(&f);
 	undo->num = (uint64_t)f.uid;
 	f.uid = *var->val.integer;
-	proc_filter_set(&f);
+	filter_set(&f);
 	return SNMP_ERR_NOERROR;
 }
 
@@ -195,9 +223,9 @@ static void undo_uid(const oid *idx, size_t len, const struct mib_undo *undo)
 	struct proc_filter f;
 
 	(void)idx, (void)len;
-	proc_filter_get(&f);
+	filter_get(&f);
 	f.uid = (int64_t)undo->num;
-	proc_filter_set(&f);
+	filter_set(&f);
 }
 
 static int check_top(const oid *idx, size_t len, const netsnmp_variable_list *var)
@@ -214,10 +242,10 @@ static int apply_top(const oid *idx, size_t len, const netsnmp_variable_list *va
 	struct proc_filter f;
 
 	(void)idx, (void)len;
-	proc_filter_get(&f);
+	filter_get(&f);
 	undo->num = f.top;
 	f.top = (uint32_t)*var->val.integer;
-	proc_filter_set(&f);
+	filter_set(&f);
 	return SNMP_ERR_NOERROR;
 }
 
@@ -226,9 +254,9 @@ static void undo_top(const oid *idx, size_t len, const struct mib_undo *undo)
 	struct proc_filter f;
 
 	(void)idx, (void)len;
-	proc_filter_get(&f);
+	filter_get(&f);
 	f.top = (uint32_t)undo->num;
-	proc_filter_set(&f);
+	filter_set(&f);
 }
 
 static const struct mib_setter name_setter = { check_name, apply_name, undo_name };

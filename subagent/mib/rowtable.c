@@ -648,20 +648,16 @@ static void parse_directive(const char *token, char *line)
 	t->conf_rows[t->nconf++] = row;
 }
 
-static int before_read(int major, int minor, void *server, void *client)
+void rt_read_begin(void)
 {
-	(void)major, (void)minor, (void)server, (void)client;
 	for (size_t i = 0; i < ntables; i++)
 		tables[i]->nconf = 0;
-	return SNMP_ERR_NOERROR;
 }
 
-static int after_read(int major, int minor, void *server, void *client)
+void rt_read_end(bool ok)
 {
-	(void)major, (void)minor, (void)server, (void)client;
 	for (size_t i = 0; i < ntables; i++)
-		config_done(tables[i], conf_errors() == 0);
-	return SNMP_ERR_NOERROR;
+		config_done(tables[i], ok);
 }
 
 void rt_init(struct rt_table *t)
@@ -670,14 +666,9 @@ void rt_init(struct rt_table *t)
 		.min_col = t->ops->min_col, .max_col = t->ops->max_col, .index_len = 1,
 		.rows = view_rows, .row_index = view_index, .get = view_get,
 	};
-	if (ntables == 0) {
+	if (ntables == 0)
 		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA,
 				       store_rows, NULL);
-		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_PRE_READ_CONFIG,
-				       before_read, NULL);
-		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_POST_READ_CONFIG,
-				       after_read, NULL);
-	}
 	if (ntables == RT_MAX_TABLES)
 		return;
 	tables[ntables++] = t;

@@ -80,10 +80,13 @@ struct rt_table {
 };
 
 /* Sets up t->view, the directive, and the persistent-storage hooks (before
- * init_snmp). After each read of the config files the directive's rows
- * replace the readOnly ones and the restored rows go in, unless a line was
- * wrong: then everything running is kept. */
+ * init_snmp). */
 void rt_init(struct rt_table *t);
+/* Around each read of the config files (reload.c): at the end the
+ * directive's rows replace the readOnly ones and the restored rows go in,
+ * unless a line was wrong (ok false): then everything running is kept. */
+void rt_read_begin(void);
+void rt_read_end(bool ok);
 /* The SET phases for the varbinds of this table in a request (the group's
  * set_request hook passes them on); varbinds for other arcs are left alone. */
 void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,

@@ -18,18 +18,6 @@
 
 struct snapshot_slot pcap_slot = SNAPSHOT_SLOT_INIT;
 
-static pthread_mutex_t conf_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pcap_conf wanted;
-static unsigned wanted_gen;
-
-void pcap_conf_set(const struct pcap_conf *c)
-{
-	pthread_mutex_lock(&conf_lock);
-	wanted = *c;
-	wanted_gen++;
-	pthread_mutex_unlock(&conf_lock);
-}
-
 struct running {
 	struct pcap_iface_conf conf;
 	uint32_t ifindex;
@@ -38,7 +26,6 @@ struct running {
 };
 
 struct pcap_source {
-	unsigned gen;
 	unsigned n;
 	struct running run[PCAP_MAX_IFACES];
 	unsigned pktsize_dist, synrtt_dist;
@@ -131,7 +118,6 @@ static void *pcap_init(const char *root)
 	(void)root; /* captures are live: nothing to read under a fixture root */
 	if (ps == NULL)
 		return NULL;
-	ps->gen = (unsigned)-1;
 	ps->pktsize_dist = dist_register("pcap.pktsize", "bytes", CAPTURE_HIST_BUCKETS);
 	ps->synrtt_dist = dist_register("pcap.synrtt", "us", CAPTURE_HIST_BUCKETS);
 	return ps;
@@ -164,17 +150,7 @@ static int pcap_sample(void *ctx)
 {
 	struct pcap_source *ps = ctx;
 	struct pcap_snapshot *snap;
-	struct pcap_conf want;
-	unsigned gen;
 
-	pthread_mutex_lock(&conf_lock);
-	want = wanted;
-	gen = wanted_gen;
-	pthread_mutex_unlock(&conf_lock);
-	if (gen != ps->gen) {
-		reconcile(ps, &want);
-		ps->gen = gen;
-	}
 	snap = calloc(1, sizeof(*snap));
 	if (snap == NULL)
 		return -1;
@@ -197,10 +173,17 @@ static int pcap_sample(void *ctx)
 	return 0;
 }
 
+/* Each (re)load: captures open, close or change filter on this thread. */
+static void pcap_configure(void *ctx, const struct sources_conf *c)
+{
+	reconcile(ctx, &c->pcap);
+}
+
 const struct source_ops pcap_source_ops = {
 	.name = "pcap",
 	.default_interval_ms = 1000,
 	.init = pcap_init,
 	.sample = pcap_sample,
 	.fini = pcap_fini,
+	.configure = pcap_configure,
 };

@@ -7,7 +7,7 @@
  * attachment (helper restart, row re-activated, a reading that went down)
  * moves raw into base first.
  */
-#include "probes.h"
+#include "sources.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -22,11 +22,9 @@
 
 #define POLL_TIMEOUT_MS 1000
 #define ADD_TIMEOUT_MS 5000
-#define PIN_MS 10000
 
 struct pstate {
 	struct probe_want want;
-	int64_t pinned_until;       /* a SET is attaching it: leave it alone */
 	int oper;
 	char error[PROBE_ERROR_MAX];
 	bool failed;                /* want.line failed on this helper instance */
@@ -188,28 +186,43 @@ static bool listed(const struct probe_want *rows, size_t n, uint32_t id)
 	return false;
 }
 
-void probes_want(const struct probe_want *rows, size_t n)
+/* Every row of the probe table, from the SNMP thread's last change. A row
+ * (re)activated is tried again even where its spec failed before: that is
+ * how a user asks for another attempt. */
+static void want_rows(const struct probe_want *rows, size_t n)
 {
 	pthread_mutex_lock(&P.lock);
 	for (size_t i = P.n; i-- > 0;)
 		if (!listed(rows, n, P.st[i].want.id))
 			drop_state(&P.st[i]);
 	for (size_t i = 0; i < n; i++) {
+		struct pstate *old = find_state(rows[i].id);
+		bool was_active = old != NULL && old->want.active;
 		struct pstate *s = adopt(&rows[i]);
 
-		if (s != NULL) {
-			s->pinned_until = 0;
-			if (!s->want.active && s->oper == OPER_UP)
-				s->oper = OPER_DOWN;
-		}
+		if (s == NULL)
+			continue;
+		if (s->want.active && !was_active)
+			s->failed = false;
+		if (!s->want.active && s->oper == OPER_UP)
+			s->oper = OPER_DOWN;
 	}
 	pthread_mutex_unlock(&P.lock);
 }
 
-void probes_set_socket(const char *path)
+static void probes_command(void *ctx, const struct source_cmd *cmd)
 {
+	(void)ctx;
+	if (cmd->kind == SOURCE_CMD_PROBE_ROWS)
+		want_rows(cmd->rows, cmd->nrows);
+}
+
+static void probes_configure(void *ctx, const struct sources_conf *c)
+{
+	(void)ctx;
 	pthread_mutex_lock(&P.lock);
-	snprintf(P.socket, sizeof(P.socket), "%s", path && *path ? path : PROBES_DEFAULT_SOCKET);
+	snprintf(P.socket, sizeof(P.socket), "%s",
+		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
 	pthread_mutex_unlock(&P.lock);
 }
 
@@ -233,38 +246,6 @@ static void record_add(struct pstate *s, enum helper_result r, bool fresh, const
 	s->oper = r == HELPER_DOWN ? OPER_DOWN :
 		  strcmp(cls, "unsupported") == 0 ? OPER_UNSUPPORTED : OPER_FAILED;
 	s->failed = r == HELPER_REFUSED;
-}
-
-int probes_attach_now(const struct probe_want *w, char *why, size_t whylen)
-{
-	char path[PATH_MAX], line[PROBE_LINE_MAX + 32], cls[32] = "";
-	enum helper_result r;
-	struct pstate *s;
-	bool fresh = false;
-
-	struct probe_want staged = *w;
-
-	pthread_mutex_lock(&P.lock);
-	/* The row is active only once the SET commits (probes_want says so);
-	 * until then the pin keeps the sampler from removing the probe. */
-	s = find_state(w->id);
-	staged.active = s != NULL && s->want.active;
-	s = adopt(&staged);
-	if (s != NULL)
-		s->pinned_until = (int64_t)cm_clock_ms() + PIN_MS;
-	memcpy(path, P.socket, sizeof(path));
-	pthread_mutex_unlock(&P.lock);
-	if (s == NULL) {
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	add_line(w, line, sizeof(line));
-	r = helper_add(path, line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why, whylen);
-	pthread_mutex_lock(&P.lock);
-	if ((s = find_state(w->id)) != NULL)
-		record_add(s, r, fresh, cls, why);
-	pthread_mutex_unlock(&P.lock);
-	return r == HELPER_OK ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ sampling */
@@ -291,20 +272,14 @@ static void plan_push(struct plan *pl, bool add, const struct probe_want *w)
 	pl->n++;
 }
 
-static bool pinned(const struct pstate *s, int64_t now)
-{
-	return s != NULL && s->pinned_until > now;
-}
-
 /* Reads one wanted row's probe, or plans what it needs (lock held). */
-static void reconcile_row(struct pstate *s, const struct helper_reading *rd, struct plan *pl,
-			  int64_t now)
+static void reconcile_row(struct pstate *s, const struct helper_reading *rd, struct plan *pl)
 {
 	const struct helper_probe *p = helper_find_probe(rd, s->want.id);
 	bool matches = p != NULL && strcmp(p->spec_line, s->want.line) == 0;
 
 	if (!s->want.active) {
-		if (p != NULL && !pinned(s, now))
+		if (p != NULL)
 			plan_push(pl, false, &s->want);
 		/* A failed activation keeps saying why (failed, unsupported). */
 		if (s->oper == OPER_UP)
@@ -314,17 +289,15 @@ static void reconcile_row(struct pstate *s, const struct helper_reading *rd, str
 	if (matches) {
 		absorb_probe(s, p);
 		s->oper = OPER_UP;
-	} else if (!s->failed && !pinned(s, now)) {
+	} else if (!s->failed) {
 		plan_push(pl, true, &s->want);
 	}
 }
 
 static void reconcile(const struct helper_reading *rd, struct plan *pl)
 {
-	int64_t now = (int64_t)cm_clock_ms();
-
 	for (size_t i = 0; i < P.n; i++)
-		reconcile_row(&P.st[i], rd, pl, now);
+		reconcile_row(&P.st[i], rd, pl);
 	/* Probes nobody wants: left by an earlier run of the subagent. */
 	for (size_t i = 0; i < rd->nprobes; i++) {
 		struct probe_want gone = { .id = rd->probes[i].id };
@@ -604,4 +577,6 @@ const struct source_ops probes_source_ops = {
 	.init = probes_init,
 	.sample = probes_sample,
 	.fini = probes_fini,
+	.configure = probes_configure,
+	.command = probes_command,
 };

@@ -3,12 +3,13 @@
  * with the clusterMonProbeTable rows and turns its readings into counters
  * that never go backwards, across helper restarts and re-attachments.
  *
- * The SNMP thread says what it wants (probes_want) and may attach one
- * probe synchronously while a SET waits (probes_attach_now); the source's
- * own thread does the rest: every interval one exchange with the helper
- * reads everything, installs what is missing and removes what is no longer
- * wanted. A spec that failed to attach is not retried until its row changes
- * or the helper restarts.
+ * The SNMP thread says what it wants with a SOURCE_CMD_PROBE_ROWS command
+ * (sources.h); the source's own thread does all the rest: every interval
+ * one exchange with the helper reads everything, installs what is missing
+ * and removes what is no longer wanted. An attachment's outcome comes back
+ * in the view, as the row's OperStatus and LastError. A spec that failed to
+ * attach is not retried until its row changes, is activated again, or the
+ * helper restarts.
  */
 #ifndef CLUSTERMON_SOURCES_PROBES_H
 #define CLUSTERMON_SOURCES_PROBES_H
@@ -20,6 +21,7 @@
 #include "../sampler.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
+#define PROBE_SOCKET_MAX 4096  /* PATH_MAX */
 #define PROBE_LINE_MAX 256
 #define PROBE_ERROR_MAX 256
 
@@ -64,12 +66,6 @@ struct probes_view {
 	struct drop_reading *drops; /* ascending reason */
 };
 
-void probes_set_socket(const char *path);
-/* Every row of the table (at each change of rows, on the SNMP thread). */
-void probes_want(const struct probe_want *rows, size_t n);
-/* Attaches one probe now: 0, or -1 with the reason (and the row's
- * OperStatus failed or unsupported) recorded for its LastError. */
-int probes_attach_now(const struct probe_want *w, char *why, size_t whylen);
 /* A copy of everything served; free with probes_view_free. */
 struct probes_view *probes_view_take(void);
 void probes_view_free(struct probes_view *v);

@@ -25,23 +25,6 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 /* A full rescan of /proc for new PIDs at most this often. */
 #define RESCAN_NS 1000000000ull
 
-static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct proc_filter filter = { .uid = -1 };
-
-void proc_filter_get(struct proc_filter *out)
-{
-	pthread_mutex_lock(&filter_lock);
-	*out = filter;
-	pthread_mutex_unlock(&filter_lock);
-}
-
-void proc_filter_set(const struct proc_filter *f)
-{
-	pthread_mutex_lock(&filter_lock);
-	filter = *f;
-	pthread_mutex_unlock(&filter_lock);
-}
-
 struct proc_source {
 	struct proc_scanner *scanner;
 	struct proc_sample *cur, *prev;
@@ -50,6 +33,7 @@ struct proc_source {
 	unsigned hz;
 	long page_kb;
 	uint64_t boot_time;
+	struct proc_filter filter; /* this thread's own: set by configure and commands */
 	char root[256];
 };
 
@@ -102,6 +86,7 @@ static void *proc_init(const char *root)
 		return NULL;
 	raise_fd_limit();
 	snprintf(src->root, sizeof(src->root), "%s", root);
+	src->filter.uid = -1;
 	src->scanner = proc_scanner_new(root);
 	src->hz = (unsigned)sysconf(_SC_CLK_TCK);
 	src->page_kb = sysconf(_SC_PAGESIZE) / 1024;
@@ -248,7 +233,7 @@ static int proc_sample(void *ctx)
 	snap->hdr.destroy = proc_snapshot_destroy;
 	snap->nrows = 0;
 	snap->followed = (size_t)n;
-	proc_filter_get(&f);
+	f = src->filter;
 	for (int i = 0; i < n; i++) {
 		fill_row(src, &src->cur[i], src->prev_ns ? now - src->prev_ns : 0,
 			 &snap->rows[snap->nrows]);
@@ -265,6 +250,17 @@ static int proc_sample(void *ctx)
 	return 0;
 }
 
+static void proc_configure(void *ctx, const struct sources_conf *c)
+{
+	((struct proc_source *)ctx)->filter = c->proc_filter;
+}
+
+static void proc_command(void *ctx, const struct source_cmd *cmd)
+{
+	if (cmd->kind == SOURCE_CMD_PROC_FILTER)
+		((struct proc_source *)ctx)->filter = cmd->proc_filter;
+}
+
 const struct source_ops proc_source_ops = {
 	.name = "proc",
 	/* 1 Hz by default: a node with thousands of processes pays milliseconds
@@ -274,4 +270,6 @@ const struct source_ops proc_source_ops = {
 	.init = proc_init,
 	.sample = proc_sample,
 	.fini = proc_fini,
+	.configure = proc_configure,
+	.command = proc_command,
 };

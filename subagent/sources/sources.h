@@ -1,5 +1,9 @@
 /*
- * sources.h - the snapshots each source publishes, and the source plug-ins.
+ * sources.h - the sources layer as the rest of clustermond sees it: the
+ * snapshots each source publishes, the configuration a (re)load hands to
+ * all of them at once (sampler_configure), and the commands the SNMP thread
+ * may queue for one (sampler_post). Nothing else goes in: no source has a
+ * setter of its own, and each keeps its settings on its own thread.
  *
  * A snapshot holds served values only (monotonic counters, finished rates),
  * so MIB glue never does arithmetic on raw kernel numbers.
@@ -13,6 +17,7 @@
 #include "../sampler.h"
 #include "../snapshot.h"
 #include "../collect/inetdiag.h"
+#include "probes.h"
 
 /* PSI averages in hundredths of a percent; present only when the kernel has
  * /proc/pressure (served as noSuchInstance otherwise, never as zero). */
@@ -83,8 +88,6 @@ struct proc_filter {
 	uint32_t top;   /* 0 = all; else the N busiest over the last interval */
 };
 
-void proc_filter_get(struct proc_filter *out);
-void proc_filter_set(const struct proc_filter *f);
 
 /* clusterMonTcp scalars, from /proc/net/snmp (Tcp:) and /proc/net/netstat. */
 enum tcp_scalar {
@@ -112,7 +115,6 @@ struct tcp_filter {
 	size_t nterms;
 	struct diag_term terms[INETDIAG_MAX_TERMS];
 };
-void tcp_filter_set(const struct tcp_filter *f);
 
 extern struct snapshot_slot tcp_slot;
 extern const struct source_ops tcp_source_ops;
@@ -127,7 +129,6 @@ struct pcap_conf {
 	unsigned n;
 	struct pcap_iface_conf iface[PCAP_MAX_IFACES];
 };
-void pcap_conf_set(const struct pcap_conf *c);
 
 struct pcap_row {
 	uint32_t ifindex;
@@ -152,5 +153,28 @@ extern struct snapshot_slot mem_slot;
 
 extern const struct source_ops cpu_source_ops;
 extern const struct source_ops mem_source_ops;
+
+/* One (re)load's configuration, whole and never changed once handed over:
+ * each source takes its part on its own thread. */
+struct sources_conf {
+	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
+	char helper_socket[PROBE_SOCKET_MAX];  /* "": PROBES_DEFAULT_SOCKET */
+	struct proc_filter proc_filter;
+	struct pcap_conf pcap;
+	struct tcp_filter tcp_filter;
+};
+
+/* What the SNMP thread may ask of a source (sampler_post). */
+enum source_cmd_kind {
+	SOURCE_CMD_PROC_FILTER = 1, /* to "proc": filter the next snapshots so */
+	SOURCE_CMD_PROBE_ROWS,      /* to "probes": every row of the probe table */
+};
+
+struct source_cmd {
+	enum source_cmd_kind kind;
+	struct proc_filter proc_filter;
+	size_t nrows;
+	struct probe_want rows[];   /* SOURCE_CMD_PROBE_ROWS: nrows of them */
+};
 
 #endif

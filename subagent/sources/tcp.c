@@ -27,18 +27,6 @@
 
 struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
 
-static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tcp_filter filter;
-static unsigned filter_gen;
-
-void tcp_filter_set(const struct tcp_filter *f)
-{
-	pthread_mutex_lock(&filter_lock);
-	filter = *f;
-	filter_gen++;
-	pthread_mutex_unlock(&filter_lock);
-}
-
 /* Every state but LISTEN (10); not the kernel's request sockets (12). */
 #define CONN_STATES (((1u << 12) - 2) & ~(1u << 10))
 #define PID_MAP_EVERY_MS 5000
@@ -73,8 +61,7 @@ struct tcp_source {
 	struct procfile snmp, netstat;
 	char buf[64 * 1024];
 	unsigned rtt_dist;
-	unsigned filter_gen;       /* the tcpFilter compiled below */
-	uint32_t states;
+	uint32_t states;           /* tcpFilter, as tcp_configure compiled it */
 	uint8_t bc[INETDIAG_BC_MAX];
 	size_t bclen;
 };
@@ -107,7 +94,7 @@ static void *tcp_init(const char *root)
 	snprintf(ts->root, sizeof(ts->root), "%s", root);
 	ts->snmp.fd = ts->netstat.fd = -1;
 	ts->next_index = 1;
-	ts->filter_gen = (unsigned)-1;
+	ts->states = CONN_STATES;
 	ts->fd = inetdiag_open();
 	if (ts->fd < 0) {
 		tcp_fini(ts);
@@ -139,30 +126,22 @@ static int keep_conn(const struct tcp_conn *c, void *arg)
 	return 0;
 }
 
-/* The kernel filters by state and port before it copies anything out;
- * recompiled when tcpFilter changed. */
-static void load_filter(struct tcp_source *ts)
+/* The kernel filters by state and port before it copies anything out:
+ * tcpFilter is compiled for it at each (re)load, on this thread. */
+static void tcp_configure(void *ctx, const struct sources_conf *c)
 {
-	struct tcp_filter f;
+	struct tcp_source *ts = ctx;
+	const struct tcp_filter *f = &c->tcp_filter;
 	int len;
 
-	pthread_mutex_lock(&filter_lock);
-	if (ts->filter_gen == filter_gen) {
-		pthread_mutex_unlock(&filter_lock);
-		return;
-	}
-	f = filter;
-	ts->filter_gen = filter_gen;
-	pthread_mutex_unlock(&filter_lock);
-	ts->states = f.states ? f.states : CONN_STATES;
-	len = inetdiag_filter(f.terms, f.nterms, ts->bc, sizeof(ts->bc));
+	ts->states = f->states ? f->states : CONN_STATES;
+	len = inetdiag_filter(f->terms, f->nterms, ts->bc, sizeof(ts->bc));
 	ts->bclen = len > 0 ? (size_t)len : 0;
 }
 
 static int dump_all(struct tcp_source *ts)
 {
 	ts->nconns = 0;
-	load_filter(ts);
 	if (ts->fd < 0)
 		ts->fd = inetdiag_open();
 	if (ts->fd >= 0 &&
@@ -355,4 +334,5 @@ const struct source_ops tcp_source_ops = {
 	.init = tcp_init,
 	.sample = tcp_sample,
 	.fini = tcp_fini,
+	.configure = tcp_configure,
 };

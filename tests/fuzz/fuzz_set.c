@@ -5,7 +5,8 @@
  * agent end-to-end fuzzer: no AgentX, no socket; clustermond's groups are
  * registered as main.c does, the sources' snapshots are taken once from
  * the fixture trees, and the probe source points at a helper socket that
- * does not exist.
+ * does not exist (the sampler never runs here: activating a probe row
+ * only queues it for the source, which would find no helper).
  *
  * An input is a list of requests (see next_request): the fuzzer chooses
  * table, column, row, type and value, so rows go through every RowStatus
@@ -16,8 +17,7 @@
  * Besides crashes and leaks, every request is held to: one response that
  * parses back, with as many varbinds as asked; a valid error-status and
  * index; a SET that fails leaves every writable column as it was (GETNEXT
- * walks before and after); GETNEXT always moves forward; and no probe row
- * is ever active, as no helper runs to attach it. Rows made by an input
+ * walks before and after); and GETNEXT always moves forward. Rows made by an input
  * are destroyed with SETs after it, and the next input starts from the
  * same walk as the first.
  */
@@ -37,7 +37,6 @@
 #include "conf.h"
 #include "mib/mib.h"
 #include "sampler.h"
-#include "sources/probes.h"
 #include "sources/sources.h"
 
 #ifndef FUZZ_TOP
@@ -500,7 +499,6 @@ static const struct column writable[] = {
 };
 #define NWRITABLE (sizeof(writable) / sizeof(writable[0]))
 static const struct column statuses[] = { { 8, 1, 12 }, { 11, 1, 11 }, { 10, 1, 8 } };
-#define PROBE_STATUS 9 /* writable[9] */
 
 static size_t column_prefix(const struct column *c, oid *out)
 {
@@ -602,8 +600,6 @@ static void flatten(size_t col, const netsnmp_variable_list *v, void *arg)
 {
 	struct flat *f = arg;
 
-	if (col == PROBE_STATUS && v->type == ASN_INTEGER && *v->val.integer == 1)
-		fail("probe row %lu is active without a helper", v->name[v->name_length - 1]);
 	append(f, &col, sizeof(col));
 	append(f, &v->name_length, sizeof(v->name_length));
 	append(f, v->name, v->name_length * sizeof(oid));
@@ -630,15 +626,15 @@ static void add_destroy(size_t col, const netsnmp_variable_list *v, void *arg)
 	netsnmp_pdu **req = arg;
 	const long destroy = 6;
 
-	if (col == 0 && *v->val.integer == 1)
-		fail("probe row %lu is active without a helper", v->name[v->name_length - 1]);
 	if (req[col] == NULL)
 		req[col] = new_pdu(SNMP_MSG_SET);
 	snmp_pdu_add_variable(req[col], v->name, v->name_length, ASN_INTEGER, &destroy,
 			      sizeof(destroy));
 }
 
-static struct proc_filter pristine_filter;
+/* The configuration every input starts from (the helperSocket names a
+ * socket nobody listens on). */
+static struct sources_conf pristine_conf = { .proc_filter = { .uid = -1 } };
 
 /* Back to the start: every row made is destroyed through SET (so what a
  * failed request left pending goes the way the code lets it go), and the
@@ -657,9 +653,8 @@ static void reset(void)
 		snmp_free_pdu(req[i]);
 		snmp_free_pdu(resp);
 	}
-	proc_filter_set(&pristine_filter);
-	for (unsigned i = sampler_next(0); i != 0; i = sampler_next(i))
-		sampler_set_interval(i, sampler_default_interval(i));
+	sampler_configure(&pristine_conf);
+	mib_proc_configure(&pristine_conf.proc_filter);
 }
 
 /* ------------------------------------------------------------ setup */
@@ -700,7 +695,6 @@ static void add_sources(void)
 {
 	const char *basic = FUZZ_TOP "/tests/fixtures/proc-basic";
 	const char *procs = FUZZ_TOP "/tests/fixtures/proc-procs";
-	char sock[sizeof(dir) + 16];
 
 	/* No tcp source: it would open a netlink socket. */
 	if (sampler_add(SOURCE_CPU, &cpu_source_ops, basic) != 0 ||
@@ -712,9 +706,10 @@ static void add_sources(void)
 	sample_fixture(&cpu_source_ops, basic);
 	sample_fixture(&mem_source_ops, basic);
 	sample_fixture(&proc_source_ops, procs);
-	/* No helper listens here: activating a probe must fail cleanly. */
-	snprintf(sock, sizeof(sock), "%s/kprobe.sock", dir);
-	probes_set_socket(sock);
+	/* No helper listens here. */
+	snprintf(pristine_conf.helper_socket, sizeof(pristine_conf.helper_socket),
+		 "%s/kprobe.sock", dir);
+	sampler_configure(&pristine_conf);
 }
 
 static void setup(void)
@@ -740,7 +735,6 @@ static void setup(void)
 		fail("cannot register CLUSTER-MON-MIB groups");
 	register_other();
 	open_session();
-	proc_filter_get(&pristine_filter);
 	memcpy(long_text, "kprobe:", 7);
 	memset(long_text + 7, 'a', sizeof(long_text) - 7);
 	snapshot_walk(&pristine);

@@ -53,15 +53,19 @@ static void sample_until(void *ctx, uint64_t packets)
 	}
 }
 
-static void configure(const char *filter)
+/* A (re)load with one pcapInterface lo line (or none), as the sampler hands
+ * it to the source on the source's own thread. */
+static void configure(void *ctx, const char *filter)
 {
-	struct pcap_conf c = { .n = filter != NULL };
+	static struct sources_conf c;
 
+	memset(&c, 0, sizeof(c));
+	c.pcap.n = filter != NULL;
 	if (filter != NULL) {
-		snprintf(c.iface[0].ifname, sizeof(c.iface[0].ifname), "lo");
-		snprintf(c.iface[0].filter, sizeof(c.iface[0].filter), "%s", filter);
+		snprintf(c.pcap.iface[0].ifname, sizeof(c.pcap.iface[0].ifname), "lo");
+		snprintf(c.pcap.iface[0].filter, sizeof(c.pcap.iface[0].filter), "%s", filter);
 	}
-	pcap_conf_set(&c);
+	pcap_source_ops.configure(ctx, &c);
 }
 
 static void send_datagrams(int rx, uint16_t port)
@@ -108,7 +112,7 @@ int main(void)
 	sample(ctx);
 	ok(nrows == 0, "no pcapInterface: no rows");
 
-	configure(filter);
+	configure(ctx, filter);
 	sample(ctx);
 	ok(nrows == 1 && strcmp(last.ifname, "lo") == 0 && last.ifindex == if_nametoindex("lo"),
 	   "a capture on lo after the configuration changed");
@@ -118,10 +122,10 @@ int main(void)
 	is_u64(last.bytes, DATAGRAMS * WIRE_BYTES, "wire bytes: headers and payload");
 	ok(last.kernel_drops == 0, "no kernel drops at this rate");
 
-	configure("udp dst port 9");
+	configure(ctx, "udp dst port 9");
 	sample(ctx);
 	ok(nrows == 1 && last.packets == 0, "a new filter is a new capture, counted from 0");
-	configure(NULL);
+	configure(ctx, NULL);
 	sample(ctx);
 	ok(nrows == 0, "an empty configuration stops the capture");
 	pcap_source_ops.fini(ctx);

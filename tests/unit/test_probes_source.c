@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sources/probes.h"
+#include "sources/sources.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cm-probesrc-XXXXXX";
@@ -135,6 +136,30 @@ static void counts(void)
 	is_u64(hits_now(), 175, "a new helper instance: its 5 add to 170");
 }
 
+/* What the sampler does on the source's thread for a (re)load naming our
+ * socket, and for a probe-table change on the SNMP thread. */
+static void configure_socket(void *ctx)
+{
+	static struct sources_conf c;
+
+	snprintf(c.helper_socket, sizeof(c.helper_socket), "%s", sock_path);
+	probes_source_ops.configure(ctx, &c);
+}
+
+static void want(void *ctx, const struct probe_want *rows, size_t n)
+{
+	struct source_cmd *cmd = calloc(1, sizeof(*cmd) + n * sizeof(rows[0]));
+
+	if (cmd == NULL)
+		abort();
+	cmd->kind = SOURCE_CMD_PROBE_ROWS;
+	cmd->nrows = n;
+	if (n > 0)
+		memcpy(cmd->rows, rows, n * sizeof(rows[0]));
+	probes_source_ops.command(ctx, cmd);
+	free(cmd);
+}
+
 int main(void)
 {
 	struct probe_want row = { .id = 3, .line = "tracepoint:a:b pid=5", .active = true };
@@ -146,9 +171,9 @@ int main(void)
 	if (mkdtemp(dir) == NULL)
 		return perror("mkdtemp"), 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/kprobe.sock", dir);
-	probes_set_socket(sock_path);
 	ctx = probes_source_ops.init("");
 	ok(ctx != NULL, "init");
+	configure_socket(ctx);
 	v = sample_view(0);
 	ok(v->helper != HELPER_RUNNING && v->n == 0, "no helper: not running, not an error");
 	probes_view_free(v);
@@ -159,7 +184,7 @@ int main(void)
 	    pthread_create(&t, NULL, fake_helper, NULL) != 0)
 		return perror("fake helper"), 1;
 
-	probes_want(&row, 1);
+	want(ctx, &row, 1);
 	v = sample_view(0);
 	ok(v->helper == HELPER_RUNNING && v->n == 1 && v->rows[0].oper == OPER_UP,
 	   "a wanted row is attached in the same sample and is up");
@@ -167,12 +192,12 @@ int main(void)
 	probes_view_free(v);
 	counts();
 
-	probes_want(NULL, 0);
+	want(ctx, NULL, 0);
 	probes_view_free(sample_view(0));
 	ok(strstr(H.log, "del 3\n") != NULL && !H.listed, "a probe no row wants is deleted");
 
 	H.refuse = "err unsupported no such tracepoint";
-	probes_want(&row, 1);
+	want(ctx, &row, 1);
 	v = sample_view(0);
 	ok(v->n == 1 && v->rows[0].oper == OPER_UNSUPPORTED &&
 	   strcmp(v->rows[0].error, "no such tracepoint") == 0,

@@ -38,7 +38,9 @@ static struct proc_snapshot *sample(void *ctx, const struct proc_filter *f, char
 	struct proc_snapshot *s;
 	size_t at = 0;
 
-	proc_filter_set(f);
+	struct source_cmd cmd = { .kind = SOURCE_CMD_PROC_FILTER, .proc_filter = *f };
+
+	proc_source_ops.command(ctx, &cmd);
 	fake_now += SEC;
 	ok(proc_source_ops.sample(ctx) == 0, "sample succeeds");
 	s = (struct proc_snapshot *)snapshot_acquire(&proc_slot);

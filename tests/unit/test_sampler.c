@@ -42,9 +42,9 @@ static void *init_cpu(const char *root) { (void)root; return &cpu; }
 static void *init_mem(const char *root) { (void)root; return &mem; }
 static void *init_proc(const char *root) { (void)root; return &proc; }
 
-static const struct source_ops cpu_ops = { "cpu", 10, false, init_cpu, fake_sample, fake_fini };
-static const struct source_ops mem_ops = { "mem", 25, false, init_mem, fake_sample, fake_fini };
-static const struct source_ops proc_ops = { "proc", 100, true, init_proc, fake_sample, fake_fini };
+static const struct source_ops cpu_ops = { "cpu", 10, false, init_cpu, fake_sample, fake_fini, NULL, NULL };
+static const struct source_ops mem_ops = { "mem", 25, false, init_mem, fake_sample, fake_fini, NULL, NULL };
+static const struct source_ops proc_ops = { "proc", 100, true, init_proc, fake_sample, fake_fini, NULL, NULL };
 
 static struct source_stats stats(unsigned index)
 {
