@@ -9,7 +9,7 @@
 # check-consoles`.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 8
 SHARE=/usr/share/cacti
 for p in "$SHARE/cli/import_template.php" /usr/share/doc/cacti/cacti.sql /usr/sbin/mariadbd \
 	/usr/bin/mariadb-install-db /usr/bin/rrdtool "$(command -v php || echo php)"; do
