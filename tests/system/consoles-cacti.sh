@@ -18,7 +18,9 @@ for p in "$SHARE/cli/import_template.php" /usr/share/doc/cacti/cacti.sql /usr/sb
 	skip_all "$p is missing: run tests/setup-consoles.sh"
 done
 for m in pdo_mysql intl snmp; do
-	php -m | grep -qx "$m" || bail "PHP has no $m extension (tests/setup-consoles.sh installs it)"
+	php -m | grep -qx "$m" && continue
+	[ "${CI:-}" = true ] && bail "PHP has no $m extension (tests/setup-consoles.sh installs it)"
+	skip_all "PHP has no $m extension: run tests/setup-consoles.sh"
 done
 DB_PID=
 stop_db() {
