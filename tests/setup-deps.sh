@@ -29,22 +29,5 @@ case ${1:-} in
 *) echo "usage: setup-deps.sh [--build]" >&2; exit 2 ;;
 esac
 
-missing=
-for p in $PACKAGES; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "setup-deps: missing packages:$missing; run as root (sudo)" >&2
-		exit 1
-	fi
-	echo "setup-deps: installing$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	# Other apt users (unattended-upgrades, a second set-up) hold the lock
-	# for a while: wait for it rather than fail.
-	apt-get -o DPkg::Lock::Timeout=900 update -qq
-	# snmpd's own service is not needed: quickstart and the tests run
-	# private masters.
-	apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing >/dev/null
-fi
+"$here/install-missing.sh" setup-deps $PACKAGES
 "$here/get-base-mibs.sh"

@@ -36,12 +36,7 @@ sed -e "/^snmptt_conf_files = <<END/,/^END/c\\snmptt_conf_files = <<END\\n$T/snm
 	/etc/snmp/snmptt.ini >"$T/snmptt.ini"
 sed -e "s|--ini=/etc/snmp/snmptt.ini|--ini=$T/snmptt.ini|" \
 	"$top_srcdir/contrib/snmptt/snmptrapd-snmptt.conf" >"$T/snmptrapd.conf"
-snmptrapd -f -C -c "$T/snmptrapd.conf" -On -Lf "$T/traps.log" -p "$T/snmptrapd.pid" \
-	"udp:127.0.0.1:$TRAP_PORT" &
-TRAPD_PID=$!
-wait_for 5 grep -q "NET-SNMP version" "$T/traps.log" || bail "snmptrapd did not start"
-write_master_conf
-echo "trap2sink 127.0.0.1:$TRAP_PORT public" >>"$T/snmpd.conf"
+run_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 

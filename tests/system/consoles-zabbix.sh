@@ -55,25 +55,12 @@ cat >"$T/snmptrapd.conf" <<EOC
 authCommunity log,execute public
 traphandle default /usr/bin/env ZABBIX_TRAP_FILE=$T/zabbix_traps.tmp $top_srcdir/contrib/zabbix/zabbix-snmptrap.sh
 EOC
-snmptrapd -f -C -c "$T/snmptrapd.conf" -On -Lf "$T/traps.log" -p "$T/snmptrapd.pid" "udp:127.0.0.1:$TRAP_PORT" &
-TRAPD_PID=$!
-wait_for 5 grep -q "NET-SNMP version" "$T/traps.log" || bail "snmptrapd did not start"
-write_master_conf
-echo "trap2sink 127.0.0.1:$TRAP_PORT public" >>"$T/snmpd.conf"
+run_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 
 # --- zabbix_server: few processes (a shared 2-CPU machine), the
 # configuration cache refreshed every second so the test need not wait a minute.
-# zabbix_server takes ListenPort 1024-32767 only.
-free_tcp_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 12000))
-		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
 ZPORT=$(free_tcp_port) || bail "no free port"
 cat >"$T/zabbix_server.conf" <<EOC
 LogFile=$T/zabbix_server.log

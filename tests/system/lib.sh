@@ -104,14 +104,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_udp_port() {
+# free_port u|t [SPAN]: a UDP or TCP port in 20000..20000+SPAN-1 (SPAN
+# 30000 unless told) on which nothing listens.
+free_port() {
 	local p
 	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 30000))
-		ss -Hlun "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+		p=$((20000 + RANDOM % ${2:-30000}))
+		ss -Hl"$1"n "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
 	done
 	return 1
 }
+free_udp_port() { free_port u; }
+# Below 32768: zabbix_server takes ListenPort 1024-32767 only.
+free_tcp_port() { free_port t 12000; }
 
 PORT=$(free_udp_port) || bail "no free UDP port"
 AGENTX="unix:$T/agentx.sock"
@@ -294,17 +299,23 @@ finish() {
 contains() { grep -q -- "$1" <<<"$2"; }
 lacks() { ! grep -qi -- "$1" <<<"$2"; }
 
-# start_trapd: snmptrapd on a free loopback port, logging every trap with
-# numeric OIDs to $T/traps.log; the master sends v2c traps there.
-start_trapd() {
-	TRAP_PORT=$(free_udp_port) || return 1
-	echo "disableAuthorization yes" >"$T/snmptrapd.conf"
+# run_trapd: snmptrapd with $T/snmptrapd.conf on $TRAP_PORT, logging every
+# trap with numeric OIDs to $T/traps.log, and a master config sending v2c
+# traps there (start_master starts it).
+run_trapd() {
 	snmptrapd -f -C -c "$T/snmptrapd.conf" -On -Lf "$T/traps.log" -p "$T/snmptrapd.pid" \
 		"udp:127.0.0.1:$TRAP_PORT" &
 	TRAPD_PID=$!
 	write_master_conf
 	echo "trap2sink 127.0.0.1:$TRAP_PORT public" >>"$T/snmpd.conf"
 	wait_for 5 grep -q "NET-SNMP version" "$T/traps.log"
+}
+
+# start_trapd: run_trapd on a free loopback port, accepting every trap.
+start_trapd() {
+	TRAP_PORT=$(free_udp_port) || return 1
+	echo "disableAuthorization yes" >"$T/snmptrapd.conf"
+	run_trapd
 }
 
 # traps OID [TEXT]: how many notifications of this snmpTrapOID value (and
