@@ -211,11 +211,16 @@ for g in $(sql cacti -e "SELECT id FROM graph_local WHERE host_id = $hid"); do
 	php "$T/graph.php" "$g" "$T/graph-$g.png" "$C" >>"$T/graph.log" 2>&1
 	out=$(php "$T/graph.php" "$g" - "$C" 2>>"$T/graph.log")
 	echo "$g $out" >>"$T/graphs.log"
-	head -c 8 "$T/graph-$g.png" 2>/dev/null | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a' &&
-		[ "$(stat -c %s "$T/graph-$g.png")" -gt 1000 ] && pngs=$((pngs + 1))
+	if head -c 8 "$T/graph-$g.png" 2>/dev/null | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a' &&
+		[ "$(stat -c %s "$T/graph-$g.png")" -gt 1000 ]; then
+		pngs=$((pngs + 1))
+	else
+		echo "# graph $g: no PNG ($(stat -c %s "$T/graph-$g.png" 2>/dev/null || echo no file) bytes)"
+	fi
 	[ "${out%% *}" -gt 0 ] 2>/dev/null && withdata=$((withdata + 1))
 done
 is "$pngs" "$ngraphs" "Cacti rendered each of the $ngraphs graphs to a PNG"
+[ "$pngs" = "$ngraphs" ] || tail -n 20 "$T/graph.log" | sed 's/^/# graph.log: /'
 is "$withdata" "$ngraphs" "each graph's series hold numbers after the second run"
 sed 's/^/# graph /' "$T/graphs.log"
 # The memory total's data point is clusterMonMemTotalKB (the CDEF makes bytes).

@@ -6,9 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 25
-command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
-[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs: one for the busy loop, one for everything else"
-taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
+keep_cpu0_for_load
 start_master || bail "snmpd did not start"
 
 bad "a history interval of 5 ms" "history x $clusterMonCpuUtil.1 5 10" "10..3600000"

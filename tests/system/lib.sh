@@ -411,3 +411,12 @@ refused() {
 	contains "$want" "$out"; ok $? "$d is $want"
 	contains "$want" "$out" || diag "$out"
 }
+
+# Moves this test, and all it starts from here on, to the last CPU, so CPU 0
+# moves only with the busy loop the test pins there (and whatever else the
+# machine runs).
+keep_cpu0_for_load() {
+	command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
+	[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs: one for the busy loop, one for everything else"
+	taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
+}

@@ -6,11 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 44
-command -v taskset >/dev/null || bail "taskset (util-linux) is missing"
-[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs: one for the busy loop, one for everything else"
-# Everything this test starts runs on the last CPU, so CPU 0 moves only with
-# the busy loop (and whatever else the machine runs).
-taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
+keep_cpu0_for_load
 start_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
 cat >"$T/th.conf" <<EOC

@@ -2,6 +2,7 @@
 #ifndef CLUSTERMON_FIXTURE_H
 #define CLUSTERMON_FIXTURE_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,6 +24,36 @@ static inline const char *read_fixture(const char *fixture, const char *rel,
 	n = procfile_read(&pf, buf, cap);
 	procfile_close(&pf);
 	return n < 0 ? NULL : buf;
+}
+
+/* The text of a fixture file, errno cleared for the parser that follows;
+ * NULL, with a diagnostic, if it cannot be read. */
+static inline const char *fixture_text(const char *fixture, const char *rel)
+{
+	static char buf[1 << 16];
+
+	if (read_fixture(fixture, rel, buf, sizeof(buf)) == NULL) {
+		diag("cannot read fixture %s/%s", fixture, rel);
+		return NULL;
+	}
+	errno = 0;
+	return buf;
+}
+
+/* The text of a live kernel file (REL under /, e.g. "proc/stat") read as the
+ * collectors read it, errno cleared; NULL if it cannot be read. */
+static inline const char *live_text(const char *rel)
+{
+	static char buf[1 << 16];
+	struct procfile pf;
+	ssize_t n;
+
+	if (procfile_open(&pf, "", rel) != 0)
+		return NULL;
+	n = procfile_read(&pf, buf, sizeof(buf));
+	procfile_close(&pf);
+	errno = 0;
+	return n > 0 ? buf : NULL;
 }
 
 /* Writes text over dir/rel in place: a reader's kept-open fd must see it (a

@@ -11,7 +11,6 @@
 #include "fixture.h"
 
 static struct cpustat_cpu cpus[64];
-static char buf[1 << 16];
 
 static int parse_text(const char *text, struct cpustat *st, unsigned cap)
 {
@@ -23,11 +22,9 @@ static int parse_text(const char *text, struct cpustat *st, unsigned cap)
 
 static int parse_file(const char *fixture, const char *rel, struct cpustat *st, unsigned cap)
 {
-	if (read_fixture(fixture, rel, buf, sizeof(buf)) == NULL) {
-		diag("cannot read fixture %s/%s", fixture, rel);
-		return -2;
-	}
-	return parse_text(buf, st, cap);
+	const char *text = fixture_text(fixture, rel);
+
+	return text == NULL ? -2 : parse_text(text, st, cap);
 }
 
 static void basic(void)
@@ -136,15 +133,11 @@ static void garbage(void)
 
 static void live(void)
 {
-	struct cpustat st;
-	struct procfile pf;
-	ssize_t n = -1;
+	struct cpustat st = { 0 };
+	const char *text = live_text("proc/stat");
 
-	if (procfile_open(&pf, "", "proc/stat") == 0)
-		n = procfile_read(&pf, buf, sizeof(buf));
-	procfile_close(&pf);
-	ok(n > 0, "live /proc/stat reads");
-	ok(parse_text(buf, &st, 64) == 0, "live /proc/stat parses");
+	ok(text != NULL, "live /proc/stat reads");
+	ok(text != NULL && parse_text(text, &st, 64) == 0, "live /proc/stat parses");
 	is_u64(st.ncpu, (uint64_t)sysconf(_SC_NPROCESSORS_ONLN), "live ncpu equals online CPUs");
 	ok(st.ctxt > 0 && st.procs_running > 0, "live ctxt and procs_running (this test runs)");
 }

@@ -5,16 +5,11 @@
 #include "collect/collect.h"
 #include "fixture.h"
 
-static char buf[1 << 16];
-
 static int parse_file(const char *fixture, const char *rel, struct meminfo *mi)
 {
-	if (read_fixture(fixture, rel, buf, sizeof(buf)) == NULL) {
-		diag("cannot read fixture %s/%s", fixture, rel);
-		return -2;
-	}
-	errno = 0;
-	return meminfo_parse(buf, mi);
+	const char *text = fixture_text(fixture, rel);
+
+	return text == NULL ? -2 : meminfo_parse(text, mi);
 }
 
 static int parse_text(const char *text, struct meminfo *mi)
@@ -88,14 +83,10 @@ static void edges(void)
 
 static void live(void)
 {
-	struct meminfo mi;
-	struct procfile pf;
-	ssize_t n = -1;
+	struct meminfo mi = { 0 };
+	const char *text = live_text("proc/meminfo");
 
-	if (procfile_open(&pf, "", "proc/meminfo") == 0)
-		n = procfile_read(&pf, buf, sizeof(buf));
-	procfile_close(&pf);
-	ok(n > 0 && meminfo_parse(buf, &mi) == 0, "the live /proc/meminfo parses");
+	ok(text != NULL && meminfo_parse(text, &mi) == 0, "the live /proc/meminfo parses");
 	ok(mi.total_kb > 0 && mi.free_kb <= mi.total_kb && mi.have_available,
 	   "live MemTotal %llu kB, MemFree %llu kB", (unsigned long long)mi.total_kb,
 	   (unsigned long long)mi.free_kb);

@@ -5,16 +5,11 @@
 #include "collect/collect.h"
 #include "fixture.h"
 
-static char buf[4096];
-
 static int parse_file(const char *fixture, const char *rel, struct pressure *p)
 {
-	if (read_fixture(fixture, rel, buf, sizeof(buf)) == NULL) {
-		diag("cannot read fixture %s/%s", fixture, rel);
-		return -2;
-	}
-	errno = 0;
-	return pressure_parse(buf, p);
+	const char *text = fixture_text(fixture, rel);
+
+	return text == NULL ? -2 : pressure_parse(text, p);
 }
 
 static int parse_text(const char *text, struct pressure *p)
@@ -105,16 +100,13 @@ static void live(void)
 
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct pressure p;
-		struct procfile pf;
-		ssize_t n;
+		const char *text = live_text(files[i]);
 
-		if (procfile_open(&pf, "", files[i]) != 0) {
+		if (text == NULL) {
 			skip("no PSI here (CONFIG_PSI off or psi=0)");
 			continue;
 		}
-		n = procfile_read(&pf, buf, sizeof(buf));
-		procfile_close(&pf);
-		ok(n > 0 && pressure_parse(buf, &p) == 0 && p.have_some && p.some.avg10 <= 10000,
+		ok(pressure_parse(text, &p) == 0 && p.have_some && p.some.avg10 <= 10000,
 		   "the live /%s parses", files[i]);
 	}
 }

@@ -5,16 +5,11 @@
 #include "collect/collect.h"
 #include "fixture.h"
 
-static char buf[1 << 16];
-
 static int parse_file(const char *fixture, const char *rel, struct vmstat *vm)
 {
-	if (read_fixture(fixture, rel, buf, sizeof(buf)) == NULL) {
-		diag("cannot read fixture %s/%s", fixture, rel);
-		return -2;
-	}
-	errno = 0;
-	return vmstat_parse(buf, vm);
+	const char *text = fixture_text(fixture, rel);
+
+	return text == NULL ? -2 : vmstat_parse(text, vm);
 }
 
 static int parse_text(const char *text, struct vmstat *vm)
@@ -74,14 +69,10 @@ static void edges(void)
 
 static void live(void)
 {
-	struct vmstat vm;
-	struct procfile pf;
-	ssize_t n = -1;
+	struct vmstat vm = { 0 };
+	const char *text = live_text("proc/vmstat");
 
-	if (procfile_open(&pf, "", "proc/vmstat") == 0)
-		n = procfile_read(&pf, buf, sizeof(buf));
-	procfile_close(&pf);
-	ok(n > 0 && vmstat_parse(buf, &vm) == 0, "the live /proc/vmstat parses");
+	ok(text != NULL && vmstat_parse(text, &vm) == 0, "the live /proc/vmstat parses");
 	ok(vm.pgfault > 0 && vm.pgmajfault <= vm.pgfault, "live pgfault %llu >= pgmajfault %llu",
 	   (unsigned long long)vm.pgfault, (unsigned long long)vm.pgmajfault);
 }
