@@ -57,7 +57,7 @@ struct ctf_event_class {
 struct ctf_trace {
 	uint8_t uuid[16];
 	char hostname[65];
-	char description[128];    /* env.description: the session's spec */
+	char description[272];    /* env.description: the session's spec */
 	int64_t clock_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint32_t nclasses;
 	const struct ctf_event_class *classes;  /* event id = index */

@@ -14,6 +14,7 @@
 
 #include "ctf.h"
 #include "tap.h"
+#include "tpformat.h"
 
 #define PER_CPU 500
 
@@ -199,6 +200,48 @@ static void test_refusals(void)
 	ok(ctf_stream_close(&s) == 0 && s.pkt == NULL, "close flushes and frees");
 }
 
+/* sys_enter_write's format, a hole after __syscall_nr included. */
+static const char write_format[] =
+	"name: sys_enter_write\nID: 840\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:char comm[16];\toffset:32;\tsize:16;\tsigned:0;\n"
+	"\tfield:__data_loc char[] name;\toffset:48;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"fd: 0x%08lx\", ((unsigned long)(REC->fd))\n";
+
+static void test_tpformat(void)
+{
+	struct ctf_event_class c = { .name = "syscalls:sys_enter_write" };
+	size_t payload = 0;
+	char why[128], bad[sizeof(write_format) + 64];
+
+	ok(tpformat_parse(write_format, &c, &payload, why, sizeof(why)) == 0,
+	   "a tracefs format parses");
+	ok(payload == 44 && ctf_payload_bytes(&c) == 44,
+	   "the payload is offset 8 to the last field's end (%zu)", payload);
+	ok(c.nfields == 6 && strcmp(c.field[0].name, "__syscall_nr") == 0 &&
+		   c.field[0].kind == CTF_SIGNED && c.field[0].bytes == 4 &&
+		   c.field[1].kind == CTF_BYTES && c.field[1].bytes == 4 &&
+		   strcmp(c.field[2].name, "fd") == 0 && c.field[2].kind == CTF_UNSIGNED &&
+		   strcmp(c.field[3].name, "buf") == 0 && c.field[3].bytes == 8 &&
+		   strcmp(c.field[4].name, "comm") == 0 && c.field[4].kind == CTF_TEXT &&
+		   strcmp(c.field[5].name, "name") == 0 && c.field[5].bytes == 4,
+	   "fields in order: a hole becomes padding, char arrays text, pointers integers");
+	snprintf(bad, sizeof(bad), "%s\tfield:int x;\toffset:20;\tsize:4;\tsigned:1;\n",
+		 write_format);
+	ok(tpformat_parse(bad, &c, &payload, why, sizeof(why)) == -1 && strstr(why, "overlaps"),
+	   "an overlapping field is refused: %s", why);
+	ok(tpformat_parse("\tfield:int x;\toffset:8;\tsize:4096;\tsigned:1;\n", &c, &payload,
+			  why, sizeof(why)) == -1, "a record beyond %d bytes is refused",
+	   TP_MAX_PAYLOAD);
+	ok(tpformat_parse("\tfield:int x y;\toffset:8;\tsize:3;\tsigned:1;\n", &c, &payload,
+			  why, sizeof(why)) == 0 && c.field[0].kind == CTF_BYTES,
+	   "an odd-sized scalar becomes a byte array");
+}
+
 static void cleanup(void)
 {
 	char cmd[128];
@@ -216,6 +259,7 @@ int main(void)
 	}
 	test_babeltrace();
 	test_refusals();
+	test_tpformat();
 	cleanup();
 	return done_testing();
 }
