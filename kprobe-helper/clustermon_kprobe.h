@@ -56,6 +56,19 @@ struct cm_trace_rec {
 	__u32 len;
 };
 
+/* The payload of the built-in sched_switch sensor of a trace session,
+ * read from the tasks on a raw tracepoint: the fields of the sched_switch
+ * tracepoint, in its order and layout. */
+struct cm_switch_rec {
+	char prev_comm[16];
+	__s32 prev_pid;
+	__s32 prev_prio;
+	__s64 prev_state;    /* the task's state bits; 0 when it was preempted */
+	char next_comm[16];
+	__s32 next_pid;
+	__s32 next_prio;
+};
+
 /* The most a record copies of an event (8 common bytes and 512 of fields,
  * tpformat.h's TP_MAX_PAYLOAD). */
 #define CM_TRACE_MAX_RAW 520

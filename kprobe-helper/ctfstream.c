@@ -83,7 +83,7 @@ void ctf_stream_lost(struct ctf_stream *s, uint64_t n)
 
 /* Header and context go in front of the events once the packet is done:
  * its size and last timestamp are known only then. */
-static void seal(struct ctf_stream *s)
+static void seal(struct ctf_stream *s, uint64_t discarded)
 {
 	uint8_t *p = s->pkt;
 
@@ -95,9 +95,30 @@ static void seal(struct ctf_stream *s)
 	le(p + 8, s->last_ts, 8);
 	le(p + 16, (uint64_t)s->used * 8, 8);  /* content_size, bits */
 	le(p + 24, (uint64_t)s->used * 8, 8);  /* packet_size: no padding */
-	le(p + 32, s->discarded, 8);
+	le(p + 32, discarded, 8);
 	le(p + 40, s->cpu, 4);
 	le(p + 44, s->seq, 8);
+}
+
+/* Readers count the losses a packet reports against the packet before:
+ * when the first one would report some, an empty packet with none goes
+ * ahead of it (so losses before the first event are not taken as the
+ * stream's starting point). */
+static int write_baseline(struct ctf_stream *s)
+{
+	size_t used = s->used;
+	uint64_t last = s->last_ts;
+
+	s->used = CTF_PREFIX;
+	s->last_ts = s->first_ts;  /* an instant, where the stream's events begin */
+	seal(s, 0);
+	s->used = used;
+	s->last_ts = last;
+	if (ctf_write_all(s->fd, s->pkt, CTF_PREFIX) != 0)
+		return -1;
+	s->bytes += CTF_PREFIX;
+	s->seq++;
+	return 0;
 }
 
 int ctf_stream_flush(struct ctf_stream *s)
@@ -112,7 +133,9 @@ int ctf_stream_flush(struct ctf_stream *s)
 		return 0;
 	if (!events)
 		s->first_ts = s->last_ts;  /* a packet that only reports losses */
-	seal(s);
+	if (s->seq == 0 && s->discarded > 0 && write_baseline(s) != 0)
+		return -1;
+	seal(s, s->discarded);
 	if (ctf_write_all(s->fd, s->pkt, s->used) != 0)
 		return -1;
 	s->bytes += s->used;

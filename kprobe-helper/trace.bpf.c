@@ -9,15 +9,25 @@
  * The loader opens a fresh copy per session and sets the constants below
  * before loading; raw_len is then a known constant to the verifier, which
  * is what a ring buffer reservation of a variable record needs.
+ *
+ * sched_switch is recorded on its raw tracepoint, reading the two tasks:
+ * the kernel skips a classic tracepoint's programs on a CPU where another
+ * task was preempted inside a BPF system call (a shared per-CPU recursion
+ * guard), and the scheduler's switches are exactly what happens then.
  */
 #include "kernel.bpf.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "clustermon_kprobe.h"
 
 const volatile __s32 filter_tgid = -1;
 const volatile __s32 filter_cpu = -1;
 const volatile __u32 sample_every = 1;
 const volatile __u32 raw_len = 0;   /* bytes of the tracepoint record to copy */
+/* The end of the session's window, set when it starts: events after it are
+ * not the session's (the helper detaches a little later). */
+__u64 end_ns = ~0ull;
 
 struct ringbuf {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -38,57 +48,93 @@ struct {
 	__type(value, struct cm_trace_stats);
 } stats SEC(".maps");
 
-static __always_inline int record(void *ctx, bool copy)
+/* A reserved record with its header filled, or NULL (filtered out, not
+ * sampled, or lost: then counted). */
+static __always_inline struct cm_trace_rec *begin(__u32 len)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 cpu = bpf_get_smp_processor_id(), zero = 0, len = copy ? raw_len : 0;
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	__u64 ts = bpf_ktime_get_ns();
 	struct cm_trace_stats *s;
 	struct cm_trace_rec *r;
 	void *rb;
 
+	if (ts >= end_ns)
+		return NULL;
 	if (filter_tgid >= 0 && (__s32)(id >> 32) != filter_tgid)
-		return 0;
+		return NULL;
 	if (filter_cpu >= 0 && (__s32)cpu != filter_cpu)
-		return 0;
+		return NULL;
 	s = bpf_map_lookup_elem(&stats, &zero);
 	if (!s)
-		return 0;
+		return NULL;
 	s->hits++;
 	if (sample_every > 1 && s->hits % sample_every != 0)
-		return 0;
+		return NULL;
 	s->sampled++;
 	rb = bpf_map_lookup_elem(&buffers, &cpu);
-	if (!rb || len > CM_TRACE_MAX_RAW) {
-		s->lost++;
-		return 0;
-	}
-	r = bpf_ringbuf_reserve(rb, sizeof(*r) + len, 0);
+	r = rb && len <= CM_TRACE_MAX_RAW ? bpf_ringbuf_reserve(rb, sizeof(*r) + len, 0) : NULL;
 	if (!r) {
 		s->lost++;
-		return 0;
+		return NULL;
 	}
-	r->ts = bpf_ktime_get_ns();
+	r->ts = ts;
 	r->cpu = cpu;
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->len = len;
-	/* On a fault the helper zeroes the copy: no stale buffer bytes leak. */
-	if (len > 0)
-		bpf_probe_read_kernel(r + 1, len, ctx);
-	bpf_ringbuf_submit(r, 0);
-	return 0;
+	return r;
 }
 
 SEC("tracepoint")
 int trace_tp(void *ctx)
 {
-	return record(ctx, true);
+	struct cm_trace_rec *r = begin(raw_len);
+
+	if (!r)
+		return 0;
+	/* On a fault the helper zeroes the copy: no stale buffer bytes leak. */
+	if (raw_len > 0)
+		bpf_probe_read_kernel(r + 1, raw_len, ctx);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
 }
 
 SEC("raw_tp")
 int trace_raw(void *ctx)
 {
-	return record(ctx, false);
+	struct cm_trace_rec *r = begin(0);
+
+	if (r)
+		bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+static __always_inline __s64 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___old *)t, state);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(trace_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct cm_trace_rec *r = begin(sizeof(struct cm_switch_rec));
+	struct cm_switch_rec *e;
+
+	if (!r)
+		return 0;
+	e = (struct cm_switch_rec *)(r + 1);
+	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
+	e->prev_pid = BPF_CORE_READ(prev, pid);
+	e->prev_prio = BPF_CORE_READ(prev, prio);
+	e->prev_state = preempt ? 0 : task_state(prev);
+	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+	e->next_pid = BPF_CORE_READ(next, pid);
+	e->next_prio = BPF_CORE_READ(next, prio);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -44,6 +44,8 @@ struct trace_session {
 	struct trace_cpu *cpus;
 	struct ctf_event_class cls;
 	size_t payload;           /* bytes of fields after the common header */
+	bool builtin_switch;      /* sched_switch: trace_switch, cm_switch_rec */
+	uint64_t misses;          /* events the kernel did not run the program for */
 	uint64_t meta_bytes;
 	uint8_t uuid[16];
 	char dir[4096];

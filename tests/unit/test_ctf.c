@@ -40,7 +40,8 @@ struct sw_payload {
 static char dir[] = "/tmp/test_ctf.XXXXXX";
 
 /* Event i of cpu: ts 1000*i + cpu, alternating classes; records of
- * i % 100 == 99 are "lost" before event i on CPU 1. */
+ * i % 100 == 99 are "lost" before event i on CPU 1, and 4 on CPU 0 before
+ * its first event. */
 static int write_trace(void)
 {
 	struct ctf_trace t = { .nclasses = 2, .classes = classes, .clock_offset_ns = -1 };
@@ -54,6 +55,8 @@ static int write_trace(void)
 	for (uint32_t cpu = 0; cpu < 2; cpu++) {
 		if (ctf_stream_open(&s[cpu], dir, cpu, t.uuid, CTF_MIN_PACKET) != 0)
 			return -1;
+		if (cpu == 0)
+			ctf_stream_lost(&s[cpu], 4);  /* before the first event */
 		for (int i = 0; i < PER_CPU; i++) {
 			struct sw_payload p = { "", 100 + i, (uint64_t)1 << 40, -(i + 1), 0xbeef };
 			int rc;
@@ -164,7 +167,8 @@ static void test_babeltrace(void)
 	   "each of the two classes by name (%d, %d)", v.switches, v.getppid);
 	ok(v.good_fields == PER_CPU, "every field value of every payload (%d right)", v.good_fields);
 	ok(v.bad_ts == 0, "timestamps exact and monotonic per CPU (%d wrong)", v.bad_ts);
-	ok(v.discarded == 5 * 3 + 2, "discarded records reported, trailing ones too (%d)",
+	ok(v.discarded == 4 + 5 * 3 + 2,
+	   "discarded records reported, leading and trailing ones too (%d)",
 	   v.discarded);
 }
 
