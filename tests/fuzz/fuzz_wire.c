@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/tracelist.h"
 #include "tpformat.h"
 #include "wire.h"
 
@@ -58,6 +59,8 @@ static void as_reply(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), why[256];
 	struct helper_reading r;
+	struct tracelist_entry *traces;
+	size_t ntraces;
 
 	if (text == NULL)
 		return;
@@ -65,6 +68,8 @@ static void as_reply(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (helper_parse_poll(text, &r, why, sizeof(why)) == 0)
 		helper_reading_free(&r);
+	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
+		free(traces);
 	free(text);
 }
 
@@ -107,7 +112,8 @@ static const char *const fuzz_splices[] = {
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
-					   "wire/sched_switch.format", "wire/sys_enter_write.format" };
+					   "wire/sched_switch.format", "wire/sys_enter_write.format",
+					   "wire/traces.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif

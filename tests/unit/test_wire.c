@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/tracelist.h"
 #include "tap.h"
 #include "wire.h"
 
@@ -181,10 +182,38 @@ static void test_replies(void)
 	}
 }
 
+static void test_traces_reply(void)
+{
+	static const char *const bad[] = {
+		"", "ok\n", "ok 1\n", "ok 1\ntrace 1 running 1 2 3 4 /d\n",
+		"ok 1\ntrace 0 running 1 2 3 4 /d -\n", "ok 1\ntrace 1 paused 1 2 3 4 /d -\n",
+		"ok 1\ntrace 1 running -1 2 3 4 /d -\n", "ok 1\ntrace 1 running 1 2 3 4 /d -",
+		"ok 99999\n",
+	};
+	struct tracelist_entry *e;
+	size_t n;
+	char why[128];
+
+	ok(tracelist_parse("ok 2\ntrace 3 running 10 2 4096 150 /var/t/trace-3 -\n"
+			   "trace 9 failed 5 0 100 9 /t/x disk full: No space left\n", &e, &n,
+			   why, sizeof(why)) == 0 && n == 2,
+	   "a traces reply of two sessions parses");
+	ok(n == 2 && e[0].id == 3 && e[0].state == TRACELIST_RUNNING && e[0].records == 10 &&
+		   e[0].lost == 2 && e[0].bytes == 4096 && strcmp(e[0].dir, "/var/t/trace-3") == 0 &&
+		   e[0].reason[0] == '\0' && e[1].state == TRACELIST_FAILED &&
+		   strcmp(e[1].reason, "disk full: No space left") == 0,
+	   "its fields, a reason of several words included");
+	free(e);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(tracelist_parse(bad[i], &e, &n, why, sizeof(why)) == -1 && e == NULL && n == 0,
+		   "bad traces reply %zu is refused: %s", i, why);
+}
+
 int main(void)
 {
 	test_lines();
 	test_requests();
 	test_replies();
+	test_traces_reply();
 	return done_testing();
 }
