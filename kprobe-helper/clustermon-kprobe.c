@@ -311,8 +311,8 @@ static void report_traces(FILE *out)
 		trace_report(helper.traces[i], now, out);
 }
 
-/* Drains every running session; the poll timeout that the next duration
- * limit needs (-1: none). */
+/* Drains every running session; the poll timeout until the next drain or
+ * duration limit (-1: no session runs). */
 static int drain_traces(void)
 {
 	uint64_t now = trace_now_ns();
@@ -330,7 +330,7 @@ static int drain_traces(void)
 			    t->state == TRACE_FAILED ? "failed" : "finished", t->reason);
 			continue;
 		}
-		left = trace_ms_left(t, now);
+		left = trace_next_drain_ms(t, now);
 		if (timeout < 0 || left < timeout)
 			timeout = left;
 	}

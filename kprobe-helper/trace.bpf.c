@@ -6,6 +6,10 @@
  * one CPU's events in order). A full buffer drops the record and counts it
  * in that CPU's lost counter: never silently.
  *
+ * The helper is woken only when a buffer is a quarter full (it drains them
+ * on a timer as well): woken for every record, it would fill the trace with
+ * its own switches, each wakeup recording another one.
+ *
  * The loader opens a fresh copy per session and sets the constants below
  * before loading; raw_len is then a known constant to the verifier, which
  * is what a ring buffer reservation of a variable record needs.
@@ -25,6 +29,7 @@ const volatile __s32 filter_tgid = -1;
 const volatile __s32 filter_cpu = -1;
 const volatile __u32 sample_every = 1;
 const volatile __u32 raw_len = 0;   /* bytes of the tracepoint record to copy */
+const volatile __u64 wakeup_bytes = 1024; /* wake the helper when a buffer holds this */
 /* The end of the session's window, set when it starts: events after it are
  * not the session's (the helper detaches a little later). */
 __u64 end_ns = ~0ull;
@@ -49,8 +54,8 @@ struct {
 } stats SEC(".maps");
 
 /* A reserved record with its header filled, or NULL (filtered out, not
- * sampled, or lost: then counted). */
-static __always_inline struct cm_trace_rec *begin(__u32 len)
+ * sampled, or lost: then counted); *buf is its ring buffer. */
+static __always_inline struct cm_trace_rec *begin(__u32 len, void **buf)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
@@ -83,30 +88,40 @@ static __always_inline struct cm_trace_rec *begin(__u32 len)
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->len = len;
+	*buf = rb;
 	return r;
+}
+
+static __always_inline void submit(struct cm_trace_rec *r, void *rb)
+{
+	__u64 queued = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(r, queued >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 SEC("tracepoint")
 int trace_tp(void *ctx)
 {
-	struct cm_trace_rec *r = begin(raw_len);
+	void *rb;
+	struct cm_trace_rec *r = begin(raw_len, &rb);
 
 	if (!r)
 		return 0;
 	/* On a fault the helper zeroes the copy: no stale buffer bytes leak. */
 	if (raw_len > 0)
 		bpf_probe_read_kernel(r + 1, raw_len, ctx);
-	bpf_ringbuf_submit(r, 0);
+	submit(r, rb);
 	return 0;
 }
 
 SEC("raw_tp")
 int trace_raw(void *ctx)
 {
-	struct cm_trace_rec *r = begin(0);
+	void *rb;
+	struct cm_trace_rec *r = begin(0, &rb);
 
 	if (r)
-		bpf_ringbuf_submit(r, 0);
+		submit(r, rb);
 	return 0;
 }
 
@@ -120,7 +135,8 @@ static __always_inline __s64 task_state(struct task_struct *t)
 SEC("raw_tp/sched_switch")
 int BPF_PROG(trace_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct cm_trace_rec *r = begin(sizeof(struct cm_switch_rec));
+	void *rb;
+	struct cm_trace_rec *r = begin(sizeof(struct cm_switch_rec), &rb);
 	struct cm_switch_rec *e;
 
 	if (!r)
@@ -133,7 +149,7 @@ int BPF_PROG(trace_switch, bool preempt, struct task_struct *prev, struct task_s
 	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	e->next_pid = BPF_CORE_READ(next, pid);
 	e->next_prio = BPF_CORE_READ(next, prio);
-	bpf_ringbuf_submit(r, 0);
+	submit(r, rb);
 	return 0;
 }
 

@@ -316,6 +316,7 @@ static int load(struct trace_session *t, char *why, size_t whylen)
 	t->skel->rodata->filter_cpu = t->filter.cpu;
 	t->skel->rodata->sample_every = t->filter.every;
 	t->skel->rodata->raw_len = t->payload > 0 ? (__u32)(TP_COMMON_BYTES + t->payload) : 0;
+	t->skel->rodata->wakeup_bytes = t->limits.buffer_bytes / 4;
 	bpf_map__set_max_entries(t->skel->maps.buffers, t->ncpu);
 	if (make_buffers(t, why, whylen) != 0)
 		return -1;
@@ -398,6 +399,13 @@ int trace_ms_left(const struct trace_session *t, uint64_t now_ns)
 	if (t->state != TRACE_RUNNING || now_ns >= end)
 		return 0;
 	return (int)((end - now_ns + 999999) / 1000000);
+}
+
+int trace_next_drain_ms(const struct trace_session *t, uint64_t now_ns)
+{
+	int left = trace_ms_left(t, now_ns);
+
+	return left < TRACE_DRAIN_MS ? left : TRACE_DRAIN_MS;
 }
 
 void trace_drain(struct trace_session *t, uint64_t now_ns)

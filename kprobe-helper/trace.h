@@ -66,6 +66,11 @@ int trace_fd(const struct trace_session *t);
 void trace_drain(struct trace_session *t, uint64_t now_ns);
 /* Milliseconds until the session's duration is up (0 if ended or due). */
 int trace_ms_left(const struct trace_session *t, uint64_t now_ns);
+/* The programs wake the helper only when a buffer is a quarter full: it
+ * drains every running session this often as well. */
+#define TRACE_DRAIN_MS 50
+/* Milliseconds until the session must be drained next. */
+int trace_next_drain_ms(const struct trace_session *t, uint64_t now_ns);
 /* Ends a running session: detach, drain, close (reason a short text). */
 void trace_end(struct trace_session *t, enum trace_state st, const char *reason);
 /* Frees what an ended session still holds. */

@@ -12,7 +12,7 @@
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs (the ping-pong gets one of its own)"
 need_helper
 command -v babeltrace2 >/dev/null || missing_all "babeltrace2 is not installed (tests/setup-deps.sh)"
-plan 36
+plan 47
 PATH=$PATH:/usr/sbin
 SYSCALLS="$top_builddir/tests/system/syscalls"
 PINGPONG="$top_builddir/tests/system/pingpong"
@@ -134,9 +134,46 @@ sz=$(cat "$D4"/* | wc -c)
 is "$(get "$TR.14.4")" "$sz" "clusterMonTraceBytes is the directory's size"
 is "$(nevents "$D4")" "$(get "$TR.12.4")" "babeltrace2 reads all of its records"
 
+# --- clustermonctl: add, list, show, stop; the idle view of CPU 1 kept busy
+# for the first half of a 2 s window, against the kernel's own idle time
+CTL="$top_builddir/contrib/clustermonctl"
+IDLE="$top_srcdir/contrib/ctl/clustermon-idle"
+ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$TARGET" "$@" 2>&1); rc=$?; echo "$out" >>"$T/clients.log"; }
+cpu1_idle_ns() { awk '$1 == "cpu1" { printf "%d\n", ($5 + $6) * 1e9 / '"$(getconf CLK_TCK)"' }' /proc/stat; }
+ctl trace add sched_switch cpu=1 duration=2000
+is "$rc $out" "0 trace 5: sched_switch (queued; see trace show 5)" "clustermonctl trace add queues session 5"
+oper 5 3
+idle0=$(cpu1_idle_ns)
+timeout 1 taskset -c 1 sh -c 'while :; do :; done'
+oper 5 4
+idle1=$(cpu1_idle_ns)
+ctl traces
+contains "^ *5  finished .* sched_switch  $T/traces/trace-5-" "$out"; ok $? "clustermonctl traces lists it finished"
+ctl trace show 5
+D5=$(get "$TR.11.5" | tr -d '"')
+contains "idle view  clustermon-idle $D5" "$out"; ok $? "trace show points at its directory and the idle view"
+"$IDLE" --ns --png "$T/idle.png" "$D5" >"$T/idle.txt" 2>&1
+window=$(awk '$1 == "window" { print $2 }' "$T/idle.txt")
+idle=$(awk '$1 == "1" && NF >= 5 { print $3 }' "$T/idle.txt")
+kernel=$((idle1 - idle0))
+diag "CPU 1 idle: $idle ns of a $window ns window by the trace; /proc/stat says $kernel ns"
+[ -n "$idle" ] && [ "$idle" -le $((window * 55 / 100)) ]; ok $? "busy for half the window: at most about half of it idle ($((${idle:-0} * 100 / ${window:-1}))%)"
+d=$(( ${idle:-0} - kernel )); d=${d#-}
+[ "$d" -le $((window / 10)) ]; ok $? "the trace's idle time agrees with /proc/stat's within 10% of the window"
+cols=$(grep "^cpu1 " "$T/idle.txt" | cut -d'|' -f2 | cut -c10-30)
+[ -n "$cols" ] && lacks '\.' "$cols"; ok $? "the text timeline has no idle column while the loop ran ($cols)"
+[ "$(head -c 4 "$T/idle.png" | od -An -c | tr -d ' ')" = "211PNG" ]; ok $? "and gnuplot drew the PNG"
+ctl trace add tracepoint:syscalls:sys_enter_getppid duration=60000
+oper 6 3
+ctl trace stop 6
+is "$rc" 0 "clustermonctl trace stop"
+oper 6 4; contains stopped "$(get "$TR.16.6")"; ok $? "ends session 6: $(get "$TR.16.6")"
+ctl trace add kprobe:vfs_read
+is "$rc" 2 "a spec the table refuses exits 2: $out"
+
 # --- the notifications and refusals
-wait_for 3 traps_at_least "$ENDED" 4
-is "$(traps "$ENDED")" 4 "clusterMonTraceEnded once per session (4)"
+wait_for 3 traps_at_least "$ENDED" 6
+is "$(traps "$ENDED")" 6 "clusterMonTraceEnded once per session (6)"
 contains "wrongValue\|Wrong Type\|wrong" "$(set_rw "$TR.2.9" s kprobe:vfs_read "$TR.10.9" i 4)"
 ok $? "a kprobe spec is refused (traces record tracepoints)"
 contains "wrongValue\|wrong" "$(set_rw "$TR.8.9" u 5000 "$TR.10.9" i 5)"; ok $? "a buffer that is not a power of two is refused"
