@@ -12,7 +12,7 @@
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs (the ping-pong gets one of its own)"
 need_helper
 command -v babeltrace2 >/dev/null || missing_all "babeltrace2 is not installed (tests/setup-deps.sh)"
-plan 47
+plan 50
 PATH=$PATH:/usr/sbin
 SYSCALLS="$top_builddir/tests/system/syscalls"
 PINGPONG="$top_builddir/tests/system/pingpong"
@@ -180,6 +180,14 @@ contains "wrongValue\|wrong" "$(set_rw "$TR.8.9" u 5000 "$TR.10.9" i 5)"; ok $? 
 set_rw "$TR.2.8" s tracepoint:no_such:event "$TR.10.8" i 4 >/dev/null
 oper 8 5; is "$(get "$TR.15.8")" 5 "a tracepoint this kernel lacks: failed(5)"
 contains "no tracepoint" "$(get "$TR.16.8")"; ok $? "LastError says why: $(get "$TR.16.8")"
+
+# --- a trace line in clustermond.conf: a readOnly row that starts with the agent
+stop_agent
+printf 'trace sched_switch cpu=0 duration=300 buffer=65536\n' >>"$T/t.conf"
+start_agent -c "$T/t.conf" || bail "clustermond did not register again"
+is "$(get "$TR.9.1")" 5 "a trace line in clustermond.conf is a readOnly row"
+oper 1 4; is "$(get "$TR.15.1")" 4 "its session ran and finished"
+[ "$(get "$TR.12.1")" -gt 0 ] && contains "trace-1-" "$(get "$TR.11.1")"; ok $? "into a directory of its own ($(get "$TR.12.1") records)"
 
 # --- the disk full ends the session, never the helper
 mkdir -p "$T/small"
