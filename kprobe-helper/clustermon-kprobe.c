@@ -30,12 +30,15 @@
 
 #include "probes.h"
 #include "sensors.h"
+#include "trace.h"
 #include "wire.h"
 
 #define DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define DEFAULT_BPFFS "/sys/fs/bpf/clustermon"
 #define MAX_CLIENTS 32
 #define MAX_PROBES 1024
+#define MAX_TRACES 64
+#define DEFAULT_TRACE_DIR "/var/lib/clustermon/traces"
 
 struct client {
 	int fd;
@@ -46,14 +49,16 @@ struct client {
 static struct {
 	bool foreground;
 	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
-	const char *socket_path, *bpffs_dir, *group;
+	const char *socket_path, *bpffs_dir, *group, *trace_dir;
 	char instance[64];
 	struct sensors sensors;
 	struct probe *probes[MAX_PROBES];
 	size_t nprobes;
+	struct trace_session *traces[MAX_TRACES];
+	size_t ntraces;
 	struct client clients[MAX_CLIENTS];
 	size_t nclients;
-} helper = { .socket_path = DEFAULT_SOCKET };
+} helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR };
 
 static volatile sig_atomic_t stopping;
 
@@ -231,6 +236,107 @@ static void reply_lines(FILE *out, bool read)
 	free(body);
 }
 
+/* ------------------------------------------------------------ traces */
+
+static struct trace_session **find_trace(uint32_t id)
+{
+	for (size_t i = 0; i < helper.ntraces; i++)
+		if (helper.traces[i]->id == id)
+			return &helper.traces[i];
+	return NULL;
+}
+
+static void remove_trace(struct trace_session **slot)
+{
+	trace_free(*slot);
+	free(*slot);
+	*slot = helper.traces[--helper.ntraces];
+}
+
+static void do_trace(const struct wire_request *r, FILE *out)
+{
+	struct trace_session **old = find_trace(r->id), *t;
+	char why[256];
+
+	if (old != NULL && (*old)->state == TRACE_RUNNING) {
+		fprintf(out, "err busy trace %u is running (stop it first)\n", r->id);
+		return;
+	}
+	if (old == NULL && helper.ntraces == MAX_TRACES) {
+		fprintf(out, "err busy at most %d traces\n", MAX_TRACES);
+		return;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		fputs("err failed out of memory\n", out);
+		return;
+	}
+	t->id = r->id;
+	t->spec = r->spec;
+	t->filter = r->filter;
+	t->limits = r->limits;
+	if (trace_start(t, helper.trace_dir, why, sizeof(why)) != 0) {
+		fprintf(out, "err failed %s\n", why);
+		free(t);
+		return;
+	}
+	if (old != NULL)
+		remove_trace(old);
+	helper.traces[helper.ntraces++] = t;
+	say(LOG_INFO, "trace %u started into %s", t->id, t->dir);
+	fprintf(out, "ok started %s\n", t->dir);
+}
+
+static void do_stop(const struct wire_request *r, FILE *out)
+{
+	struct trace_session **t = find_trace(r->id);
+
+	if (t == NULL) {
+		fprintf(out, "err invalid no trace %u\n", r->id);
+		return;
+	}
+	if ((*t)->state == TRACE_RUNNING) {
+		trace_drain(*t, trace_now_ns());
+		trace_end(*t, TRACE_FINISHED, "stopped");
+	}
+	fputs("ok\n", out);
+}
+
+static void report_traces(FILE *out)
+{
+	uint64_t now = trace_now_ns();
+
+	fprintf(out, "ok %zu\n", helper.ntraces);
+	for (size_t i = 0; i < helper.ntraces; i++)
+		trace_report(helper.traces[i], now, out);
+}
+
+/* Drains every running session; the poll timeout until the next drain or
+ * duration limit (-1: no session runs). */
+static int drain_traces(void)
+{
+	uint64_t now = trace_now_ns();
+	int timeout = -1;
+
+	for (size_t i = 0; i < helper.ntraces; i++) {
+		struct trace_session *t = helper.traces[i];
+		int left;
+
+		if (t->state != TRACE_RUNNING)
+			continue;
+		trace_drain(t, now);
+		if (t->state != TRACE_RUNNING) {
+			say(LOG_INFO, "trace %u %s: %s", t->id,
+			    t->state == TRACE_FAILED ? "failed" : "finished", t->reason);
+			continue;
+		}
+		left = trace_next_drain_ms(t, now);
+		if (timeout < 0 || left < timeout)
+			timeout = left;
+	}
+	return timeout;
+}
+
 static void serve_request(const char *line, FILE *out)
 {
 	struct wire_request r;
@@ -248,6 +354,9 @@ static void serve_request(const char *line, FILE *out)
 	case WIRE_DEL: do_del(&r, out); break;
 	case WIRE_LIST: reply_lines(out, false); break;
 	case WIRE_READ: reply_lines(out, true); break;
+	case WIRE_TRACE: do_trace(&r, out); break;
+	case WIRE_STOP: do_stop(&r, out); break;
+	case WIRE_TRACES: report_traces(out); break;
 	}
 }
 
@@ -324,16 +433,25 @@ static void accept_client(int listener)
 	helper.nclients++;
 }
 
+/* Clients first in pfd, then the running trace sessions' buffers. */
 static void serve(int listener)
 {
-	struct pollfd pfd[MAX_CLIENTS + 1];
+	struct pollfd pfd[MAX_CLIENTS + 1 + MAX_TRACES];
+	int timeout = -1;
 
 	while (!stopping) {
+		size_t n = helper.nclients + 1;
+
 		pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
 		for (size_t i = 0; i < helper.nclients; i++)
 			pfd[i + 1] = (struct pollfd){ .fd = helper.clients[i].fd, .events = POLLIN };
-		if (poll(pfd, helper.nclients + 1, -1) < 0)
+		for (size_t i = 0; i < helper.ntraces; i++)
+			if (trace_fd(helper.traces[i]) >= 0)
+				pfd[n++] = (struct pollfd){ .fd = trace_fd(helper.traces[i]),
+							    .events = POLLIN };
+		if (poll(pfd, n, timeout) < 0)
 			continue;
+		timeout = drain_traces();
 		/* Backwards: drop_client moves the last client into slot i. */
 		for (size_t i = helper.nclients; i-- > 0;)
 			if (pfd[i + 1].revents && !serve_client(&helper.clients[i]))
@@ -455,7 +573,7 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP] [-r]\n");
+		"[-g GROUP] [-t TRACE-DIR] [-r]\n");
 	exit(2);
 }
 
@@ -463,13 +581,14 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fs:b:g:rh")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:t:rh")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
 		case 's': helper.socket_path = optarg; break;
 		case 'b': helper.bpffs_dir = optarg; break;
 		case 'g': helper.group = optarg; break;
+		case 't': helper.trace_dir = optarg; break;
 		default: usage();
 		}
 	}
@@ -479,6 +598,8 @@ static void parse_args(int argc, char **argv)
 
 static void shut_down(int listener)
 {
+	while (helper.ntraces > 0)
+		remove_trace(&helper.traces[helper.ntraces - 1]);
 	while (helper.nprobes > 0)
 		remove_probe(&helper.probes[helper.nprobes - 1]);
 	sensors_stop(&helper.sensors);

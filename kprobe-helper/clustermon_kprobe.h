@@ -45,6 +45,41 @@ struct cm_sensor_counts {
 	__u64 runqlat_lost;  /* wakeups not recorded: the map was full */
 };
 
+/* Trace sessions (trace.bpf.c): a record in a CPU's ring buffer is this
+ * header and, for tracepoints, the kernel's event record copied whole
+ * (common fields included; the helper drops them); `len` bytes follow. */
+struct cm_trace_rec {
+	__u64 ts;        /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 cpu;
+	__u32 pid;       /* the thread group (process) id */
+	__u32 tid;
+	__u32 len;
+};
+
+/* The payload of the built-in sched_switch sensor of a trace session,
+ * read from the tasks on a raw tracepoint: the fields of the sched_switch
+ * tracepoint, in its order and layout. */
+struct cm_switch_rec {
+	char prev_comm[16];
+	__s32 prev_pid;
+	__s32 prev_prio;
+	__s64 prev_state;    /* the task's state bits; 0 when it was preempted */
+	char next_comm[16];
+	__s32 next_pid;
+	__s32 next_prio;
+};
+
+/* The most a record copies of an event (8 common bytes and 512 of fields,
+ * tpformat.h's TP_MAX_PAYLOAD). */
+#define CM_TRACE_MAX_RAW 520
+
+/* Per-CPU counters of a trace session (a PERCPU_ARRAY of one entry). */
+struct cm_trace_stats {
+	__u64 hits;      /* events that passed the pid and CPU filters */
+	__u64 sampled;   /* kept by 1-in-N sampling: records + lost */
+	__u64 lost;      /* bpf_ringbuf_reserve failed: that CPU's buffer was full */
+};
+
 /* skb:kfree_skb drop reasons counted one by one; higher ones share the
  * last slot. */
 #define CM_DROP_REASONS 256

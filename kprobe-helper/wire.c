@@ -59,6 +59,67 @@ static int parse_add(char **save, struct wire_request *req, char *why, size_t wh
 	return 0;
 }
 
+/* "duration=MS", "bytes=N" or "buffer=N"; 1 when word is none of them. */
+static int limit_word(const char *word, struct trace_limits *l, char *why, size_t whylen)
+{
+	static const struct { const char *key; unsigned long long min, max; } keys[] = {
+		{ "duration=", 1, TRACE_MAX_DURATION_MS },
+		{ "bytes=", TRACE_MIN_BYTES, TRACE_MAX_BYTES },
+		{ "buffer=", TRACE_MIN_BUFFER, TRACE_MAX_BUFFER },
+	};
+	unsigned long long v;
+	char *end;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t n = strlen(keys[i].key);
+
+		if (strncmp(word, keys[i].key, n) != 0)
+			continue;
+		v = strtoull(word + n, &end, 10);
+		if (word[n] < '0' || word[n] > '9' || *end != '\0' || v < keys[i].min ||
+		    v > keys[i].max || (i == 2 && (v & (v - 1)) != 0)) {
+			snprintf(why, whylen, "%s takes %s%llu..%llu", keys[i].key,
+				 i == 2 ? "a power of two in " : "", keys[i].min, keys[i].max);
+			return -1;
+		}
+		if (i == 0)
+			l->duration_ms = (uint32_t)v;
+		else if (i == 1)
+			l->max_bytes = v;
+		else
+			l->buffer_bytes = (uint32_t)v;
+		return 0;
+	}
+	return 1;
+}
+
+static int parse_trace(char **save, struct wire_request *req, char *why, size_t whylen)
+{
+	char *word;
+	int rc;
+
+	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
+		return -1;
+	word = strtok_r(NULL, " ", save);
+	if (word != NULL && strcmp(word, "sched_switch") == 0)
+		word = "tracepoint:sched:sched_switch";
+	if (spec_parse(word, &req->spec, why, whylen) != 0)
+		return -1;
+	if (req->spec.kind != SPEC_TRACEPOINT && req->spec.kind != SPEC_RAW_TRACEPOINT) {
+		snprintf(why, whylen, "a trace records a tracepoint: or raw_tracepoint: spec");
+		return -1;
+	}
+	filter_default(&req->filter);
+	req->limits = (struct trace_limits){ TRACE_DEFAULT_DURATION_MS, TRACE_DEFAULT_BUFFER,
+					     TRACE_DEFAULT_BYTES };
+	while ((word = strtok_r(NULL, " ", save)) != NULL) {
+		rc = limit_word(word, &req->limits, why, whylen);
+		if (rc < 0 || (rc > 0 && filter_parse_word(word, &req->filter, why, whylen) != 0))
+			return -1;
+	}
+	return 0;
+}
+
 static bool printable(const char *s)
 {
 	for (; *s; s++)
@@ -90,8 +151,12 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_ADD;
 		return parse_add(&save, req, why, whylen);
 	}
-	if (strcmp(verb, "del") == 0) {
-		req->verb = WIRE_DEL;
+	if (strcmp(verb, "trace") == 0) {
+		req->verb = WIRE_TRACE;
+		return parse_trace(&save, req, why, whylen);
+	}
+	if (strcmp(verb, "del") == 0 || strcmp(verb, "stop") == 0) {
+		req->verb = verb[0] == 'd' ? WIRE_DEL : WIRE_STOP;
 		if (parse_id(strtok_r(NULL, " ", &save), &req->id, why, whylen) != 0)
 			return -1;
 	} else if (strcmp(verb, "hello") == 0) {
@@ -100,8 +165,12 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_LIST;
 	} else if (strcmp(verb, "read") == 0) {
 		req->verb = WIRE_READ;
+	} else if (strcmp(verb, "traces") == 0) {
+		req->verb = WIRE_TRACES;
 	} else {
-		snprintf(why, whylen, "unknown request '%.20s' (hello, add, del, list, read)", verb);
+		snprintf(why, whylen,
+			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces)",
+			 verb);
 		return -1;
 	}
 	if (strtok_r(NULL, " ", &save) != NULL) {
@@ -130,6 +199,19 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_LIST:
 		n = snprintf(buf, len, "list\n");
+		break;
+	case WIRE_TRACE:
+		spec_format(&req->spec, spec, sizeof(spec));
+		filter_format(&req->filter, filter, sizeof(filter));
+		n = snprintf(buf, len, "trace %u %s%s duration=%u bytes=%llu buffer=%u\n", req->id,
+			     spec, filter, req->limits.duration_ms,
+			     (unsigned long long)req->limits.max_bytes, req->limits.buffer_bytes);
+		break;
+	case WIRE_STOP:
+		n = snprintf(buf, len, "stop %u\n", req->id);
+		break;
+	case WIRE_TRACES:
+		n = snprintf(buf, len, "traces\n");
 		break;
 	default:
 		n = snprintf(buf, len, "read\n");

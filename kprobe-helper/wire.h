@@ -10,6 +10,10 @@
  *   del ID                       -> ok | err invalid no probe ID
  *   list                         -> ok N, then N lines "probe ID SPEC[ FILTERS]"
  *   read                         -> ok N, then N lines of counters (below)
+ *   trace ID SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N]
+ *                                -> ok started DIR | err CLASS REASON
+ *   stop ID                      -> ok | err invalid no trace ID
+ *   traces                       -> ok N, then N lines (below)
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
@@ -26,6 +30,20 @@
  *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST
  *   drop REASON COUNT NAME               (skb:kfree_skb by reason, if any)
  *
+ * A trace session (ID 1..65535, its own number space) records the events
+ * of SPEC (a tracepoint:, a raw_tracepoint: or "sched_switch", short for
+ * tracepoint:sched:sched_switch) as CTF into a directory the helper names
+ * under its trace directory, until duration milliseconds (default 10000)
+ * or bytes on disk (default 64 MiB) are reached, or a stop. buffer is the
+ * ring buffer size per CPU (a power of two, 4 KiB..256 MiB, default 256
+ * KiB). Lines of a traces reply:
+ *
+ *   trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR REASON...
+ *
+ * STATE is running, finished (duration, size or stop: REASON says which)
+ * or failed (REASON says why: the disk full, a write error); sessions that
+ * ended are listed until their ID is used again.
+ *
  * Pure C, shared by the helper and the subagent.
  */
 #ifndef CLUSTERMON_WIRE_H
@@ -41,13 +59,30 @@
 #define WIRE_MAX_REPLY_LINE 4096
 #define WIRE_MAX_ID 65535u
 
-enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ };
+enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
+		 WIRE_TRACES };
+
+#define TRACE_DEFAULT_DURATION_MS 10000u
+#define TRACE_MAX_DURATION_MS 86400000u          /* a day */
+#define TRACE_DEFAULT_BYTES (64ull << 20)
+#define TRACE_MIN_BYTES 4096ull
+#define TRACE_MAX_BYTES (1ull << 40)
+#define TRACE_DEFAULT_BUFFER (256u << 10)
+#define TRACE_MIN_BUFFER 4096u
+#define TRACE_MAX_BUFFER (256u << 20)
+
+struct trace_limits {
+	uint32_t duration_ms;
+	uint32_t buffer_bytes;    /* per CPU */
+	uint64_t max_bytes;
+};
 
 struct wire_request {
 	enum wire_verb verb;
 	uint32_t id;                 /* add, del */
 	struct probe_spec spec;      /* add */
-	struct probe_filter filter;  /* add */
+	struct probe_filter filter;  /* add, trace */
+	struct trace_limits limits;  /* trace */
 };
 
 enum wire_line_status { WIRE_NEED_MORE, WIRE_LINE, WIRE_TOO_LONG };

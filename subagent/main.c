@@ -261,6 +261,7 @@ int main(int argc, char **argv)
 	mib_history_clear();
 	mib_thresholds_clear();
 	mib_probes_clear();
+	mib_trace_clear();
 	shutdown_agent();
 	if (o.pidfile)
 		unlink(o.pidfile);

@@ -633,6 +633,189 @@ static void cmd_probe(int argc, char **argv)
 		die(EXIT_REFUSED, "probe add SPEC [pid=N] [cpu=N] [every=N] | probe del INDEX");
 }
 
+/* ------------------------------------------------------------ traces */
+
+static const oid trace_entry[] = { CM_OID_clusterMonTraceEntry };
+enum {
+	TR_SPEC = CM_ARC_clusterMonTraceSpec,
+	TR_FILTERPID = CM_ARC_clusterMonTraceFilterPid,
+	TR_FILTERCPU = CM_ARC_clusterMonTraceFilterCpu,
+	TR_EVERY = CM_ARC_clusterMonTraceSampleEvery,
+	TR_DURATION = CM_ARC_clusterMonTraceDurationMs,
+	TR_MAXBYTES = CM_ARC_clusterMonTraceMaxBytes,
+	TR_BUFFER = CM_ARC_clusterMonTraceBufferBytes,
+	TR_STORAGE = CM_ARC_clusterMonTraceStorageType,
+	TR_STATUS = CM_ARC_clusterMonTraceRowStatus,
+	TR_DIR = CM_ARC_clusterMonTraceDirectory,
+	TR_RECORDS = CM_ARC_clusterMonTraceRecords,
+	TR_LOST = CM_ARC_clusterMonTraceLost,
+	TR_BYTES = CM_ARC_clusterMonTraceBytes,
+	TR_OPER = CM_ARC_clusterMonTraceOperStatus,
+	TR_ERROR = CM_ARC_clusterMonTraceLastError,
+};
+static const char *const trace_oper[] = { "?", "idle", "pending", "running", "finished",
+					  "failed" };
+
+static void trace_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, const void *val,
+		      size_t len)
+{
+	oid name[OID_LENGTH(trace_entry) + 2];
+
+	memcpy(name, trace_entry, sizeof(trace_entry));
+	name[OID_LENGTH(trace_entry)] = col;
+	name[OID_LENGTH(trace_entry) + 1] = index;
+	snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, val, len);
+}
+
+static uint64_t trace_num(oid index, unsigned col)
+{
+	oid at[2] = { col, index };
+	uint64_t v = 0;
+
+	get_at(trace_entry, OID_LENGTH(trace_entry), at, 2, &v);
+	return v;
+}
+
+static void trace_str(oid index, unsigned col, char *buf, size_t len)
+{
+	oid at[2] = { col, index };
+
+	get_string(trace_entry, OID_LENGTH(trace_entry), at, 2, buf, len);
+}
+
+static void print_trace(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	uint64_t st;
+	char dir[256];
+
+	(void)arg;
+	if (len != 1 || v->type != ASN_OCTET_STR)
+		return;
+	st = trace_num(index[0], TR_OPER);
+	trace_str(index[0], TR_DIR, dir, sizeof(dir));
+	printf("%5lu  %-9s %12s", (unsigned long)index[0], trace_oper[st <= 5 ? st : 0],
+	       u64_text(trace_num(index[0], TR_RECORDS)));
+	printf(" %10s", u64_text(trace_num(index[0], TR_LOST)));
+	printf(" %12s  %.*s  %s\n", u64_text(trace_num(index[0], TR_BYTES)), (int)v->val_len,
+	       (const char *)v->val.string, dir);
+}
+
+static void trace_list(void)
+{
+	printf("%5s  %-9s %12s %10s %12s  %s  %s\n", "INDEX", "STATUS", "RECORDS", "LOST", "BYTES",
+	       "SPEC", "DIRECTORY");
+	walk_entry(trace_entry, OID_LENGTH(trace_entry), TR_SPEC, print_trace, NULL);
+}
+
+/* SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N]: one
+ * createAndGo; the agent queues it and OperStatus follows. */
+static void trace_add(int argc, char **argv)
+{
+	static const char *const keys[] = { "pid=", "cpu=", "every=", "duration=", "bytes=",
+					    "buffer=" };
+	static const unsigned cols[] = { TR_FILTERPID, TR_FILTERCPU, TR_EVERY, TR_DURATION,
+					 TR_MAXBYTES, TR_BUFFER };
+	netsnmp_pdu *pdu;
+	oid index;
+	long err, v, go = 4;
+
+	if (argc < 1)
+		die(EXIT_REFUSED, "trace add takes SPEC [pid=N] [cpu=N] [every=N] [duration=MS] "
+		    "[bytes=N] [buffer=N]");
+	index = free_index(trace_entry, OID_LENGTH(trace_entry), TR_STATUS);
+	pdu = snmp_pdu_create(SNMP_MSG_SET);
+	trace_var(pdu, TR_SPEC, index, ASN_OCTET_STR, argv[0], strlen(argv[0]));
+	for (int i = 1; i < argc; i++) {
+		size_t k = 0;
+
+		while (k < 6 && (v = filter_value(argv[i], keys[k])) == -2)
+			k++;
+		if (k == 6)
+			die(EXIT_REFUSED, "unknown word '%s' (pid=, cpu=, every=, duration=, bytes=, "
+			    "buffer=)", argv[i]);
+		trace_var(pdu, cols[k], index, k < 2 ? ASN_INTEGER : ASN_UNSIGNED, &v, sizeof(v));
+	}
+	trace_var(pdu, TR_STATUS, index, ASN_INTEGER, &go, sizeof(go));
+	if ((err = set(pdu)) != SNMP_ERR_NOERROR)
+		die(EXIT_REFUSED, "trace '%s' refused: %s", argv[0], snmp_errstring(err));
+	printf("trace %lu: %s (queued; see trace show %lu)\n", (unsigned long)index, argv[0],
+	       (unsigned long)index);
+}
+
+static oid trace_index(int argc, char **argv, const char *what)
+{
+	char *end;
+	long index = argc > 0 ? strtol(argv[0], &end, 10) : 0;
+
+	if (argc < 1 || *end != '\0' || index < 1 || index > 65535)
+		die(EXIT_REFUSED, "trace %s takes a trace index (1..65535)", what);
+	if (trace_num((oid)index, TR_STATUS) == 0)
+		die(EXIT_REFUSED, "no trace %ld on %s", index, ss->peername);
+	return (oid)index;
+}
+
+static void trace_stop(int argc, char **argv)
+{
+	oid index = trace_index(argc, argv, "stop");
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_SET);
+	long nis = 2, err;
+
+	trace_var(pdu, TR_STATUS, index, ASN_INTEGER, &nis, sizeof(nis));
+	if ((err = set(pdu)) != SNMP_ERR_NOERROR)
+		die(EXIT_REFUSED, "trace %lu cannot be stopped: %s", (unsigned long)index,
+		    snmp_errstring(err));
+	printf("trace %lu stopping\n", (unsigned long)index);
+}
+
+static void trace_show(int argc, char **argv)
+{
+	oid i = trace_index(argc, argv, "show");
+	uint64_t st = trace_num(i, TR_OPER);
+	char spec[256], dir[256], error[256];
+
+	trace_str(i, TR_SPEC, spec, sizeof(spec));
+	trace_str(i, TR_DIR, dir, sizeof(dir));
+	trace_str(i, TR_ERROR, error, sizeof(error));
+	printf("trace %lu: %s\n", (unsigned long)i, spec);
+	printf("  status     %s%s%s\n", trace_oper[st <= 5 ? st : 0], error[0] ? ": " : "", error);
+	printf("  filters    pid %lld, cpu %lld, 1 in %llu\n",
+	       (long long)(int32_t)trace_num(i, TR_FILTERPID),
+	       (long long)(int32_t)trace_num(i, TR_FILTERCPU),
+	       (unsigned long long)trace_num(i, TR_EVERY));
+	printf("  limits     %llu ms, %s bytes, buffers of %s bytes per CPU\n",
+	       (unsigned long long)trace_num(i, TR_DURATION), u64_text(trace_num(i, TR_MAXBYTES)),
+	       u64_text(trace_num(i, TR_BUFFER)));
+	printf("  records    %s", u64_text(trace_num(i, TR_RECORDS)));
+	printf(", lost %s", u64_text(trace_num(i, TR_LOST)));
+	printf(", %s bytes\n", u64_text(trace_num(i, TR_BYTES)));
+	printf("  directory  %s\n", dir[0] ? dir : "-");
+	if (dir[0])
+		printf("  read it    babeltrace2 %s\n%s%s\n", dir,
+		       strstr(spec, "sched_switch") ? "  idle view  clustermon-idle " : "",
+		       strstr(spec, "sched_switch") ? dir : "");
+}
+
+static void cmd_traces(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	trace_list();
+}
+
+static void cmd_trace(int argc, char **argv)
+{
+	if (argc > 0 && strcmp(argv[0], "add") == 0)
+		trace_add(argc - 1, argv + 1);
+	else if (argc > 0 && strcmp(argv[0], "list") == 0)
+		trace_list();
+	else if (argc > 0 && strcmp(argv[0], "stop") == 0)
+		trace_stop(argc - 1, argv + 1);
+	else if (argc > 0 && strcmp(argv[0], "show") == 0)
+		trace_show(argc - 1, argv + 1);
+	else
+		die(EXIT_REFUSED, "trace add SPEC [OPTIONS] | trace list | trace stop INDEX | "
+		    "trace show INDEX");
+}
+
 /* ------------------------------------------------------------ tcp */
 
 /* An InetAddress value (4 or 16 bytes) as text. */
@@ -983,6 +1166,8 @@ static const struct {
 	{ "history", cmd_history, false },
 	{ "thresholds", cmd_thresholds, false },
 	{ "threshold", cmd_threshold, true },
+	{ "traces", cmd_traces, false },
+	{ "trace", cmd_trace, true },
 };
 
 /* The command on the one node, or on each node of --cluster in turn (a
@@ -1041,6 +1226,10 @@ static void usage(void)
 		"  history NAME           a history row's bucket means as a sparkline\n"
 		"  thresholds             the threshold table\n"
 		"  threshold add NAME OID rising=N falling=N [delta] [interval=MS]\n"
+		"  traces                 the trace sessions (same as trace list)\n"
+		"  trace add SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N]\n"
+		"                         record SPEC (sched_switch, tracepoint:CAT:NAME, ...) as CTF\n"
+		"  trace stop INDEX | trace show INDEX\n"
 		"--cluster NODE,NODE,...: run COMMAND on each node through an aggregator\n"
 		"  (HOST) that proxies them as SNMPv3 contexts (contrib/cluster).\n"
 		"-W (or --watch) SECONDS: redraw every SECONDS until interrupted.\n"

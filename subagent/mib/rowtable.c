@@ -103,7 +103,7 @@ struct rt_row *rt_new_row(const struct rt_table *t, uint32_t index)
 	t->ops->defaults(row);
 	row->index = index;
 	row->status = ROW_NOT_READY;
-	row->storage = STORAGE_NONVOLATILE;
+	row->storage = t->ops->default_storage ? t->ops->default_storage : STORAGE_NONVOLATILE;
 	row->runtime = NULL;
 	return row;
 }

@@ -36,6 +36,7 @@ struct rt_ops {
 	size_t row_size;
 	unsigned min_col, max_col; /* columns after the index column */
 	unsigned status_col, storage_col;
+	int default_storage;       /* of a row made by SNMP; 0: nonVolatile */
 	void (*defaults)(struct rt_row *row);
 	/* Type, length and range of a value for a column: an SNMP_ERR_* status
 	 * (notWritable for read-only columns). */

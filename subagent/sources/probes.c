@@ -8,6 +8,7 @@
  * moves raw into base first.
  */
 #include "sources.h"
+#include "traces.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -451,6 +452,7 @@ static int probes_sample(void *ctx)
 	pthread_mutex_unlock(&P.lock);
 	helper_reading_free(&rd);
 	carry_out(path, &pl);
+	traces_sync(path, true);   /* trace sessions share this thread (traces.h) */
 	return 0;
 }
 

@@ -68,3 +68,7 @@ bash "$top_srcdir/tests/bench/fastpath.sh"
 # The eBPF helper (issue 6): perf bench sched pipe with and without its
 # sensors, and 1,000,000 getppid() calls counted exactly.
 bash "$top_srcdir/tests/bench/probes.sh"
+
+# Kernel event traces (issue 16): trace sessions against perf record of the
+# same tracepoints into the same tmpfs: ns per event, loss-free rates.
+bash "$top_srcdir/tests/bench/trace.sh"

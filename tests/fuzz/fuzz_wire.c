@@ -2,7 +2,9 @@
  * fuzz_wire.c - the helper's control protocol from both ends: arbitrary
  * bytes as a request stream (split into lines, each parsed; an accepted
  * request must print back to a line that parses to the same request) and
- * as a reply to the subagent's poll (parsed without reading outside it).
+ * as a reply to the subagent's poll (parsed without reading outside it),
+ * and as a tracefs format file a trace session turns into CTF fields (an
+ * accepted one declares exactly the bytes it copies, and TSDL holds it).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/tracelist.h"
+#include "tpformat.h"
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,6 +59,8 @@ static void as_reply(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), why[256];
 	struct helper_reading r;
+	struct tracelist_entry *traces;
+	size_t ntraces;
 
 	if (text == NULL)
 		return;
@@ -62,6 +68,29 @@ static void as_reply(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (helper_parse_poll(text, &r, why, sizeof(why)) == 0)
 		helper_reading_free(&r);
+	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
+		free(traces);
+	free(text);
+}
+
+static void as_format(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), why[256], tsdl[16384];
+	struct ctf_event_class c = { .name = "fuzz" };
+	struct ctf_trace t = { .nclasses = 1, .classes = &c };
+	size_t payload;
+
+	if (text == NULL)
+		return;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (tpformat_parse(text, &c, &payload, why, sizeof(why)) == 0 &&
+	    (payload != ctf_payload_bytes(&c) || payload > TP_MAX_PAYLOAD ||
+	     ctf_metadata(&t, tsdl, sizeof(tsdl)) < 0)) {
+		fprintf(stderr, "contract broken: %zu payload bytes, %zu declared\n", payload,
+			ctf_payload_bytes(&c));
+		abort();
+	}
 	free(text);
 }
 
@@ -69,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	as_requests(data, size);
 	as_reply(data, size);
+	as_format(data, size);
 	return 0;
 }
 
@@ -76,10 +106,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static const char *const fuzz_splices[] = {
 	"\n", "add ", "del ", " pid=", " cpu=", " every=", "65535", "65536", "0",
 	"tracepoint:", "latency:tracepoint:", "kprobe:", ",", ":", "ok 3\n", "probe ", "hist ",
-	"18446744073709551616", "\r\n", " ",
+	"18446744073709551616", "\r\n", " ", "trace ", "stop ", "traces", " duration=",
+	" bytes=", " buffer=", "sched_switch", "\tfield:", ";\toffset:", ";\tsize:", ";\tsigned:",
+	"[16]", "char ",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
-static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt" };
+static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
+					   "wire/sched_switch.format", "wire/sys_enter_write.format",
+					   "wire/traces.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif

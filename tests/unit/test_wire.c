@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/tracelist.h"
 #include "tap.h"
 #include "wire.h"
 
@@ -59,6 +60,16 @@ static void test_requests(void)
 		{ "del x", "expected a probe id" },
 		{ "list all", "unexpected words" },
 		{ "read\x01", "control" },
+		{ "trace 1 kprobe:f", "tracepoint: or raw_tracepoint:" },
+		{ "trace 1 latency:kprobe:f", "tracepoint: or raw_tracepoint:" },
+		{ "trace 1 sched_switch duration=0", "duration= takes" },
+		{ "trace 1 sched_switch bytes=100", "bytes= takes" },
+		{ "trace 1 sched_switch buffer=5000", "power of two" },
+		{ "trace 1 sched_switch buffer=1073741824", "power of two" },
+		{ "trace 1 sched_switch duration=", "duration= takes" },
+		{ "trace 0 sched_switch", "not in 1..65535" },
+		{ "stop", "expected a probe id" },
+		{ "traces now", "unexpected words" },
 		{ "hello\xc3\xa9", "non-ASCII" },
 	};
 	struct wire_request r, back;
@@ -80,6 +91,21 @@ static void test_requests(void)
 		   wire_parse_request("list", &r, why, sizeof(why)) == 0 && r.verb == WIRE_LIST &&
 		   wire_parse_request("read", &r, why, sizeof(why)) == 0 && r.verb == WIRE_READ,
 	   "hello, list and read parse");
+	ok(wire_parse_request("trace 4 sched_switch cpu=1 duration=2000 buffer=8192", &r, why,
+			      sizeof(why)) == 0 && r.verb == WIRE_TRACE && r.id == 4 &&
+		   r.spec.kind == SPEC_TRACEPOINT && strcmp(r.spec.name, "sched_switch") == 0 &&
+		   r.filter.cpu == 1 && r.limits.duration_ms == 2000 &&
+		   r.limits.buffer_bytes == 8192 && r.limits.max_bytes == TRACE_DEFAULT_BYTES,
+	   "a trace of the sched_switch sensor with limits parses (defaults for the rest)");
+	ok(wire_format_request(&r, out, sizeof(out)) > 0 &&
+		   strcmp(out, "trace 4 tracepoint:sched:sched_switch cpu=1 duration=2000 "
+			       "bytes=67108864 buffer=8192\n") == 0, "and formats: %s", out);
+	out[strlen(out) - 1] = '\0';
+	ok(wire_parse_request(out, &back, why, sizeof(why)) == 0 &&
+		   memcmp(&back, &r, sizeof(r)) == 0, "which parses to the same request");
+	ok(wire_parse_request("stop 4", &r, why, sizeof(why)) == 0 && r.verb == WIRE_STOP &&
+		   r.id == 4 && wire_parse_request("traces", &r, why, sizeof(why)) == 0 &&
+		   r.verb == WIRE_TRACES, "stop and traces parse");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
 		ok(wire_parse_request(bad[i].line, &r, why, sizeof(why)) == -1 &&
@@ -156,10 +182,38 @@ static void test_replies(void)
 	}
 }
 
+static void test_traces_reply(void)
+{
+	static const char *const bad[] = {
+		"", "ok\n", "ok 1\n", "ok 1\ntrace 1 running 1 2 3 4 /d\n",
+		"ok 1\ntrace 0 running 1 2 3 4 /d -\n", "ok 1\ntrace 1 paused 1 2 3 4 /d -\n",
+		"ok 1\ntrace 1 running -1 2 3 4 /d -\n", "ok 1\ntrace 1 running 1 2 3 4 /d -",
+		"ok 99999\n",
+	};
+	struct tracelist_entry *e;
+	size_t n;
+	char why[128];
+
+	ok(tracelist_parse("ok 2\ntrace 3 running 10 2 4096 150 /var/t/trace-3 -\n"
+			   "trace 9 failed 5 0 100 9 /t/x disk full: No space left\n", &e, &n,
+			   why, sizeof(why)) == 0 && n == 2,
+	   "a traces reply of two sessions parses");
+	ok(n == 2 && e[0].id == 3 && e[0].state == TRACELIST_RUNNING && e[0].records == 10 &&
+		   e[0].lost == 2 && e[0].bytes == 4096 && strcmp(e[0].dir, "/var/t/trace-3") == 0 &&
+		   e[0].reason[0] == '\0' && e[1].state == TRACELIST_FAILED &&
+		   strcmp(e[1].reason, "disk full: No space left") == 0,
+	   "its fields, a reason of several words included");
+	free(e);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(tracelist_parse(bad[i], &e, &n, why, sizeof(why)) == -1 && e == NULL && n == 0,
+		   "bad traces reply %zu is refused: %s", i, why);
+}
+
 int main(void)
 {
 	test_lines();
 	test_requests();
 	test_replies();
+	test_traces_reply();
 	return done_testing();
 }

@@ -1,0 +1,83 @@
+/*
+ * trace.h - trace sessions of clustermon-kprobe: a loaded copy of
+ * trace.bpf.c recording one tracepoint into per-CPU ring buffers, drained
+ * by the helper's poll loop into a CTF directory (ctf.h) until the
+ * session's duration or byte budget is reached or it is stopped. A session
+ * lives in the helper, not in a client connection: it keeps writing when
+ * clustermond goes away, and a write error ends the session, never the
+ * helper.
+ */
+#ifndef CLUSTERMON_TRACE_H
+#define CLUSTERMON_TRACE_H
+
+#include <linux/types.h>
+#include <stdio.h>
+
+#include "clustermon_kprobe.h"
+#include "ctf.h"
+#include "wire.h"
+
+enum trace_state { TRACE_RUNNING, TRACE_FINISHED, TRACE_FAILED };
+
+struct trace_bpf;
+struct bpf_link;
+struct ring_buffer;
+struct trace_session;
+
+/* What a ring buffer callback needs: its CPU's stream and the session. */
+struct trace_cpu {
+	struct trace_session *t;
+	struct ctf_stream stream;
+	__u64 lost_seen;          /* that CPU's lost counter, applied so far */
+};
+
+struct trace_session {
+	uint32_t id;
+	struct probe_spec spec;
+	struct probe_filter filter;
+	struct trace_limits limits;
+	struct trace_bpf *skel;
+	struct bpf_link *link;
+	int *buffer_fds;
+	struct ring_buffer *rb;
+	unsigned ncpu;
+	struct trace_cpu *cpus;
+	struct ctf_event_class cls;
+	size_t payload;           /* bytes of fields after the common header */
+	bool builtin_switch;      /* sched_switch: trace_switch, cm_switch_rec */
+	uint64_t misses;          /* events the kernel did not run the program for */
+	uint64_t meta_bytes;
+	uint8_t uuid[16];
+	char dir[4096];
+	enum trace_state state;
+	char reason[160];
+	uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC */
+	uint64_t records, lost, dropped_at_end;
+	bool out_of_budget;
+};
+
+/* Loads, attaches and starts t (id, spec, filter, limits set), writing into
+ * a new directory under base. 0, or -1 with why (nothing left behind in the
+ * kernel; an empty directory may stay). */
+int trace_start(struct trace_session *t, const char *base, char *why, size_t whylen);
+/* The fd to poll for records (-1 once the session ended). */
+int trace_fd(const struct trace_session *t);
+/* Writes what the buffers hold; ends the session at its limits. */
+void trace_drain(struct trace_session *t, uint64_t now_ns);
+/* Milliseconds until the session's duration is up (0 if ended or due). */
+int trace_ms_left(const struct trace_session *t, uint64_t now_ns);
+/* The programs wake the helper only when a buffer is a quarter full: it
+ * drains every running session this often as well. */
+#define TRACE_DRAIN_MS 50
+/* Milliseconds until the session must be drained next. */
+int trace_next_drain_ms(const struct trace_session *t, uint64_t now_ns);
+/* Ends a running session: detach, drain, close (reason a short text). */
+void trace_end(struct trace_session *t, enum trace_state st, const char *reason);
+/* Frees what an ended session still holds. */
+void trace_free(struct trace_session *t);
+/* Its "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR REASON" line. */
+void trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out);
+
+uint64_t trace_now_ns(void);
+
+#endif

@@ -1,0 +1,473 @@
+/*
+ * trace.c - clusterMonTraces: clusterMonTraceTable (read-create, on the
+ * rowtable engine) served from the traces source, and the notifications
+ * clusterMonTraceEnded and clusterMonTraceLoss.
+ *
+ * Activating a row only queues a session: the SET never waits for the
+ * helper (it may be loading a program, or gone). The probes source's
+ * thread starts it and clusterMonTraceOperStatus says how that went.
+ */
+#include "rowtable.h"
+#include "mib.h"
+#include "watch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sources/traces.h"
+#include "wire.h"
+
+static const oid traces_oid[] = { CM_OID_clusterMonTraces };
+static const oid entry_oid[] = { CM_OID_clusterMonTraceEntry };
+static const oid ended_trap_oid[] = { CM_OID_clusterMonTraceEnded };
+static const oid loss_trap_oid[] = { CM_OID_clusterMonTraceLoss };
+
+enum {
+	COL_SPEC = CM_ARC_clusterMonTraceSpec,
+	COL_PID = CM_ARC_clusterMonTraceFilterPid,
+	COL_CPU = CM_ARC_clusterMonTraceFilterCpu,
+	COL_EVERY = CM_ARC_clusterMonTraceSampleEvery,
+	COL_DURATION = CM_ARC_clusterMonTraceDurationMs,
+	COL_MAXBYTES = CM_ARC_clusterMonTraceMaxBytes,
+	COL_BUFFER = CM_ARC_clusterMonTraceBufferBytes,
+	COL_STORAGE = CM_ARC_clusterMonTraceStorageType,
+	COL_STATUS = CM_ARC_clusterMonTraceRowStatus,
+	COL_DIR = CM_ARC_clusterMonTraceDirectory,
+	COL_RECORDS = CM_ARC_clusterMonTraceRecords,
+	COL_LOST = CM_ARC_clusterMonTraceLost,
+	COL_BYTES = CM_ARC_clusterMonTraceBytes,
+	COL_OPER = CM_ARC_clusterMonTraceOperStatus,
+	COL_ERROR = CM_ARC_clusterMonTraceLastError,
+};
+
+struct trace_row {
+	struct rt_row hdr;
+	char spec[SPEC_MAX_TEXT + 1];
+	struct probe_filter filter;
+	uint32_t duration_ms, max_bytes, buffer_bytes;
+	uint32_t generation;       /* set at each activation: a new session */
+};
+
+/* What the notifications have told about the row's sessions. */
+struct trace_seen {
+	uint32_t ended_generation;
+	uint64_t lost;
+};
+
+static struct rt_table table;
+static struct traces_view *current;
+static uint32_t next_generation;
+
+/* ------------------------------------------------------------ columns */
+
+static void defaults(struct rt_row *r)
+{
+	struct trace_row *t = (struct trace_row *)r;
+
+	t->spec[0] = '\0';
+	filter_default(&t->filter);
+	t->duration_ms = TRACE_DEFAULT_DURATION_MS;
+	t->max_bytes = (uint32_t)TRACE_DEFAULT_BYTES;
+	t->buffer_bytes = TRACE_DEFAULT_BUFFER;
+	t->generation = 0;
+}
+
+/* The helper's own parser judges a spec: the SET refuses what it would. */
+static int spec_ok(const char *spec, char *why, size_t whylen)
+{
+	char line[WIRE_MAX_REQUEST + 1];
+	struct wire_request req;
+
+	if (strchr(spec, ' ') != NULL) {
+		snprintf(why, whylen, "a spec has no spaces");
+		return -1;
+	}
+	snprintf(line, sizeof(line), "trace 1 %s", spec);
+	return wire_parse_request(line, &req, why, whylen);
+}
+
+static int check_spec(const netsnmp_variable_list *var)
+{
+	char text[SPEC_MAX_TEXT + 1], why[256];
+
+	if (var->type != ASN_OCTET_STR)
+		return SNMP_ERR_WRONGTYPE;
+	if (var->val_len < 1 || var->val_len > SPEC_MAX_TEXT)
+		return SNMP_ERR_WRONGLENGTH;
+	memcpy(text, var->val.string, var->val_len);
+	text[var->val_len] = '\0';
+	if (strlen(text) != var->val_len || spec_ok(text, why, sizeof(why)) != 0) {
+		snmp_log(LOG_INFO, "clustermond: clusterMonTraceSpec '%s' refused: %s\n", text,
+			 why);
+		return SNMP_ERR_WRONGVALUE;
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+static int check_integer(const netsnmp_variable_list *var, long lo, long hi)
+{
+	if (var->type != ASN_INTEGER)
+		return SNMP_ERR_WRONGTYPE;
+	return *var->val.integer >= lo && *var->val.integer <= hi ? SNMP_ERR_NOERROR :
+								    SNMP_ERR_WRONGVALUE;
+}
+
+static int check_buffer(const netsnmp_variable_list *var)
+{
+	int rc = rt_check_unsigned(var, TRACE_MIN_BUFFER, TRACE_MAX_BUFFER);
+	unsigned long v = rc == SNMP_ERR_NOERROR ? *var->val.integer : 0;
+
+	if (rc == SNMP_ERR_NOERROR && (v & (v - 1)) != 0)
+		return SNMP_ERR_WRONGVALUE;
+	return rc;
+}
+
+static int check(unsigned col, const netsnmp_variable_list *var)
+{
+	switch (col) {
+	case COL_SPEC: return check_spec(var);
+	case COL_PID: return check_integer(var, -1, INT32_MAX);
+	case COL_CPU: return check_integer(var, -1, FILTER_MAX_CPU);
+	case COL_EVERY: return rt_check_unsigned(var, 1, FILTER_MAX_EVERY);
+	case COL_DURATION: return rt_check_unsigned(var, 1, TRACE_MAX_DURATION_MS);
+	case COL_MAXBYTES: return rt_check_unsigned(var, TRACE_MIN_BYTES, UINT32_MAX);
+	case COL_BUFFER: return check_buffer(var);
+	default: return SNMP_ERR_NOTWRITABLE;
+	}
+}
+
+static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var)
+{
+	struct trace_row *t = (struct trace_row *)r;
+	uint32_t u = (uint32_t)*var->val.integer;
+
+	switch (col) {
+	case COL_SPEC:
+		memcpy(t->spec, var->val.string, var->val_len);
+		t->spec[var->val_len] = '\0';
+		break;
+	case COL_PID: t->filter.tgid = (int32_t)*var->val.integer; break;
+	case COL_CPU: t->filter.cpu = (int32_t)*var->val.integer; break;
+	case COL_EVERY: t->filter.every = u; break;
+	case COL_DURATION: t->duration_ms = u; break;
+	case COL_MAXBYTES: t->max_bytes = u; break;
+	case COL_BUFFER: t->buffer_bytes = u; break;
+	}
+}
+
+static bool ready(const struct rt_row *r)
+{
+	return ((const struct trace_row *)r)->spec[0] != '\0';
+}
+
+static bool same(const struct rt_row *ra, const struct rt_row *rb)
+{
+	const struct trace_row *a = (const struct trace_row *)ra;
+	const struct trace_row *b = (const struct trace_row *)rb;
+
+	return strcmp(a->spec, b->spec) == 0 && a->filter.tgid == b->filter.tgid &&
+	       a->filter.cpu == b->filter.cpu && a->filter.every == b->filter.every &&
+	       a->duration_ms == b->duration_ms && a->max_bytes == b->max_bytes &&
+	       a->buffer_bytes == b->buffer_bytes;
+}
+
+/* An active session's settings cannot change under it. */
+static unsigned inconsistent(const struct rt_row *r, const struct rt_row *o)
+{
+	if (r->status == ROW_ACTIVE && o != NULL && o->status == ROW_ACTIVE && !same(r, o))
+		return COL_SPEC;
+	return 0;
+}
+
+/* Activation (from anything but active) is a new session. */
+static int prepare(struct rt_row *r, const struct rt_row *o)
+{
+	if (r->status == ROW_ACTIVE && (o == NULL || o->status != ROW_ACTIVE))
+		((struct trace_row *)r)->generation = ++next_generation;
+	if (o != NULL && o->runtime != NULL) {
+		r->runtime = o->runtime;
+		return 0;
+	}
+	r->runtime = calloc(1, sizeof(struct trace_seen));
+	return r->runtime != NULL ? 0 : -1;
+}
+
+static const struct trace_reading *reading_of(uint32_t id)
+{
+	for (size_t i = 0; current != NULL && i < current->n; i++)
+		if (current->rows[i].id == id)
+			return &current->rows[i];
+	return NULL;
+}
+
+static int get_state(const struct trace_reading *rd, unsigned col, struct mib_value *v)
+{
+	switch (col) {
+	case COL_DIR: return mib_string(v, rd ? rd->dir : "");
+	case COL_RECORDS: return mib_u64(v, ASN_COUNTER64, rd ? rd->records : 0);
+	case COL_LOST: return mib_u64(v, ASN_COUNTER64, rd ? rd->lost : 0);
+	case COL_BYTES: return mib_u64(v, ASN_COUNTER64, rd ? rd->bytes : 0);
+	case COL_OPER: return mib_u64(v, ASN_INTEGER, rd ? (uint64_t)rd->oper : TOPER_IDLE);
+	case COL_ERROR: return mib_string(v, rd ? rd->error : "");
+	default: return MIB_ABSENT;
+	}
+}
+
+static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+{
+	const struct trace_row *t = (const struct trace_row *)r;
+
+	switch (col) {
+	case COL_SPEC: return mib_string(v, t->spec);
+	case COL_PID: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)t->filter.tgid);
+	case COL_CPU: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)t->filter.cpu);
+	case COL_EVERY: return mib_u64(v, ASN_UNSIGNED, t->filter.every);
+	case COL_DURATION: return mib_u64(v, ASN_UNSIGNED, t->duration_ms);
+	case COL_MAXBYTES: return mib_u64(v, ASN_UNSIGNED, t->max_bytes);
+	case COL_BUFFER: return mib_u64(v, ASN_UNSIGNED, t->buffer_bytes);
+	default: return get_state(reading_of(r->index), col, v);
+	}
+}
+
+/* ------------------------------------------------------------ persistence */
+
+static void save(const struct rt_row *r, char *buf, size_t len)
+{
+	const struct trace_row *t = (const struct trace_row *)r;
+
+	snprintf(buf, len, "%s %d %d %u %u %u %u", t->spec, (int)t->filter.tgid,
+		 (int)t->filter.cpu, t->filter.every, t->duration_ms, t->max_bytes,
+		 t->buffer_bytes);
+}
+
+/* The saved line back through the helper's parser: the same checks. */
+static int restore(struct rt_row *r, char *line)
+{
+	struct trace_row *t = (struct trace_row *)r;
+	char spec[SPEC_MAX_TEXT + 1], text[WIRE_MAX_REQUEST + 1], why[256];
+	struct wire_request req;
+	int pid, cpu;
+	unsigned every, duration, maxbytes, buffer;
+
+	int n;
+
+	if (sscanf(line, "%200s %d %d %u %u %u %u", spec, &pid, &cpu, &every, &duration,
+		   &maxbytes, &buffer) != 7)
+		return -1;
+	n = snprintf(text, sizeof(text), "trace 1 %s every=%u duration=%u bytes=%u buffer=%u",
+		     spec, every, duration, maxbytes, buffer);
+	/* -1 (every process, every CPU) is the default: no word for it. */
+	if (pid >= 0)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, " pid=%d", pid);
+	if (cpu >= 0 && n < (int)sizeof(text))
+		snprintf(text + n, sizeof(text) - (size_t)n, " cpu=%d", cpu);
+	if (wire_parse_request(text, &req, why, sizeof(why)) != 0 || pid < -1 || cpu < -1 ||
+	    cpu > FILTER_MAX_CPU || maxbytes < TRACE_MIN_BYTES)
+		return -1;
+	snprintf(t->spec, sizeof(t->spec), "%s", spec);
+	t->filter.tgid = pid;
+	t->filter.cpu = cpu;
+	t->filter.every = every;
+	t->duration_ms = duration;
+	t->max_bytes = maxbytes;
+	t->buffer_bytes = buffer;
+	return 0;
+}
+
+/* ------------------------------------------------------------ config file */
+
+/* trace SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N] */
+static const char *conf_fill(struct rt_row *row, char *line)
+{
+	static char why[256];
+	struct trace_row *t = (struct trace_row *)row;
+	char text[WIRE_MAX_REQUEST + 1], *spec_end;
+	struct wire_request req;
+
+	snprintf(text, sizeof(text), "trace 1 %s", line);
+	for (char *p = text; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
+	if (wire_parse_request(text, &req, why, sizeof(why)) != 0)
+		return why;
+	if (req.limits.max_bytes > UINT32_MAX) {
+		snprintf(why, sizeof(why), "bytes= is at most %u here (clusterMonTraceMaxBytes)",
+			 UINT32_MAX);
+		return why;
+	}
+	spec_end = line + strcspn(line, " \t");
+	snprintf(t->spec, sizeof(t->spec), "%.*s", (int)(spec_end - line), line);
+	t->filter = req.filter;
+	t->duration_ms = req.limits.duration_ms;
+	t->max_bytes = (uint32_t)req.limits.max_bytes;
+	t->buffer_bytes = req.limits.buffer_bytes;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ to the source */
+
+static void want_of(const struct trace_row *t, struct trace_want *w)
+{
+	char filter[64];
+
+	memset(w, 0, sizeof(*w));
+	w->id = t->hdr.index;
+	w->active = t->hdr.status == ROW_ACTIVE;
+	w->generation = t->generation;
+	filter_format(&t->filter, filter, sizeof(filter));
+	snprintf(w->line, sizeof(w->line), "%s%s duration=%u bytes=%u buffer=%u", t->spec, filter,
+		 t->duration_ms, t->max_bytes, t->buffer_bytes);
+}
+
+static void changed(void)
+{
+	struct trace_want *w = calloc(table.n ? table.n : 1, sizeof(*w));
+
+	if (w == NULL)
+		return;
+	for (size_t i = 0; i < table.n; i++)
+		want_of((const struct trace_row *)table.rows[i], &w[i]);
+	traces_want(w, table.n);
+	free(w);
+}
+
+/* ------------------------------------------------------------ notifications */
+
+static void add_column(netsnmp_variable_list **vars, unsigned col, uint32_t index,
+		       u_char type, const void *value, size_t len)
+{
+	mib_add_column(vars, entry_oid, OID_LENGTH(entry_oid), col, index, type, value, len);
+}
+
+static void add_counter(netsnmp_variable_list **vars, unsigned col, uint32_t index,
+			uint64_t n)
+{
+	struct counter64 c64 = { .high = (u_long)(n >> 32), .low = (u_long)(n & 0xffffffffu) };
+
+	add_column(vars, col, index, ASN_COUNTER64, &c64, sizeof(c64));
+}
+
+static void send_ended(const struct trace_row *t, const struct trace_reading *rd)
+{
+	netsnmp_variable_list *vars = mib_notification(ended_trap_oid, OID_LENGTH(ended_trap_oid));
+	long oper = rd->oper;
+	uint32_t i = t->hdr.index;
+
+	add_column(&vars, COL_SPEC, i, ASN_OCTET_STR, t->spec, strlen(t->spec));
+	add_column(&vars, COL_OPER, i, ASN_INTEGER, &oper, sizeof(oper));
+	add_counter(&vars, COL_RECORDS, i, rd->records);
+	add_counter(&vars, COL_LOST, i, rd->lost);
+	add_column(&vars, COL_DIR, i, ASN_OCTET_STR, rd->dir, strlen(rd->dir));
+	add_column(&vars, COL_ERROR, i, ASN_OCTET_STR, rd->error, strlen(rd->error));
+	send_v2trap(vars);
+	snmp_free_varbind(vars);
+}
+
+static void send_loss(const struct trace_row *t, uint64_t lost)
+{
+	netsnmp_variable_list *vars = mib_notification(loss_trap_oid, OID_LENGTH(loss_trap_oid));
+
+	add_column(&vars, COL_SPEC, t->hdr.index, ASN_OCTET_STR, t->spec, strlen(t->spec));
+	add_counter(&vars, COL_LOST, t->hdr.index, lost);
+	send_v2trap(vars);
+	snmp_free_varbind(vars);
+}
+
+#define CHECK_MS 500
+
+/* Every half second: sessions that ended (once per session) or lost
+ * events while running. */
+static uint64_t tick(uint64_t now)
+{
+	struct traces_view *v = traces_view_take();
+
+	if (v == NULL)
+		return watch_next_due(now, CHECK_MS);
+	current = v;
+	for (size_t i = 0; i < table.n; i++) {
+		const struct trace_row *t = (const struct trace_row *)table.rows[i];
+		const struct trace_reading *rd = reading_of(t->hdr.index);
+		struct trace_seen *seen = t->hdr.runtime;
+
+		if (rd == NULL || seen == NULL || rd->generation != t->generation ||
+		    t->generation == 0)
+			continue;
+		if (rd->oper == TOPER_RUNNING && rd->lost > seen->lost) {
+			seen->lost = rd->lost;
+			send_loss(t, rd->lost);
+		}
+		if ((rd->oper == TOPER_FINISHED || rd->oper == TOPER_FAILED) &&
+		    seen->ended_generation != t->generation) {
+			seen->ended_generation = t->generation;
+			seen->lost = 0;
+			send_ended(t, rd);
+		}
+	}
+	current = NULL;
+	traces_view_free(v);
+	return watch_next_due(now, CHECK_MS);
+}
+
+/* ------------------------------------------------------------ the group */
+
+static const struct rt_ops ops = {
+	.name = "clusterMonTraceTable",
+	.row_size = sizeof(struct trace_row),
+	.min_col = COL_SPEC, .max_col = COL_ERROR,
+	.status_col = COL_STATUS, .storage_col = COL_STORAGE,
+	.default_storage = STORAGE_VOLATILE,
+	.defaults = defaults, .check = check, .set = set, .ready = ready,
+	.inconsistent = inconsistent, .same = same, .prepare = prepare,
+	.free_runtime = free, .get = get, .save = save, .restore = restore,
+	.changed = changed,
+	.directive = "trace", .conf_fill = conf_fill,
+	.directive_usage = "SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N]",
+};
+
+static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonTraceRow" };
+
+static void *acquire(void)
+{
+	current = traces_view_take();
+	return &table;
+}
+
+static void release(void *view)
+{
+	(void)view;
+	traces_view_free(current);
+	current = NULL;
+}
+
+static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	rt_set_request(&table, reqinfo, requests, OID_LENGTH(traces_oid));
+}
+
+static struct mib_object objects[] = {
+	{ .arc = 1, .table = &table.view },
+};
+
+static const struct mib_group group = {
+	.name = "clusterMonTraces",
+	.base = traces_oid,
+	.base_len = OID_LENGTH(traces_oid),
+	.objects = objects,
+	.nobjects = sizeof(objects) / sizeof(objects[0]),
+	.acquire = acquire,
+	.release = release,
+	.set_request = set_request,
+};
+
+int mib_trace_register(void)
+{
+	rt_init(&table);
+	watch_register(tick);
+	return mib_group_register(&group);
+}
+
+void mib_trace_clear(void)
+{
+	rt_clear(&table);
+	traces_clear();
+}
