@@ -279,7 +279,7 @@ static const char *conf_fill(struct rt_row *row, char *line)
 /* Every row, queued for the source's thread: this one never waits. */
 static void changed(void)
 {
-	size_t len = sizeof(struct source_cmd) + table.n * sizeof(struct probe_want);
+	size_t len = sizeof(struct source_cmd) + table.n * sizeof(union source_cmd_row);
 	struct source_cmd *cmd = calloc(1, len);
 
 	if (cmd == NULL) {
@@ -289,7 +289,7 @@ static void changed(void)
 	cmd->kind = SOURCE_CMD_PROBE_ROWS;
 	cmd->nrows = table.n;
 	for (size_t i = 0; i < table.n; i++)
-		want_of((const struct probe_row *)table.rows[i], &cmd->rows[i]);
+		want_of((const struct probe_row *)table.rows[i], &cmd->rows[i].probe);
 	if (sampler_post(SOURCE_PROBES, cmd, len) != 0)
 		snmp_log(LOG_ERR, "clustermond: probe rows not passed on: %s\n", strerror(errno));
 	free(cmd);

@@ -11,10 +11,12 @@
 #include "mib.h"
 #include "watch.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sources/traces.h"
+#include "../sampler.h"
+#include "../sources/sources.h"
 #include "wire.h"
 
 static const oid traces_oid[] = { CM_OID_clusterMonTraces };
@@ -319,16 +321,23 @@ static void want_of(const struct trace_row *t, struct trace_want *w)
 		 t->duration_ms, t->max_bytes, t->buffer_bytes);
 }
 
+/* Every row, queued for the probes source's thread: this one never waits. */
 static void changed(void)
 {
-	struct trace_want *w = calloc(table.n ? table.n : 1, sizeof(*w));
+	size_t len = sizeof(struct source_cmd) + table.n * sizeof(union source_cmd_row);
+	struct source_cmd *cmd = calloc(1, len);
 
-	if (w == NULL)
+	if (cmd == NULL) {
+		snmp_log(LOG_ERR, "clustermond: out of memory: trace rows not passed on\n");
 		return;
+	}
+	cmd->kind = SOURCE_CMD_TRACE_ROWS;
+	cmd->nrows = table.n;
 	for (size_t i = 0; i < table.n; i++)
-		want_of((const struct trace_row *)table.rows[i], &w[i]);
-	traces_want(w, table.n);
-	free(w);
+		want_of((const struct trace_row *)table.rows[i], &cmd->rows[i].trace);
+	if (sampler_post(SOURCE_PROBES, cmd, len) != 0)
+		snmp_log(LOG_ERR, "clustermond: trace rows not passed on: %s\n", strerror(errno));
+	free(cmd);
 }
 
 /* ------------------------------------------------------------ notifications */
@@ -469,5 +478,4 @@ int mib_trace_register(void)
 void mib_trace_clear(void)
 {
 	rt_clear(&table);
-	traces_clear();
 }

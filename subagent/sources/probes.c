@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "../collect/helper.h"
 #include "../core/clock.h"
@@ -179,10 +180,10 @@ static void drop_state(struct pstate *s)
 	*s = P.st[--P.n];
 }
 
-static bool listed(const struct probe_want *rows, size_t n, uint32_t id)
+static bool listed(const union source_cmd_row *rows, size_t n, uint32_t id)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].id == id)
+		if (rows[i].probe.id == id)
 			return true;
 	return false;
 }
@@ -190,16 +191,16 @@ static bool listed(const struct probe_want *rows, size_t n, uint32_t id)
 /* Every row of the probe table, from the SNMP thread's last change. A row
  * (re)activated is tried again even where its spec failed before: that is
  * how a user asks for another attempt. */
-static void want_rows(const struct probe_want *rows, size_t n)
+static void want_rows(const union source_cmd_row *rows, size_t n)
 {
 	pthread_mutex_lock(&P.lock);
 	for (size_t i = P.n; i-- > 0;)
 		if (!listed(rows, n, P.st[i].want.id))
 			drop_state(&P.st[i]);
 	for (size_t i = 0; i < n; i++) {
-		struct pstate *old = find_state(rows[i].id);
+		struct pstate *old = find_state(rows[i].probe.id);
 		bool was_active = old != NULL && old->want.active;
-		struct pstate *s = adopt(&rows[i]);
+		struct pstate *s = adopt(&rows[i].probe);
 
 		if (s == NULL)
 			continue;
@@ -211,11 +212,27 @@ static void want_rows(const struct probe_want *rows, size_t n)
 	pthread_mutex_unlock(&P.lock);
 }
 
+static void want_traces(const union source_cmd_row *rows, size_t n)
+{
+	struct trace_want *w = calloc(n ? n : 1, sizeof(*w));
+
+	if (w == NULL) {
+		syslog(LOG_ERR, "clustermond: out of memory: trace rows not taken");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		w[i] = rows[i].trace;
+	traces_want(w, n);
+	free(w);
+}
+
 static void probes_command(void *ctx, const struct source_cmd *cmd)
 {
 	(void)ctx;
 	if (cmd->kind == SOURCE_CMD_PROBE_ROWS)
 		want_rows(cmd->rows, cmd->nrows);
+	else if (cmd->kind == SOURCE_CMD_TRACE_ROWS)
+		want_traces(cmd->rows, cmd->nrows);
 }
 
 static void probes_configure(void *ctx, const struct sources_conf *c)
@@ -569,6 +586,7 @@ static void probes_fini(void *ctx)
 	P.ndrop = 0;
 	P.ncpu = 0;
 	pthread_mutex_unlock(&P.lock);
+	traces_clear();
 }
 
 const struct source_ops probes_source_ops = {

@@ -18,6 +18,7 @@
 #include "../snapshot.h"
 #include "../collect/inetdiag.h"
 #include "probes.h"
+#include "traces.h"
 
 /* PSI averages in hundredths of a percent; present only when the kernel has
  * /proc/pressure (served as noSuchInstance otherwise, never as zero). */
@@ -168,13 +169,20 @@ struct sources_conf {
 enum source_cmd_kind {
 	SOURCE_CMD_PROC_FILTER = 1, /* to "proc": filter the next snapshots so */
 	SOURCE_CMD_PROBE_ROWS,      /* to "probes": every row of the probe table */
+	SOURCE_CMD_TRACE_ROWS,      /* to "probes", whose thread owns the helper's
+				     * socket: every row of the trace table */
+};
+
+union source_cmd_row {
+	struct probe_want probe;    /* SOURCE_CMD_PROBE_ROWS */
+	struct trace_want trace;    /* SOURCE_CMD_TRACE_ROWS */
 };
 
 struct source_cmd {
 	enum source_cmd_kind kind;
 	struct proc_filter proc_filter;
 	size_t nrows;
-	struct probe_want rows[];   /* SOURCE_CMD_PROBE_ROWS: nrows of them */
+	union source_cmd_row rows[];
 };
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * traces.h - trace sessions of clustermon-kprobe behind clusterMonTraceTable.
  *
- * The SNMP thread only says what it wants (traces_want): it never talks to
- * the helper. The probes source's thread, which owns the helper's socket,
- * carries the wishes out at each of its samples (traces_sync): starts the
+ * The SNMP thread only says what it wants, a SOURCE_CMD_TRACE_ROWS command to
+ * the probes source (sources.h): it never talks to the helper. The probes
+ * source's thread, which owns the helper's socket, takes the rows
+ * (traces_want) and carries the wishes out at each of its samples
+ * (traces_sync): starts the
  * sessions of rows activated since, stops those of rows deactivated or
  * destroyed, and reads every session's state and counters for the view.
  */
@@ -44,7 +46,7 @@ struct traces_view {
 	struct trace_reading *rows;   /* ascending id */
 };
 
-/* Every row of the table (on the SNMP thread, at each change of rows). */
+/* Every row of the table (on the probes source's thread, from its command). */
 void traces_want(const struct trace_want *rows, size_t n);
 /* One round with the helper (on the probes source's thread); helper_up
  * false when the helper did not answer its poll. */

@@ -148,14 +148,14 @@ static void configure_socket(void *ctx)
 
 static void want(void *ctx, const struct probe_want *rows, size_t n)
 {
-	struct source_cmd *cmd = calloc(1, sizeof(*cmd) + n * sizeof(rows[0]));
+	struct source_cmd *cmd = calloc(1, sizeof(*cmd) + n * sizeof(cmd->rows[0]));
 
 	if (cmd == NULL)
 		abort();
 	cmd->kind = SOURCE_CMD_PROBE_ROWS;
 	cmd->nrows = n;
-	if (n > 0)
-		memcpy(cmd->rows, rows, n * sizeof(rows[0]));
+	for (size_t i = 0; i < n; i++)
+		cmd->rows[i].probe = rows[i];
 	probes_source_ops.command(ctx, cmd);
 	free(cmd);
 }
