@@ -24,7 +24,14 @@ struct sched_info {
 
 struct task_struct {
 	int pid;
+	unsigned int __state;
 	struct sched_info sched_info;
+} __attribute__((preserve_access_index));
+
+/* Before Linux 5.14 the task's state was `long state` (a CO-RE flavour:
+ * libbpf matches it to task_struct, ignoring the ___ suffix). */
+struct task_struct___pre514 {
+	long state;
 } __attribute__((preserve_access_index));
 
 /* The value read is passed on as a number; no enumerator is used. */

@@ -13,8 +13,8 @@
 #include "probes.h"
 #include "sched.skel.h"
 
-/* One of the two sched_switch programs: tp_btf with task storage, or raw_tp
- * with a hash of pids. */
+/* One of the two sets of scheduler programs: tp_btf with task storage, or
+ * raw_tp with a hash of pids. */
 static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 {
 	struct sched_bpf *k = sched_bpf__open();
@@ -25,10 +25,14 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 		return -1;
 	}
 	bpf_program__set_autoload(k->progs.on_switch, !btf);
+	bpf_program__set_autoload(k->progs.on_wakeup, !btf);
+	bpf_program__set_autoload(k->progs.on_wakeup_new, !btf);
 	bpf_program__set_autoload(k->progs.on_switch_btf, btf);
+	bpf_program__set_autoload(k->progs.on_wakeup_btf, btf);
+	bpf_program__set_autoload(k->progs.on_wakeup_new_btf, btf);
 	/* The map the other set uses stays, at its smallest. */
 	if (btf)
-		bpf_map__set_max_entries(k->maps.seen_delay_by_pid, 1);
+		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
 	err = sched_bpf__load(k);
 	if (err == 0)
 		err = sched_bpf__attach(k);

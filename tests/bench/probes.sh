@@ -18,7 +18,7 @@ pipe_us() { # seconds of one pinned perf bench sched pipe run, in us
 		awk '/Total time/ { printf "%.0f\n", $3 * 1e6 }'
 }
 # context switches the helper's sensors counted so far: each is one run of
-# its sched_switch program (busy time, switch count and the wait before it)
+# its sched_switch program (busy time, switch count and the wait it ends)
 helper_events() {
 	helper_say 'read\n' | awk '$1 == "switches" { for (i = 3; i <= NF; i++) n += $i }
 		END { print n + 0 }'
