@@ -24,6 +24,7 @@ struct sched_info {
 
 struct task_struct {
 	int pid;
+	int tgid;
 	unsigned int __state;
 	struct sched_info sched_info;
 } __attribute__((preserve_access_index));

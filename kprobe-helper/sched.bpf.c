@@ -68,6 +68,26 @@ struct {
 	__type(value, __u64);
 } queued_at_by_pid SEC(".maps");
 
+/* Per-process accounting, on unless the helper runs with -n (set before
+ * load: the verifier drops the code when it is off). */
+const volatile bool per_process = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CM_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct cm_proc_acct);
+} proc_acct SEC(".maps");
+
+/* tgids with news since user space last drained it (CM_RAN, CM_EXITED):
+ * user space reads only these, so its cost follows what ran. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CM_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} ran SEC(".maps");
+
 static __always_inline struct cm_sensor_counts *counts(void)
 {
 	__u32 zero = 0;
@@ -75,18 +95,80 @@ static __always_inline struct cm_sensor_counts *counts(void)
 	return bpf_map_lookup_elem(&sensors, &zero);
 }
 
-static __always_inline void account_switch(__u64 now, __u32 next_pid)
+/* Returns how long prev ran (0 for idle). */
+static __always_inline __u64 account_switch(__u64 now, __u32 next_pid, __u32 next_tgid)
 {
 	__u32 zero = 0;
 	struct cm_sched_cpu *c = bpf_map_lookup_elem(&cpu_state, &zero);
+	__u64 ran_ns = 0;
 
 	if (!c)
-		return;
+		return 0;
 	if (c->running && now > c->since)
-		c->busy_ns += now - c->since;
+		ran_ns = now - c->since;
+	c->busy_ns += ran_ns;
 	c->since = now;
 	c->running = next_pid != 0;
+	c->tgid = next_tgid;
 	c->switches++;
+	return ran_ns;
+}
+
+static __always_inline void count_procs_lost(void)
+{
+	struct cm_sensor_counts *c = counts();
+
+	if (c)
+		c->procs_lost++;
+}
+
+static __always_inline struct cm_proc_acct *proc_of(__u32 tgid)
+{
+	struct cm_proc_acct zero = { 0 }, *a = bpf_map_lookup_elem(&proc_acct, &tgid);
+
+	if (a)
+		return a;
+	if (bpf_map_update_elem(&proc_acct, &tgid, &zero, BPF_NOEXIST) != 0 &&
+	    bpf_map_lookup_elem(&proc_acct, &tgid) == NULL) {
+		count_procs_lost();
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&proc_acct, &tgid);
+}
+
+static __always_inline void mark(__u32 tgid, __u32 what)
+{
+	__u32 *m = bpf_map_lookup_elem(&ran, &tgid);
+
+	if (m == NULL)
+		bpf_map_update_elem(&ran, &tgid, &what, BPF_NOEXIST);
+	else if (*m < what)
+		*m = what;
+}
+
+/* prev (of process tgid) ran until now since the CPU's last switch; next's
+ * wait of `wait` ns ended. Threads of one process run on several CPUs at
+ * once, hence the atomic adds. */
+static __always_inline void account_proc(__u32 tgid, __u64 ran_ns)
+{
+	struct cm_proc_acct *a;
+
+	if (!per_process || tgid == 0)
+		return;
+	a = proc_of(tgid);
+	if (a == NULL)
+		return;
+	__sync_fetch_and_add(&a->cpu_ns, ran_ns);
+	mark(tgid, CM_RAN);
+}
+
+static __always_inline void account_proc_wait(__u32 tgid, __u64 wait)
+{
+	struct cm_proc_acct *a;
+
+	if (!per_process || tgid == 0 || (a = proc_of(tgid)) == NULL)
+		return;
+	__sync_fetch_and_add(&a->run_delay_ns, wait);
 }
 
 static __always_inline void count_lost(void)
@@ -97,8 +179,9 @@ static __always_inline void count_lost(void)
 		c->runqlat_lost++;
 }
 
-/* The wait ending now, if the task was waiting: into the histogram. */
-static __always_inline void account_wait(__u64 *queued, __u64 now)
+/* The wait ending now, if the task was waiting: into the histogram and
+ * its process's run delay. */
+static __always_inline void account_wait(__u64 *queued, __u64 now, __u32 tgid)
 {
 	struct cm_hist *h;
 	__u32 zero = 0;
@@ -113,6 +196,7 @@ static __always_inline void account_wait(__u64 *queued, __u64 now)
 		h->slot[log2_slot(wait)]++;
 		h->sum += wait;
 	}
+	account_proc_wait(tgid, wait);
 }
 
 /* TASK_RUNNING is 0; the field is __state since Linux 5.14. */
@@ -161,14 +245,14 @@ int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_
 {
 	__u64 now = bpf_ktime_get_ns(), *q;
 
-	account_switch(now, next->pid);
+	account_proc(prev->tgid, account_switch(now, next->pid, next->tgid));
 	if (still_runnable(prev))
 		mark_queued_btf(prev, now);
 	if (next->pid == 0)
 		return 0;
 	q = bpf_task_storage_get(&queued_at, next, 0, 0);
 	if (q)
-		account_wait(q, now);
+		account_wait(q, now, next->tgid);
 	return 0;
 }
 
@@ -191,17 +275,61 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u32 next_pid = BPF_CORE_READ(next, pid);
 	__u64 now = bpf_ktime_get_ns(), *q;
+	__u64 ran_ns = account_switch(now, next_pid, BPF_CORE_READ(next, tgid));
 
-	account_switch(now, next_pid);
+	account_proc(BPF_CORE_READ(prev, tgid), ran_ns);
 	if (still_runnable(prev))
 		mark_queued(BPF_CORE_READ(prev, pid), now);
 	if (next_pid == 0)
 		return 0;
 	q = bpf_map_lookup_elem(&queued_at_by_pid, &next_pid);
 	if (q) {
-		account_wait(q, now);
+		account_wait(q, now, BPF_CORE_READ(next, tgid));
 		bpf_map_delete_elem(&queued_at_by_pid, &next_pid);
 	}
+	return 0;
+}
+
+/* A new process (not a thread) starts from zero: its pid may be a reused
+ * one whose sums user space has not dropped yet. */
+static __always_inline void forked(__u32 pid, __u32 tgid)
+{
+	if (per_process && pid == tgid)
+		bpf_map_delete_elem(&proc_acct, &tgid);
+}
+
+/* The leader's exit: the process is probably gone (user space checks). */
+static __always_inline void exited(__u32 pid, __u32 tgid)
+{
+	if (per_process && pid == tgid)
+		mark(tgid, CM_EXITED);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	forked(child->pid, child->tgid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_btf, struct task_struct *p)
+{
+	exited(p->pid, p->tgid);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	forked(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	exited(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, tgid));
 	return 0;
 }
 

@@ -100,8 +100,11 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_LIST;
 	} else if (strcmp(verb, "read") == 0) {
 		req->verb = WIRE_READ;
+	} else if (strcmp(verb, "procs") == 0) {
+		req->verb = WIRE_PROCS;
 	} else {
-		snprintf(why, whylen, "unknown request '%.20s' (hello, add, del, list, read)", verb);
+		snprintf(why, whylen, "unknown request '%.20s' (hello, add, del, list, read, procs)",
+			 verb);
 		return -1;
 	}
 	if (strtok_r(NULL, " ", &save) != NULL) {
@@ -130,6 +133,9 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_LIST:
 		n = snprintf(buf, len, "list\n");
+		break;
+	case WIRE_PROCS:
+		n = snprintf(buf, len, "procs\n");
 		break;
 	default:
 		n = snprintf(buf, len, "read\n");

@@ -10,6 +10,11 @@
  *   del ID                       -> ok | err invalid no probe ID
  *   list                         -> ok N, then N lines "probe ID SPEC[ FILTERS]"
  *   read                         -> ok N, then N lines of counters (below)
+ *   procs                        -> ok N, then N lines "proc TGID CPU-NS
+ *                                   RUN-DELAY-NS MARK": the processes that
+ *                                   ran (MARK 1) or whose leader exited (2)
+ *                                   since the last procs, which drains the
+ *                                   list (one reader: clustermond)
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
@@ -23,7 +28,7 @@
  *   busy NCPU NS-CPU0 ...                (scheduler sensors, when running)
  *   switches NCPU N-CPU0 ...
  *   runqlat SUM SLOT0 ... SLOT63
- *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST
+ *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST [PROCS-LOST]
  *   drop REASON COUNT NAME               (skb:kfree_skb by reason, if any)
  *
  * Pure C, shared by the helper and the subagent.
@@ -41,7 +46,7 @@
 #define WIRE_MAX_REPLY_LINE 4096
 #define WIRE_MAX_ID 65535u
 
-enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ };
+enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_PROCS };
 
 struct wire_request {
 	enum wire_verb verb;

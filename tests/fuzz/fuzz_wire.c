@@ -2,7 +2,8 @@
  * fuzz_wire.c - the helper's control protocol from both ends: arbitrary
  * bytes as a request stream (split into lines, each parsed; an accepted
  * request must print back to a line that parses to the same request) and
- * as a reply to the subagent's poll (parsed without reading outside it).
+ * as a reply to the subagent's poll and to its procs request (parsed
+ * without reading outside it; every process accepted is in bounds).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,7 @@ static void as_reply(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), why[256];
 	struct helper_reading r;
+	struct helper_procs procs;
 
 	if (text == NULL)
 		return;
@@ -62,6 +64,12 @@ static void as_reply(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (helper_parse_poll(text, &r, why, sizeof(why)) == 0)
 		helper_reading_free(&r);
+	if (helper_parse_procs(text, &procs, why, sizeof(why)) == 0) {
+		for (size_t i = 0; i < procs.n; i++)
+			if (procs.v[i].tgid == 0 || procs.v[i].tgid > HELPER_MAX_PID)
+				abort();
+		helper_procs_free(&procs);
+	}
 	free(text);
 }
 
@@ -76,10 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static const char *const fuzz_splices[] = {
 	"\n", "add ", "del ", " pid=", " cpu=", " every=", "65535", "65536", "0",
 	"tracepoint:", "latency:tracepoint:", "kprobe:", ",", ":", "ok 3\n", "probe ", "hist ",
-	"18446744073709551616", "\r\n", " ",
+	"18446744073709551616", "\r\n", " ", "procs\n", "proc ", "4194304", " 2",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
-static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt" };
+static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
+	"wire/procs.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif
