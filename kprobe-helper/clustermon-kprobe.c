@@ -236,10 +236,14 @@ static void reply_procs(FILE *out)
 {
 	char *body = NULL;
 	size_t len = 0;
-	FILE *tmp = open_memstream(&body, &len);
+	FILE *tmp;
 	int lines;
 
-	if (tmp == NULL) {
+	if (!helper.sensors.per_process || helper.sensors.skel == NULL) {
+		fputs("err unsupported no per-process accounting (-n, or no sensors)\n", out);
+		return;
+	}
+	if ((tmp = open_memstream(&body, &len)) == NULL) {
 		fputs("err failed out of memory\n", out);
 		return;
 	}

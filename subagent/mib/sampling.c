@@ -6,11 +6,13 @@
 #include "mib.h"
 
 #include "../sampler.h"
+#include "../sources/sources.h"
 
 static const oid sampling_oid[] = { CLUSTERMON_OBJECTS_OID, 2 };
 
 enum {
-	COL_INDEX = 1, COL_NAME, COL_INTERVAL, COL_LAST_US, COL_SAMPLES, COL_LATE, COL_ERRORS
+	COL_INDEX = 1, COL_NAME, COL_INTERVAL, COL_LAST_US, COL_SAMPLES, COL_LATE, COL_ERRORS,
+	COL_METHOD
 };
 
 /* Rows are the sources this build has, in index order; the view is unused. */
@@ -59,6 +61,8 @@ static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 		return mib_u64(v, ASN_COUNTER64, st.late);
 	case COL_ERRORS:
 		return mib_u64(v, ASN_COUNTER64, st.errors);
+	case COL_METHOD:
+		return mib_string(v, strcmp(st.name, "proc") == 0 ? proc_method() : "periodic");
 	default:
 		return MIB_ABSENT; /* the index is not-accessible */
 	}
@@ -100,7 +104,7 @@ static const struct mib_setter interval_setter = {
 
 static const struct mib_table source_table = {
 	.min_col = COL_NAME,
-	.max_col = COL_ERRORS,
+	.max_col = COL_METHOD,
 	.index_len = 1,
 	.rows = source_rows,
 	.row_index = source_index,

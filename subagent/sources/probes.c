@@ -235,6 +235,13 @@ void probes_set_socket(const char *path)
 	pthread_mutex_unlock(&P.lock);
 }
 
+void probes_socket(char *buf, size_t len)
+{
+	pthread_mutex_lock(&P.lock);
+	snprintf(buf, len, "%s", P.socket);
+	pthread_mutex_unlock(&P.lock);
+}
+
 static void add_line(const struct probe_want *w, char *buf, size_t len)
 {
 	snprintf(buf, len, "add %u %s\n", w->id, w->line);

@@ -65,6 +65,8 @@ struct probes_view {
 };
 
 void probes_set_socket(const char *path);
+/* The helper's socket path (the proc source asks it for per-process CPU). */
+void probes_socket(char *buf, size_t len);
 /* Every row of the table (at each change of rows, on the SNMP thread). */
 void probes_want(const struct probe_want *rows, size_t n);
 /* Attaches one probe now: 0, or -1 with the reason (and the row's

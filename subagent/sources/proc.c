@@ -2,9 +2,19 @@
  * proc.c - the "proc" source (WallMon): every process at 10-100 Hz from the
  * kept-open files of collect/proc.c, turned into rates and a filtered,
  * pid-sorted proc_snapshot. It runs on a thread of its own.
+ *
+ * When clustermon-kprobe runs with its per-process accounting, the source is
+ * helper-fed: each sample asks the helper which processes ran since the last
+ * one (with their CPU time and run delay summed over threads) and touches only
+ * those; /proc is read in full once a second (new processes, names, uids,
+ * memory, faults, context switches, exits the helper did not report).
+ * Without the helper the scanner reads every process every sample.
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,14 +24,26 @@
 #include <unistd.h>
 
 #include "../collect/collect.h"
+#include "../collect/helper.h"
 #include "../collect/proc.h"
 #include "../core/counter.h"
+#include "probes.h"
 #include "sources.h"
 
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
 /* A full rescan of /proc for new PIDs at most this often. */
 #define RESCAN_NS 1000000000ull
+/* A helper that does not answer in this long is taken as gone; one that is
+ * not there is asked again after a rescan interval. */
+#define HELPER_TIMEOUT_MS 50
+
+static atomic_bool helper_fed;
+
+const char *proc_method(void)
+{
+	return atomic_load(&helper_fed) ? "helper" : "scanner";
+}
 
 static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct proc_filter filter = { .uid = -1 };
@@ -49,6 +71,12 @@ struct proc_source {
 	long page_kb;
 	uint64_t boot_time;
 	char root[256];
+	/* helper-fed mode */
+	bool fed;                   /* the last sample was */
+	uint64_t last_try_ns;       /* of the helper, when it was not there */
+	char instance[64];          /* the helper's: a new one counts from zero */
+	struct helper_proc *pending; /* processes that ran, not followed yet */
+	size_t npending, pending_cap;
 };
 
 static uint64_t mono_ns(void)
@@ -96,6 +124,7 @@ static void proc_fini(void *ctx)
 		proc_scanner_free(src->scanner);
 	free(src->cur);
 	free(src->prev);
+	free(src->pending);
 	free(src);
 }
 
@@ -226,6 +255,200 @@ static void keep_top(struct proc_snapshot *snap, uint32_t top)
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_pid);
 }
 
+/* ------------------------------------------------ fed by clustermon-kprobe */
+
+/* The processes that ran since the last call: 0, or -1 when the helper is
+ * not there, does no per-process accounting, or said something malformed. */
+static int helper_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp)
+{
+	char path[PATH_MAX], why[256], *reply = NULL;
+	int rc = -1;
+
+	if (src->root[0] != '\0' ||
+	    (!src->fed && src->last_try_ns != 0 && now - src->last_try_ns < RESCAN_NS))
+		return -1;
+	src->last_try_ns = now;
+	probes_socket(path, sizeof(path));
+	if (helper_exchange(path, HELPER_PROCS_REQUEST, HELPER_TIMEOUT_MS, &reply, why,
+			    sizeof(why)) == HELPER_OK &&
+	    helper_parse_procs(reply, hp, why, sizeof(why)) == 0)
+		rc = 0;
+	free(reply);
+	return rc;
+}
+
+static struct proc_sample *find_pid(struct proc_sample *v, size_t n, pid_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].pid == pid ? &v[lo] : NULL;
+}
+
+/* Between full reads the rows are the last sample's, touched where the
+ * helper has news. */
+static int carry_previous(struct proc_source *src)
+{
+	if (src->cur_cap < src->nprev) {
+		struct proc_sample *bigger = realloc(src->cur, src->nprev * sizeof(*bigger));
+
+		if (bigger == NULL)
+			return -1;
+		src->cur = bigger;
+		src->cur_cap = src->nprev;
+	}
+	memcpy(src->cur, src->prev, src->nprev * sizeof(*src->cur));
+	return (int)src->nprev;
+}
+
+/* After a full read: each process keeps what it had (unless the helper is
+ * a new one), and one the helper reported before it was followed takes
+ * that. */
+static void adopt_accounts(struct proc_source *src, size_t n, bool fresh)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct proc_sample *p = &src->cur[i];
+		const struct proc_sample *q = fresh ? NULL : previous(src, p);
+
+		p->acct = q ? q->acct : (struct proc_acct){ 0 };
+		for (size_t j = src->npending; !p->acct.joined && j-- > 0;)
+			if ((pid_t)src->pending[j].tgid == p->pid) {
+				p->acct.cpu_ns = src->pending[j].cpu_ns;
+				p->acct.run_delay_ns = src->pending[j].run_delay_ns;
+				break;
+			}
+	}
+	src->npending = 0;
+}
+
+static void remember_pending(struct proc_source *src, const struct helper_proc *e)
+{
+	if (src->npending == src->pending_cap) {
+		size_t cap = src->pending_cap ? src->pending_cap * 2 : 64;
+		struct helper_proc *grown;
+
+		if (cap > HELPER_MAX_PROCS ||
+		    (grown = realloc(src->pending, cap * sizeof(*grown))) == NULL)
+			return;
+		src->pending = grown;
+		src->pending_cap = cap;
+	}
+	src->pending[src->npending++] = *e;
+}
+
+/* The helper's news into the rows; a process whose leader exited and that
+ * is gone (reaped) loses its row at once (pid set to -1). */
+static void apply_news(struct proc_source *src, size_t n, const struct helper_procs *hp)
+{
+	for (size_t i = 0; i < hp->n; i++) {
+		const struct helper_proc *e = &hp->v[i];
+		struct proc_sample *p = find_pid(src->cur, n, (pid_t)e->tgid);
+
+		if (p == NULL) {
+			if (!e->exited)
+				remember_pending(src, e);
+			continue;
+		}
+		if (e->exited && kill(p->pid, 0) != 0 && errno == ESRCH) {
+			p->pid = -1;
+			continue;
+		}
+		p->acct.cpu_ns = e->cpu_ns;
+		p->acct.run_delay_ns = e->run_delay_ns;
+	}
+}
+
+/* A process seen first: what it used before the helper counted (the sum
+ * over its threads now, less what the helper has for it). */
+static void join(struct proc_source *src, struct proc_sample *p)
+{
+	uint64_t cpu, delay;
+
+	p->acct.joined = true;
+	if (proc_threads_schedstat(src->root, p->pid, &cpu, &delay) != 0)
+		return;
+	p->acct.cpu_base = cpu > p->acct.cpu_ns ? cpu - p->acct.cpu_ns : 0;
+	p->acct.run_delay_base = delay > p->acct.run_delay_ns ? delay - p->acct.run_delay_ns : 0;
+}
+
+/* Rows with the helper's figures, gone ones dropped; the count left. */
+static int fed_rows(struct proc_source *src, size_t n, const struct helper_procs *hp)
+{
+	size_t kept = 0;
+
+	apply_news(src, n, hp);
+	for (size_t i = 0; i < n; i++) {
+		struct proc_sample *p = &src->cur[i];
+
+		if (p->pid < 0)
+			continue;
+		if (!p->acct.joined)
+			join(src, p);
+		p->have_schedstat = true;
+		p->cpu_ns = p->acct.cpu_ns + p->acct.cpu_base;
+		p->run_delay_ns = p->acct.run_delay_ns + p->acct.run_delay_base;
+		src->cur[kept++] = *p;
+	}
+	return (int)kept;
+}
+
+/* Switching between the helper and the scanner (or to a new helper) must
+ * not take a counter back: the two agree to within what ran while one of
+ * them was read. */
+static void keep_monotonic(struct proc_source *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct proc_sample *p = &src->cur[i];
+		const struct proc_sample *q = previous(src, p);
+
+		if (q == NULL || !p->have_schedstat || !q->have_schedstat)
+			continue;
+		if (p->cpu_ns < q->cpu_ns)
+			p->cpu_ns = q->cpu_ns;
+		if (p->run_delay_ns < q->run_delay_ns)
+			p->run_delay_ns = q->run_delay_ns;
+	}
+}
+
+/* One sample's rows into src->cur: the count, or -1. */
+static int read_rows(struct proc_source *src, uint64_t now)
+{
+	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
+	bool was_fed = src->fed, fresh = false;
+	struct helper_procs hp;
+	int n;
+
+	src->fed = helper_poll(src, now, &hp) == 0;
+	if (src->fed && (!was_fed || strcmp(hp.instance, src->instance) != 0)) {
+		fresh = true;
+		rescan = true;
+		snprintf(src->instance, sizeof(src->instance), "%s", hp.instance);
+	}
+	if (src->fed && !rescan)
+		n = carry_previous(src);
+	else
+		n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
+	if (n >= 0 && rescan)
+		src->last_rescan_ns = now;
+	if (n >= 0 && src->fed && rescan)
+		adopt_accounts(src, (size_t)n, fresh);
+	if (n >= 0 && src->fed)
+		n = fed_rows(src, (size_t)n, &hp);
+	if (n >= 0 && (src->fed || was_fed))
+		keep_monotonic(src, (size_t)n);
+	if (src->fed)
+		helper_procs_free(&hp);
+	atomic_store(&helper_fed, src->fed);
+	return n;
+}
+
 static void proc_snapshot_destroy(struct snapshot *s)
 {
 	free(s);
@@ -235,8 +458,7 @@ static int proc_sample(void *ctx)
 {
 	struct proc_source *src = ctx;
 	uint64_t now = mono_ns();
-	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
-	int n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
+	int n = read_rows(src, now);
 	struct proc_snapshot *snap;
 	struct proc_filter f;
 	struct proc_sample *swap;
@@ -244,8 +466,6 @@ static int proc_sample(void *ctx)
 
 	if (n < 0)
 		return -1;
-	if (rescan)
-		src->last_rescan_ns = now;
 	snap = malloc(sizeof(*snap) + (size_t)n * sizeof(snap->rows[0]));
 	if (snap == NULL)
 		return -1;

@@ -83,6 +83,9 @@ struct proc_filter {
 	uint32_t top;   /* 0 = all; else the N busiest over the last interval */
 };
 
+/* How the proc source reads: "helper" (clustermon-kprobe's per-process
+ * accounting) or "scanner" (every /proc/PID each sample). */
+const char *proc_method(void);
 void proc_filter_get(struct proc_filter *out);
 void proc_filter_set(const struct proc_filter *f);
 
