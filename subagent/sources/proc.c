@@ -36,7 +36,7 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 #define RESCAN_NS 1000000000ull
 /* A helper that does not answer in this long is taken as gone; one that is
  * not there is asked again after a rescan interval. */
-#define HELPER_TIMEOUT_MS 50
+#define HELPER_TIMEOUT_MS 200
 
 static atomic_bool helper_fed;
 
@@ -308,9 +308,9 @@ static int carry_previous(struct proc_source *src)
 	return (int)src->nprev;
 }
 
-/* After a full read: each process keeps what it had (unless the helper is
- * a new one), and one the helper reported before it was followed takes
- * that. */
+/* After a read by the scanner: each process keeps its account (unless the
+ * helper is a new one), and one the helper reported before it was followed
+ * takes that. */
 static void adopt_accounts(struct proc_source *src, size_t n, bool fresh)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -417,7 +417,9 @@ static void keep_monotonic(struct proc_source *src, size_t n)
 	}
 }
 
-/* One sample's rows into src->cur: the count, or -1. */
+/* One sample's rows into src->cur: the count, or -1. A new helper (another
+ * instance) counts from zero, so every process joins again; the same one
+ * after a failed exchange has kept counting, so the accounts stay. */
 static int read_rows(struct proc_source *src, uint64_t now)
 {
 	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
@@ -426,19 +428,20 @@ static int read_rows(struct proc_source *src, uint64_t now)
 	int n;
 
 	src->fed = helper_poll(src, now, &hp) == 0;
-	if (src->fed && (!was_fed || strcmp(hp.instance, src->instance) != 0)) {
+	if (src->fed && strcmp(hp.instance, src->instance) != 0) {
 		fresh = true;
-		rescan = true;
 		snprintf(src->instance, sizeof(src->instance), "%s", hp.instance);
 	}
-	if (src->fed && !rescan)
+	rescan = rescan || (src->fed && !was_fed);
+	if (src->fed && !rescan) {
 		n = carry_previous(src);
-	else
+	} else {
 		n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
+		if (n >= 0 && src->instance[0] != '\0') /* ever fed */
+			adopt_accounts(src, (size_t)n, fresh);
+	}
 	if (n >= 0 && rescan)
 		src->last_rescan_ns = now;
-	if (n >= 0 && src->fed && rescan)
-		adopt_accounts(src, (size_t)n, fresh);
 	if (n >= 0 && src->fed)
 		n = fed_rows(src, (size_t)n, &hp);
 	if (n >= 0 && (src->fed || was_fed))
