@@ -68,3 +68,7 @@ bash "$top_srcdir/tests/bench/fastpath.sh"
 # The eBPF helper (issue 6): perf bench sched pipe with and without its
 # sensors, and 1,000,000 getppid() calls counted exactly.
 bash "$top_srcdir/tests/bench/probes.sh"
+
+# The process table fed by the helper (issue 17): clustermond's CPU at 10 ms
+# over 10,000 idle and 10 busy processes, against the scanner.
+bash "$top_srcdir/tests/bench/procfed.sh"
