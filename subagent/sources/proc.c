@@ -378,22 +378,33 @@ static void join(struct proc_source *src, struct proc_sample *p)
 	p->acct.run_delay_base = delay > p->acct.run_delay_ns ? delay - p->acct.run_delay_ns : 0;
 }
 
-/* Rows with the helper's figures, gone ones dropped; the count left. */
-static int fed_rows(struct proc_source *src, size_t n, const struct helper_procs *hp)
+/* Rows with the helper's figures, gone ones dropped; the count left.
+ * Carried rows still hold the last sample's values: none goes back (the
+ * helper's figure for a running task may fall short of the last one's by a
+ * stretch it had not yet seen). */
+static int fed_rows(struct proc_source *src, size_t n, const struct helper_procs *hp,
+		    bool carried)
 {
 	size_t kept = 0;
 
 	apply_news(src, n, hp);
 	for (size_t i = 0; i < n; i++) {
 		struct proc_sample *p = &src->cur[i];
+		uint64_t cpu, delay;
 
 		if (p->pid < 0)
 			continue;
 		if (!p->acct.joined)
 			join(src, p);
+		cpu = p->acct.cpu_ns + p->acct.cpu_base;
+		delay = p->acct.run_delay_ns + p->acct.run_delay_base;
+		if (carried && cpu < p->cpu_ns)
+			cpu = p->cpu_ns;
+		if (carried && delay < p->run_delay_ns)
+			delay = p->run_delay_ns;
 		p->have_schedstat = true;
-		p->cpu_ns = p->acct.cpu_ns + p->acct.cpu_base;
-		p->run_delay_ns = p->acct.run_delay_ns + p->acct.run_delay_base;
+		p->cpu_ns = cpu;
+		p->run_delay_ns = delay;
 		src->cur[kept++] = *p;
 	}
 	return (int)kept;
@@ -423,7 +434,7 @@ static void keep_monotonic(struct proc_source *src, size_t n)
 static int read_rows(struct proc_source *src, uint64_t now)
 {
 	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
-	bool was_fed = src->fed, fresh = false;
+	bool was_fed = src->fed, fresh = false, carried;
 	struct helper_procs hp;
 	int n;
 
@@ -433,7 +444,8 @@ static int read_rows(struct proc_source *src, uint64_t now)
 		snprintf(src->instance, sizeof(src->instance), "%s", hp.instance);
 	}
 	rescan = rescan || (src->fed && !was_fed);
-	if (src->fed && !rescan) {
+	carried = src->fed && !rescan;
+	if (carried) {
 		n = carry_previous(src);
 	} else {
 		n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
@@ -443,8 +455,8 @@ static int read_rows(struct proc_source *src, uint64_t now)
 	if (n >= 0 && rescan)
 		src->last_rescan_ns = now;
 	if (n >= 0 && src->fed)
-		n = fed_rows(src, (size_t)n, &hp);
-	if (n >= 0 && (src->fed || was_fed))
+		n = fed_rows(src, (size_t)n, &hp, carried);
+	if (n >= 0 && (src->fed || was_fed) && !carried)
 		keep_monotonic(src, (size_t)n);
 	if (src->fed)
 		helper_procs_free(&hp);

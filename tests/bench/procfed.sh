@@ -3,7 +3,9 @@
 # interval over 10,000 idle and 10 busy processes (issue 17): fed by
 # clustermon-kprobe's per-process accounting against the /proc scanner, on
 # the same processes in one run, runs interleaved. Prints each one's share of
-# a core, samples taken and late samples, and the ratio.
+# a core, samples taken and late samples, CPU per sample (the fair figure:
+# the scanner cannot keep up, so its share of a core is capped by lateness),
+# and the ratio.
 . "$(dirname "$0")/../system/lib.sh"
 [ "$(id -u)" -eq 0 ] || bail "needs root to load BPF programs"
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
@@ -61,10 +63,12 @@ echo "== process table at 10 ms: $IDLE idle + $BUSY busy processes, ${SECONDS_EA
 fed=() scan=()
 for r in $(seq 1 "$RUNS"); do
 	one "$HELPER_SOCK"
-	echo "run $r helper-fed ($METHOD): clustermond $PM per mille of a core; $NS samples, $NL late"
+	echo "run $r helper-fed ($METHOD): clustermond $PM per mille of a core; $NS samples, $NL late;" \
+		"$(awk -v p="$PM" -v n="$NS" -v s="$SECONDS_EACH" 'BEGIN { printf "%.2f ms", p * s / (n + 0.001) }') of CPU a sample"
 	fed+=("$PM")
 	one "$T/no-helper.sock"
-	echo "run $r scanner    ($METHOD): clustermond $PM per mille of a core; $NS samples, $NL late"
+	echo "run $r scanner    ($METHOD): clustermond $PM per mille of a core; $NS samples, $NL late;" \
+		"$(awk -v p="$PM" -v n="$NS" -v s="$SECONDS_EACH" 'BEGIN { printf "%.2f ms", p * s / (n + 0.001) }') of CPU a sample"
 	scan+=("$PM")
 done
 med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
