@@ -23,6 +23,7 @@
  * joined. Kept by the proc source; the scanner never reads or writes it. */
 struct proc_acct {
 	bool joined;
+	bool exited;               /* its leader exited: a zombie until reaped */
 	uint64_t cpu_ns, run_delay_ns;
 	uint64_t cpu_base, run_delay_base;
 };

@@ -343,8 +343,7 @@ static void remember_pending(struct proc_source *src, const struct helper_proc *
 	src->pending[src->npending++] = *e;
 }
 
-/* The helper's news into the rows; a process whose leader exited and that
- * is gone (reaped) loses its row at once (pid set to -1). */
+/* The helper's news into the rows. */
 static void apply_news(struct proc_source *src, size_t n, const struct helper_procs *hp)
 {
 	for (size_t i = 0; i < hp->n; i++) {
@@ -356,10 +355,7 @@ static void apply_news(struct proc_source *src, size_t n, const struct helper_pr
 				remember_pending(src, e);
 			continue;
 		}
-		if (e->exited && kill(p->pid, 0) != 0 && errno == ESRCH) {
-			p->pid = -1;
-			continue;
-		}
+		p->acct.exited = p->acct.exited || e->exited;
 		p->acct.cpu_ns = e->cpu_ns;
 		p->acct.run_delay_ns = e->run_delay_ns;
 	}
@@ -378,7 +374,9 @@ static void join(struct proc_source *src, struct proc_sample *p)
 	p->acct.run_delay_base = delay > p->acct.run_delay_ns ? delay - p->acct.run_delay_ns : 0;
 }
 
-/* Rows with the helper's figures, gone ones dropped; the count left.
+/* Rows with the helper's figures, gone ones dropped (a process whose leader
+ * exited, as soon as it is reaped: checked every sample, zombies are few);
+ * the count left.
  * Carried rows still hold the last sample's values: none goes back (the
  * helper's figure for a running task may fall short of the last one's by a
  * stretch it had not yet seen). */
@@ -392,7 +390,7 @@ static int fed_rows(struct proc_source *src, size_t n, const struct helper_procs
 		struct proc_sample *p = &src->cur[i];
 		uint64_t cpu, delay;
 
-		if (p->pid < 0)
+		if (p->acct.exited && kill(p->pid, 0) != 0 && errno == ESRCH)
 			continue;
 		if (!p->acct.joined)
 			join(src, p);
@@ -433,7 +431,11 @@ static void keep_monotonic(struct proc_source *src, size_t n)
  * after a failed exchange has kept counting, so the accounts stay. */
 static int read_rows(struct proc_source *src, uint64_t now)
 {
-	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
+	uint64_t since = now - src->last_rescan_ns;
+	/* Processes the helper saw run that are not followed yet: read /proc
+	 * after half the interval, so they show within a second end to end. */
+	bool rescan = src->last_rescan_ns == 0 || since >= RESCAN_NS ||
+		      (src->fed && src->npending > 0 && since >= RESCAN_NS / 2);
 	bool was_fed = src->fed, fresh = false, carried;
 	struct helper_procs hp;
 	int n;
