@@ -49,6 +49,7 @@ struct client {
 static struct {
 	bool foreground;
 	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
+	bool no_procs;             /* -n: no per-process accounting */
 	const char *socket_path, *bpffs_dir, *group, *trace_dir;
 	char instance[64];
 	struct sensors sensors;
@@ -337,6 +338,27 @@ static int drain_traces(void)
 	return timeout;
 }
 
+static void reply_procs(FILE *out)
+{
+	char *body = NULL;
+	size_t len = 0;
+	FILE *tmp;
+	int lines;
+
+	if (!helper.sensors.per_process || helper.sensors.skel == NULL) {
+		fputs("err unsupported no per-process accounting (-n, or no sensors)\n", out);
+		return;
+	}
+	if ((tmp = open_memstream(&body, &len)) == NULL) {
+		fputs("err failed out of memory\n", out);
+		return;
+	}
+	lines = sensors_report_procs(&helper.sensors, tmp);
+	fclose(tmp);
+	fprintf(out, "ok %d\n%s", lines, body ? body : "");
+	free(body);
+}
+
 static void serve_request(const char *line, FILE *out)
 {
 	struct wire_request r;
@@ -357,6 +379,7 @@ static void serve_request(const char *line, FILE *out)
 	case WIRE_TRACE: do_trace(&r, out); break;
 	case WIRE_STOP: do_stop(&r, out); break;
 	case WIRE_TRACES: report_traces(out); break;
+	case WIRE_PROCS: reply_procs(out); break;
 	}
 }
 
@@ -573,7 +596,7 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP] [-t TRACE-DIR] [-r]\n");
+		"[-g GROUP] [-t TRACE-DIR] [-r] [-n]\n");
 	exit(2);
 }
 
@@ -581,10 +604,11 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fs:b:g:t:rh")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:t:rnh")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
+		case 'n': helper.no_procs = true; break;
 		case 's': helper.socket_path = optarg; break;
 		case 'b': helper.bpffs_dir = optarg; break;
 		case 'g': helper.group = optarg; break;
@@ -628,7 +652,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(helper.instance, sizeof(helper.instance), "%d-%lld%09ld", (int)getpid(),
 		 (long long)now.tv_sec, now.tv_nsec);
-	if (sensors_start(&helper.sensors, helper.raw_tracepoints, why, sizeof(why)) != 0)
+	if (sensors_start(&helper.sensors, helper.raw_tracepoints, !helper.no_procs, why,
+			  sizeof(why)) != 0)
 		say(LOG_WARNING, "%s; running without them", why);
 	else
 		say(LOG_INFO, "scheduler sensors on %s", helper.sensors.btf ?

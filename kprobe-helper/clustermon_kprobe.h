@@ -35,7 +35,7 @@ struct cm_sched_cpu {
 	__u64 since;     /* bpf_ktime_get_ns() of the last switch */
 	__u64 switches;
 	__u32 running;   /* a non-idle task is on the CPU since `since` */
-	__u32 pad;
+	__u32 tgid;      /* and its process (for per-process CPU time) */
 };
 
 /* Per-CPU counters of the default kernel sensors. */
@@ -43,6 +43,7 @@ struct cm_sensor_counts {
 	__u64 tcp_retransmits;
 	__u64 skb_drops;
 	__u64 runqlat_lost;  /* wakeups not recorded: the map was full */
+	__u64 procs_lost;    /* switches not accounted to a process: map full */
 };
 
 /* Trace sessions (trace.bpf.c): a record in a CPU's ring buffer is this
@@ -79,6 +80,22 @@ struct cm_trace_stats {
 	__u64 sampled;   /* kept by 1-in-N sampling: records + lost */
 	__u64 lost;      /* bpf_ringbuf_reserve failed: that CPU's buffer was full */
 };
+
+/* Per-process CPU accounting (issue 17): CPU time and run-queue waits summed
+ * over a process's threads, keyed by tgid, since the process was forked or
+ * the helper started. Kept for at most CM_MAX_PROCS processes; more are
+ * counted in procs_lost. */
+#define CM_MAX_PROCS 65536
+
+struct cm_proc_acct {
+	__u64 cpu_ns;
+	__u64 run_delay_ns;
+};
+
+/* Marks in the "ran" map, by tgid: a thread of it ran since the helper last
+ * drained the map; its leader exited (the process may be gone). */
+#define CM_RAN 1
+#define CM_EXITED 2
 
 /* skb:kfree_skb drop reasons counted one by one; higher ones share the
  * last slot. */

@@ -24,13 +24,15 @@ struct sched_info {
 
 struct task_struct {
 	int pid;
+	int tgid;
 	int prio;
 	char comm[16];
 	unsigned int __state;   /* since Linux 5.14 */
 	struct sched_info sched_info;
 } __attribute__((preserve_access_index));
 
-/* Before 5.14 the state had another name and width. */
+/* Before 5.14 the state had another name and width (a CO-RE flavour:
+ * libbpf matches it to task_struct, ignoring the ___ suffix). */
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sched.bpf.c - the helper's default kernel sensors: busy time and context
- * switches per CPU and the run-queue latency distribution (enqueue to
- * switch-in, what bcc's runqlat measures), all from sched_switch alone, and
- * counters of TCP retransmits and dropped packets.
+ * switches per CPU from sched_switch, the run-queue latency distribution
+ * (wakeup or preemption to switch-in, what bcc's runqlat measures) from
+ * sched_wakeup, sched_wakeup_new and sched_switch, and counters of TCP
+ * retransmits and dropped packets.
  */
 #include "kernel.bpf.h"
 #include <bpf/bpf_helpers.h>
@@ -41,29 +42,51 @@ struct {
 } drop_reasons SEC(".maps");
 
 /*
- * Run-queue latency without the wakeup tracepoints: the kernel already adds
- * each wait (enqueue, by wakeup or preemption, to arrival on a CPU) to the
- * task's sched_info.run_delay. A task switched out has just been through
- * exactly one such wait since its last switch-out, so the growth of its
- * run_delay is that wait. One program on sched_switch instead of three
- * halves the events per context switch (benchmarked in tests/bench).
+ * Run-queue latency as bcc's runqlat measures it: from the moment a task
+ * becomes runnable (sched_wakeup, sched_wakeup_new, or preempted while still
+ * TASK_RUNNING) to its switch-in, timed with bpf_ktime_get_ns(). The growth
+ * of the task's sched_info.run_delay is no substitute: the kernel times it
+ * with the run-queue clock, which is often not updated between a wakeup's
+ * enqueue and the switch-in, so most short waits grow it by exactly 0
+ * (measured with bpftrace against the wakeup-to-run time, issue 17).
  *
- * The last run_delay seen per task lives in the task's own storage where
- * the kernel runs BTF tracepoints (tp_btf), else in a hash by pid.
+ * The time a task became runnable lives in its own storage where the kernel
+ * runs BTF tracepoints (tp_btf), else in a hash by pid; 0 means "not
+ * waiting".
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, __u64);
-} seen_delay SEC(".maps");
+} queued_at SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CM_MAX_INFLIGHT);
 	__type(key, __u32);
 	__type(value, __u64);
-} seen_delay_by_pid SEC(".maps");
+} queued_at_by_pid SEC(".maps");
+
+/* Per-process accounting, on unless the helper runs with -n (set before
+ * load: the verifier drops the code when it is off). */
+const volatile bool per_process = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CM_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct cm_proc_acct);
+} proc_acct SEC(".maps");
+
+/* tgids with news since user space last drained it (CM_RAN, CM_EXITED):
+ * user space reads only these, so its cost follows what ran. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CM_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} ran SEC(".maps");
 
 static __always_inline struct cm_sensor_counts *counts(void)
 {
@@ -72,37 +95,80 @@ static __always_inline struct cm_sensor_counts *counts(void)
 	return bpf_map_lookup_elem(&sensors, &zero);
 }
 
-static __always_inline void account_switch(__u64 now, __u32 next_pid)
+/* Returns how long prev ran (0 for idle). */
+static __always_inline __u64 account_switch(__u64 now, __u32 next_pid, __u32 next_tgid)
 {
 	__u32 zero = 0;
 	struct cm_sched_cpu *c = bpf_map_lookup_elem(&cpu_state, &zero);
+	__u64 ran_ns = 0;
 
 	if (!c)
-		return;
+		return 0;
 	if (c->running && now > c->since)
-		c->busy_ns += now - c->since;
+		ran_ns = now - c->since;
+	c->busy_ns += ran_ns;
 	c->since = now;
 	c->running = next_pid != 0;
+	c->tgid = next_tgid;
 	c->switches++;
+	return ran_ns;
 }
 
-/* The wait that preceded the run now ending, from run_delay's growth. A
- * stored 0 means "never seen": the first switch-out only records. */
-static __always_inline void account_wait(__u64 *last, __u64 run_delay)
+static __always_inline void count_procs_lost(void)
 {
-	struct cm_hist *h;
-	__u32 zero = 0;
+	struct cm_sensor_counts *c = counts();
 
-	if (*last != 0 && run_delay >= *last - 1) {
-		__u64 wait = run_delay - (*last - 1);
+	if (c)
+		c->procs_lost++;
+}
 
-		h = bpf_map_lookup_elem(&runqlat, &zero);
-		if (h) {
-			h->slot[log2_slot(wait)]++;
-			h->sum += wait;
-		}
+static __always_inline struct cm_proc_acct *proc_of(__u32 tgid)
+{
+	struct cm_proc_acct zero = { 0 }, *a = bpf_map_lookup_elem(&proc_acct, &tgid);
+
+	if (a)
+		return a;
+	if (bpf_map_update_elem(&proc_acct, &tgid, &zero, BPF_NOEXIST) != 0 &&
+	    bpf_map_lookup_elem(&proc_acct, &tgid) == NULL) {
+		count_procs_lost();
+		return NULL;
 	}
-	*last = run_delay + 1;
+	return bpf_map_lookup_elem(&proc_acct, &tgid);
+}
+
+static __always_inline void mark(__u32 tgid, __u32 what)
+{
+	__u32 *m = bpf_map_lookup_elem(&ran, &tgid);
+
+	if (m == NULL)
+		bpf_map_update_elem(&ran, &tgid, &what, BPF_NOEXIST);
+	else if (*m < what)
+		*m = what;
+}
+
+/* prev (of process tgid) ran until now since the CPU's last switch; next's
+ * wait of `wait` ns ended. Threads of one process run on several CPUs at
+ * once, hence the atomic adds. */
+static __always_inline void account_proc(__u32 tgid, __u64 ran_ns)
+{
+	struct cm_proc_acct *a;
+
+	if (!per_process || tgid == 0)
+		return;
+	a = proc_of(tgid);
+	if (a == NULL)
+		return;
+	__sync_fetch_and_add(&a->cpu_ns, ran_ns);
+	mark(tgid, CM_RAN);
+}
+
+static __always_inline void account_proc_wait(__u32 tgid, __u64 wait)
+{
+	struct cm_proc_acct *a;
+
+	if (!per_process || tgid == 0 || (a = proc_of(tgid)) == NULL)
+		return;
+	__sync_fetch_and_add(&a->run_delay_ns, wait);
 }
 
 static __always_inline void count_lost(void)
@@ -113,38 +179,157 @@ static __always_inline void count_lost(void)
 		c->runqlat_lost++;
 }
 
+/* The wait ending now, if the task was waiting: into the histogram and
+ * its process's run delay. */
+static __always_inline void account_wait(__u64 *queued, __u64 now, __u32 tgid)
+{
+	struct cm_hist *h;
+	__u32 zero = 0;
+	__u64 wait;
+
+	if (*queued == 0 || now < *queued)
+		return;
+	wait = now - *queued;
+	*queued = 0;
+	h = bpf_map_lookup_elem(&runqlat, &zero);
+	if (h) {
+		h->slot[log2_slot(wait)]++;
+		h->sum += wait;
+	}
+	account_proc_wait(tgid, wait);
+}
+
+/* TASK_RUNNING is 0; the field is __state since Linux 5.14. */
+static __always_inline bool still_runnable(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state) == 0;
+	return BPF_CORE_READ((struct task_struct___old *)t, state) == 0;
+}
+
+static __always_inline void mark_queued_btf(struct task_struct *t, __u64 now)
+{
+	__u64 *q;
+
+	if (t->pid == 0)
+		return;
+	q = bpf_task_storage_get(&queued_at, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (q)
+		*q = now;
+	else
+		count_lost();
+}
+
+static __always_inline void mark_queued(__u32 pid, __u64 now)
+{
+	if (pid != 0 && bpf_map_update_elem(&queued_at_by_pid, &pid, &now, BPF_ANY) != 0)
+		count_lost();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup_btf, struct task_struct *p)
+{
+	mark_queued_btf(p, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
+{
+	mark_queued_btf(p, bpf_ktime_get_ns());
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 *last;
+	__u64 now = bpf_ktime_get_ns(), *q;
 
-	account_switch(bpf_ktime_get_ns(), next->pid);
-	if (prev->pid == 0 || !bpf_core_field_exists(prev->sched_info))
+	account_proc(prev->tgid, account_switch(now, next->pid, next->tgid));
+	if (still_runnable(prev))
+		mark_queued_btf(prev, now);
+	if (next->pid == 0)
 		return 0;
-	last = bpf_task_storage_get(&seen_delay, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (last)
-		account_wait(last, prev->sched_info.run_delay);
-	else
-		count_lost();
+	q = bpf_task_storage_get(&queued_at, next, 0, 0);
+	if (q)
+		account_wait(q, now, next->tgid);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	mark_queued(BPF_CORE_READ(p, pid), bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p)
+{
+	mark_queued(BPF_CORE_READ(p, pid), bpf_ktime_get_ns());
 	return 0;
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 pid = BPF_CORE_READ(prev, pid);
-	__u64 zero = 0, *last;
+	__u32 next_pid = BPF_CORE_READ(next, pid);
+	__u64 now = bpf_ktime_get_ns(), *q;
+	__u64 ran_ns = account_switch(now, next_pid, BPF_CORE_READ(next, tgid));
 
-	account_switch(bpf_ktime_get_ns(), BPF_CORE_READ(next, pid));
-	if (pid == 0 || !bpf_core_field_exists(prev->sched_info))
+	account_proc(BPF_CORE_READ(prev, tgid), ran_ns);
+	if (still_runnable(prev))
+		mark_queued(BPF_CORE_READ(prev, pid), now);
+	if (next_pid == 0)
 		return 0;
-	last = bpf_map_lookup_elem(&seen_delay_by_pid, &pid);
-	if (!last && bpf_map_update_elem(&seen_delay_by_pid, &pid, &zero, BPF_NOEXIST) == 0)
-		last = bpf_map_lookup_elem(&seen_delay_by_pid, &pid);
-	if (last)
-		account_wait(last, BPF_CORE_READ(prev, sched_info.run_delay));
-	else
-		count_lost();
+	q = bpf_map_lookup_elem(&queued_at_by_pid, &next_pid);
+	if (q) {
+		account_wait(q, now, BPF_CORE_READ(next, tgid));
+		bpf_map_delete_elem(&queued_at_by_pid, &next_pid);
+	}
+	return 0;
+}
+
+/* A new process (not a thread) starts from zero: its pid may be a reused
+ * one whose sums user space has not dropped yet. */
+static __always_inline void forked(__u32 pid, __u32 tgid)
+{
+	if (per_process && pid == tgid)
+		bpf_map_delete_elem(&proc_acct, &tgid);
+}
+
+/* The leader's exit: the process is probably gone (user space checks). */
+static __always_inline void exited(__u32 pid, __u32 tgid)
+{
+	if (per_process && pid == tgid)
+		mark(tgid, CM_EXITED);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	forked(child->pid, child->tgid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_btf, struct task_struct *p)
+{
+	exited(p->pid, p->tgid);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	forked(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	exited(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, tgid));
 	return 0;
 }
 

@@ -16,6 +16,7 @@ struct sched_bpf;
 struct sensors {
 	struct sched_bpf *skel;   /* NULL when they could not start */
 	bool btf;                 /* tp_btf programs (else raw_tp) */
+	bool per_process;         /* CPU time and run delay per process */
 	/* skb_drop_reason names from the kernel's BTF, without the
 	 * SKB_DROP_REASON_ prefix; NULL where the kernel has none. */
 	char *reason[CM_DROP_REASONS];
@@ -23,10 +24,15 @@ struct sensors {
 
 /* 0, or -1 with why (the helper then runs without them). tp_btf first,
  * raw_tp when the kernel refuses it or raw_only says so. */
-int sensors_start(struct sensors *s, bool raw_only, char *why, size_t whylen);
+int sensors_start(struct sensors *s, bool raw_only, bool per_process, char *why,
+		  size_t whylen);
 void sensors_stop(struct sensors *s);
 /* The read-reply lines of the sensors (busy, switches, runqlat, sensors,
  * and "drop REASON COUNT NAME" per reason seen); the number of lines. */
 int sensors_report(const struct sensors *s, FILE *out);
+/* The procs-reply lines "proc TGID CPU-NS RUN-DELAY-NS MARK" of the
+ * processes that ran (MARK 1, or running now) or whose leader exited (2)
+ * since the last call, which drains the list; the number of lines. */
+int sensors_report_procs(const struct sensors *s, FILE *out);
 
 #endif

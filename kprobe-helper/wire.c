@@ -167,9 +167,11 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_READ;
 	} else if (strcmp(verb, "traces") == 0) {
 		req->verb = WIRE_TRACES;
+	} else if (strcmp(verb, "procs") == 0) {
+		req->verb = WIRE_PROCS;
 	} else {
 		snprintf(why, whylen,
-			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces)",
+			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs)",
 			 verb);
 		return -1;
 	}
@@ -212,6 +214,9 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_TRACES:
 		n = snprintf(buf, len, "traces\n");
+		break;
+	case WIRE_PROCS:
+		n = snprintf(buf, len, "procs\n");
 		break;
 	default:
 		n = snprintf(buf, len, "read\n");

@@ -14,6 +14,11 @@
  *                                -> ok started DIR | err CLASS REASON
  *   stop ID                      -> ok | err invalid no trace ID
  *   traces                       -> ok N, then N lines (below)
+ *   procs                        -> ok N, then N lines "proc TGID CPU-NS
+ *                                   RUN-DELAY-NS MARK": the processes that
+ *                                   ran (MARK 1) or whose leader exited (2)
+ *                                   since the last procs, which drains the
+ *                                   list (one reader: clustermond)
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
@@ -27,7 +32,7 @@
  *   busy NCPU NS-CPU0 ...                (scheduler sensors, when running)
  *   switches NCPU N-CPU0 ...
  *   runqlat SUM SLOT0 ... SLOT63
- *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST
+ *   sensors TCP-RETRANSMITS SKB-DROPS RUNQLAT-LOST [PROCS-LOST]
  *   drop REASON COUNT NAME               (skb:kfree_skb by reason, if any)
  *
  * A trace session (ID 1..65535, its own number space) records the events
@@ -60,7 +65,7 @@
 #define WIRE_MAX_ID 65535u
 
 enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
-		 WIRE_TRACES };
+		 WIRE_TRACES, WIRE_PROCS };
 
 #define TRACE_DEFAULT_DURATION_MS 10000u
 #define TRACE_MAX_DURATION_MS 86400000u          /* a day */

@@ -15,13 +15,14 @@ BUILD_PACKAGES="build-essential autoconf automake pkg-config libsnmp-dev libpcap
 libcap-dev libbpf-dev bpftool clang snmpd snmp"
 # The suite: trap receiver, MIB lint, valgrind, libFuzzer's runtime, llvm's
 # symbolizer for sanitizer reports, systemd's unit tools, the integrations'
-# real consumers (Nagios, snmp_exporter, pysnmp), perf and gnuplot for the
+# real consumers (Nagios, snmp_exporter, pysnmp), bpftrace as the independent
+# peer of the helper's run-queue latency, perf and gnuplot for the
 # benchmarks, babeltrace2 (the independent reader of the CTF traces), the
 # tools the system tests call, and debootstrap and lintian for
 # the Debian package test (it builds in a root of its own, so debhelper is
 # installed there, not here).
 TEST_PACKAGES="snmptrapd smitools valgrind libclang-rt-14-dev llvm systemd iproute2 procps
-util-linux tcpdump linux-perf python3-pysnmp4 nagios4-core prometheus-snmp-exporter
+util-linux tcpdump linux-perf bpftrace python3-pysnmp4 nagios4-core prometheus-snmp-exporter
 python3-yaml gnuplot-nox debootstrap lintian git babeltrace2"
 
 case ${1:-} in

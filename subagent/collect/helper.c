@@ -235,8 +235,9 @@ static bool take_id(const char **s, uint32_t *id)
 	return true;
 }
 
-static bool parse_list_line(struct helper_reading *r, const char *s)
+static bool parse_list_line(void *ctx, const char *s)
 {
+	struct helper_reading *r = ctx;
 	struct helper_probe *p;
 	uint32_t id;
 
@@ -274,8 +275,9 @@ static bool parse_drop(struct helper_reading *r, const char *s)
 	return true;
 }
 
-static bool parse_read_line(struct helper_reading *r, const char *s)
+static bool parse_read_line(void *ctx, const char *s)
 {
+	struct helper_reading *r = ctx;
 	struct helper_probe *p;
 	uint32_t id;
 
@@ -315,16 +317,15 @@ static bool parse_read_line(struct helper_reading *r, const char *s)
 		s += 7;
 		r->has_sensors = take_u64(&s, &r->tcp_retransmits) &&
 				 take_u64(&s, &r->skb_drops) && take_u64(&s, &r->runqlat_lost) &&
-				 *s == '\0';
+				 (*s == '\0' || (take_u64(&s, &r->procs_lost) && *s == '\0'));
 		return r->has_sensors;
 	}
 	return false;
 }
 
 /* "ok N" and N lines, each handed to parse. */
-static bool parse_counted(struct cursor *c, struct helper_reading *r,
-			  bool (*parse)(struct helper_reading *, const char *), char *why,
-			  size_t whylen)
+static bool parse_counted(struct cursor *c, void *r, bool (*parse)(void *, const char *),
+			  char *why, size_t whylen)
 {
 	const char *s;
 	uint64_t n;
@@ -347,10 +348,23 @@ static bool parse_counted(struct cursor *c, struct helper_reading *r,
 	return true;
 }
 
+/* The hello line: the helper's instance into instance[64]. */
+static bool parse_hello(struct cursor *c, char *instance, char *why, size_t whylen)
+{
+	int n = 0;
+
+	if (!next_line(c) || sscanf(c->line, "ok clustermon-kprobe 1 %63s%n", instance, &n) != 1 ||
+	    c->line[n] != '\0') {
+		snprintf(why, whylen, "not a clustermon-kprobe speaking protocol 1: '%.60s'",
+			 c->line);
+		return false;
+	}
+	return true;
+}
+
 int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, size_t whylen)
 {
 	struct cursor *c = calloc(1, sizeof(*c));
-	int n = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (c == NULL) {
@@ -358,10 +372,7 @@ int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, 
 		return -1;
 	}
 	c->p = reply;
-	if (!next_line(c) || sscanf(c->line, "ok clustermon-kprobe 1 %63s%n", out->instance, &n) != 1 ||
-	    c->line[n] != '\0') {
-		snprintf(why, whylen, "not a clustermon-kprobe speaking protocol 1: '%.60s'",
-			 c->line);
+	if (!parse_hello(c, out->instance, why, whylen)) {
 		free(c);
 		return -1;
 	}
@@ -373,6 +384,60 @@ int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, 
 	}
 	free(c);
 	return 0;
+}
+
+/* " TGID CPU-NS RUN-DELAY-NS MARK", one process per tgid. */
+static bool parse_proc_line(void *ctx, const char *s)
+{
+	struct helper_procs *r = ctx;
+	struct helper_proc *p, *grown;
+	uint64_t tgid, mark;
+
+	if (strncmp(s, "proc ", 5) != 0 || r->n >= HELPER_MAX_PROCS)
+		return false;
+	s += 4;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+
+		if ((grown = realloc(r->v, cap * sizeof(*grown))) == NULL)
+			return false;
+		r->v = grown;
+		r->cap = cap;
+	}
+	p = &r->v[r->n];
+	if (!take_u64(&s, &tgid) || tgid == 0 || tgid > HELPER_MAX_PID ||
+	    !take_u64(&s, &p->cpu_ns) || !take_u64(&s, &p->run_delay_ns) ||
+	    !take_u64(&s, &mark) || *s != '\0' || mark < 1 || mark > 2)
+		return false;
+	p->tgid = (uint32_t)tgid;
+	p->exited = mark == 2;
+	r->n++;
+	return true;
+}
+
+int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen)
+{
+	struct cursor *c = calloc(1, sizeof(*c));
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	if (c == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	c->p = reply;
+	ok = parse_hello(c, out->instance, why, whylen) &&
+	     parse_counted(c, out, parse_proc_line, why, whylen);
+	free(c);
+	if (!ok)
+		helper_procs_free(out);
+	return ok ? 0 : -1;
+}
+
+void helper_procs_free(struct helper_procs *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
 }
 
 void helper_reading_free(struct helper_reading *r)

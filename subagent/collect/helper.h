@@ -61,6 +61,7 @@ struct helper_reading {
 	struct log2hist runqlat;
 	bool has_sensors;
 	uint64_t tcp_retransmits, skb_drops, runqlat_lost;
+	uint64_t procs_lost;        /* 0 from a helper that does not say */
 	size_t ndrops;
 	struct helper_drop *drops;
 };
@@ -73,5 +74,29 @@ struct helper_reading {
 int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, size_t whylen);
 void helper_reading_free(struct helper_reading *r);
 const struct helper_probe *helper_find_probe(const struct helper_reading *r, uint32_t id);
+
+/* Per-process CPU accounting (the helper's procs request): the processes
+ * that ran or whose leader exited since the last procs request. */
+#define HELPER_PROCS_REQUEST "hello\nprocs\n"
+#define HELPER_MAX_PROCS (1u << 20)
+#define HELPER_MAX_PID 4194304u     /* the kernel's PID_MAX_LIMIT */
+
+struct helper_proc {
+	uint32_t tgid;
+	bool exited;                /* its leader exited: check it is gone */
+	uint64_t cpu_ns;            /* summed over threads, since the fork or */
+	uint64_t run_delay_ns;      /* the helper's start */
+};
+
+struct helper_procs {
+	char instance[64];
+	size_t n, cap;
+	struct helper_proc *v;
+};
+
+/* Parses the reply to HELPER_PROCS_REQUEST: 0, or -1 with why (then out
+ * holds nothing to free). */
+int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen);
+void helper_procs_free(struct helper_procs *r);
 
 #endif

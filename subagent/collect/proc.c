@@ -582,3 +582,34 @@ int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sam
 	ps->n = kept;
 	return (int)nout;
 }
+
+int proc_threads_schedstat(const char *root, pid_t pid, uint64_t *cpu_ns, uint64_t *run_delay_ns)
+{
+	char dir[PATH_MAX], rel[96], buf[128];
+	struct dirent *d;
+	struct procfile pf;
+	int read = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/proc/%d/task", root, (int)pid);
+	if ((dp = opendir(dir)) == NULL)
+		return -1;
+	*cpu_ns = *run_delay_ns = 0;
+	while ((d = readdir(dp)) != NULL) {
+		uint64_t c, r;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(rel, sizeof(rel), "proc/%d/task/%.20s/schedstat", (int)pid, d->d_name);
+		if (procfile_open(&pf, root, rel) != 0)
+			continue; /* the thread just exited */
+		if (procfile_read(&pf, buf, sizeof(buf)) > 0 && schedstat_parse(buf, &c, &r) == 0) {
+			*cpu_ns += c;
+			*run_delay_ns += r;
+			read++;
+		}
+		procfile_close(&pf);
+	}
+	closedir(dp);
+	return read > 0 ? 0 : -1;
+}

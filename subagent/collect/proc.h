@@ -17,6 +17,17 @@
 #define PROC_COMM_MAX 64
 #define PROC_CMDLINE_MAX 256
 
+/* CPU time and run delay of a process as clustermon-kprobe counts them
+ * (summed over threads, since its fork or the helper's start) and what the
+ * process had used before, read once from /proc/PID/task/ * /schedstat when it
+ * joined. Kept by the proc source; the scanner never reads or writes it. */
+struct proc_acct {
+	bool joined;
+	bool exited;               /* its leader exited: a zombie until reaped */
+	uint64_t cpu_ns, run_delay_ns;
+	uint64_t cpu_base, run_delay_base;
+};
+
 /* One process as read in one sample; times in the kernel's units. */
 struct proc_sample {
 	pid_t pid;
@@ -33,7 +44,12 @@ struct proc_sample {
 	uint32_t uid;              /* real uid */
 	uint64_t vol_ctxsw, invol_ctxsw;
 	char cmdline[PROC_CMDLINE_MAX]; /* NULs turned into spaces; "" for kernel threads */
+	struct proc_acct acct;     /* helper-fed mode only (sources/proc.c) */
 };
+
+/* Sums /proc/PID/task/ * /schedstat over the threads: 0, or -1 when none
+ * could be read. */
+int proc_threads_schedstat(const char *root, pid_t pid, uint64_t *cpu_ns, uint64_t *run_delay_ns);
 
 /* /proc/PID/stat: fails (-1, EINVAL) on a truncated or malformed line. */
 int procstat_parse(const char *buf, struct proc_sample *out);

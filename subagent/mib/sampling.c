@@ -6,6 +6,7 @@
 #include "mib.h"
 
 #include "../sampler.h"
+#include "../sources/sources.h"
 
 static const oid sampling_oid[] = { CM_OID_clusterMonSampling };
 
@@ -16,7 +17,8 @@ enum {
 	COL_LAST_US = CM_ARC_clusterMonSourceLastSampleUs,
 	COL_SAMPLES = CM_ARC_clusterMonSourceSamples,
 	COL_LATE = CM_ARC_clusterMonSourceLateSamples,
-	COL_ERRORS = CM_ARC_clusterMonSourceErrors
+	COL_ERRORS = CM_ARC_clusterMonSourceErrors,
+	COL_METHOD = CM_ARC_clusterMonSourceMethod
 };
 
 /* Rows are the sources this build has, in index order; the view is unused. */
@@ -65,6 +67,8 @@ static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 		return mib_u64(v, ASN_COUNTER64, st.late);
 	case COL_ERRORS:
 		return mib_u64(v, ASN_COUNTER64, st.errors);
+	case COL_METHOD:
+		return mib_string(v, strcmp(st.name, "proc") == 0 ? proc_method() : "periodic");
 	default:
 		return MIB_ABSENT; /* the index is not-accessible */
 	}
@@ -106,7 +110,7 @@ static const struct mib_setter interval_setter = {
 
 static const struct mib_table source_table = {
 	.min_col = COL_NAME,
-	.max_col = COL_ERRORS,
+	.max_col = COL_METHOD,
 	.index_len = 1,
 	.rows = source_rows,
 	.row_index = source_index,

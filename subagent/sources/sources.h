@@ -89,6 +89,9 @@ struct proc_filter {
 	uint32_t top;   /* 0 = all; else the N busiest over the last interval */
 };
 
+/* How the proc source reads: "helper" (clustermon-kprobe's per-process
+ * accounting) or "scanner" (every /proc/PID each sample). */
+const char *proc_method(void);
 
 /* clusterMonTcp scalars, from /proc/net/snmp (Tcp:) and /proc/net/netstat. */
 enum tcp_scalar {

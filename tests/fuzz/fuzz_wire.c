@@ -2,9 +2,10 @@
  * fuzz_wire.c - the helper's control protocol from both ends: arbitrary
  * bytes as a request stream (split into lines, each parsed; an accepted
  * request must print back to a line that parses to the same request) and
- * as a reply to the subagent's poll (parsed without reading outside it),
- * and as a tracefs format file a trace session turns into CTF fields (an
- * accepted one declares exactly the bytes it copies, and TSDL holds it).
+ * as a reply to the subagent's poll and to its procs request (parsed
+ * without reading outside it; every process accepted is in bounds), and as
+ * a tracefs format file a trace session turns into CTF fields (an accepted
+ * one declares exactly the bytes it copies, and TSDL holds it).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ static void as_reply(const uint8_t *data, size_t size)
 	struct helper_reading r;
 	struct tracelist_entry *traces;
 	size_t ntraces;
+	struct helper_procs procs;
 
 	if (text == NULL)
 		return;
@@ -68,6 +70,12 @@ static void as_reply(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (helper_parse_poll(text, &r, why, sizeof(why)) == 0)
 		helper_reading_free(&r);
+	if (helper_parse_procs(text, &procs, why, sizeof(why)) == 0) {
+		for (size_t i = 0; i < procs.n; i++)
+			if (procs.v[i].tgid == 0 || procs.v[i].tgid > HELPER_MAX_PID)
+				abort();
+		helper_procs_free(&procs);
+	}
 	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
 		free(traces);
 	free(text);
@@ -108,12 +116,12 @@ static const char *const fuzz_splices[] = {
 	"tracepoint:", "latency:tracepoint:", "kprobe:", ",", ":", "ok 3\n", "probe ", "hist ",
 	"18446744073709551616", "\r\n", " ", "trace ", "stop ", "traces", " duration=",
 	" bytes=", " buffer=", "sched_switch", "\tfield:", ";\toffset:", ";\tsize:", ";\tsigned:",
-	"[16]", "char ",
+	"[16]", "char ", "procs\n", "proc ", "4194304", " 2",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
 					   "wire/sched_switch.format", "wire/sys_enter_write.format",
-					   "wire/traces.txt" };
+					   "wire/traces.txt", "wire/procs.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif

@@ -138,7 +138,7 @@ static void test_replies(void)
 		 "ok clustermon-kprobe 1 77-123\n"
 		 "ok 2\nprobe 3 tracepoint:a:b pid=5\nprobe 9 latency:kprobe:f\n"
 		 "ok 8\nprobe 3 10000 1000 2 2 4000 6000\nprobe 9 100 100 0 2 50 50\n"
-		 "hist 9%s\nbusy 2 111 222\nswitches 2 5 6\nrunqlat%s\nsensors 1 2 3\n"
+		 "hist 9%s\nbusy 2 111 222\nswitches 2 5 6\nrunqlat%s\nsensors 1 2 3 4\n"
 		 "drop 3 20 NO_SOCKET\n",
 		 hist, hist);
 	ok(helper_parse_poll(reply, &r, why, sizeof(why)) == 0, "a full reply parses");
@@ -152,8 +152,8 @@ static void test_replies(void)
 		   p->hist.sum == 12345, "probe 9's latency histogram");
 	ok(r.has_sched && r.ncpu == 2 && r.busy_ns[1] == 222 && r.switches[0] == 5 &&
 		   r.runqlat.bucket[20] == 40, "scheduler sensors");
-	ok(r.has_sensors && r.tcp_retransmits == 1 && r.skb_drops == 2 && r.runqlat_lost == 3,
-	   "TCP and drop counters");
+	ok(r.has_sensors && r.tcp_retransmits == 1 && r.skb_drops == 2 && r.runqlat_lost == 3 &&
+		   r.procs_lost == 4, "TCP and drop counters");
 	ok(r.ndrops == 1 && r.drops[0].reason == 3 && r.drops[0].count == 20 &&
 		   strcmp(r.drops[0].name, "NO_SOCKET") == 0, "drops by reason, with names");
 	helper_reading_free(&r);
@@ -172,6 +172,7 @@ static void test_replies(void)
 		{ "ok clustermon-kprobe 1 x\nerr busy too many clients\n", "expected 'ok COUNT'" },
 		{ "ok clustermon-kprobe 1 x\nok 0\nok 2\nsensors 1 2 3\n", "cut short" },
 		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\ndrop 3 20\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\nsensors 1 2 3 4 5\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 0\nok 1\ndrop 3 20 TWO WORDS\n", "malformed" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -209,11 +210,48 @@ static void test_traces_reply(void)
 		   "bad traces reply %zu is refused: %s", i, why);
 }
 
+static void test_procs(void)
+{
+	char why[256];
+	struct helper_procs r;
+
+	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 2\nproc 42 1000 20 1\n"
+			      "proc 4194304 18446744073709551615 0 2\n", &r, why, sizeof(why)) == 0 &&
+		   r.n == 2 && strcmp(r.instance, "7-1") == 0, "a procs reply parses");
+	ok(r.v[0].tgid == 42 && r.v[0].cpu_ns == 1000 && r.v[0].run_delay_ns == 20 &&
+		   !r.v[0].exited && r.v[1].tgid == 4194304 && r.v[1].exited &&
+		   r.v[1].cpu_ns == UINT64_MAX, "tgid, CPU time, run delay and the exit mark");
+	helper_procs_free(&r);
+	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 0\n", &r, why, sizeof(why)) == 0 &&
+		   r.n == 0 && r.v == NULL, "nothing ran");
+
+	static const struct { const char *text, *reason; } bad[] = {
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 0 1 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 4194305 1 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 3\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 0\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 1 9\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 18446744073709551616 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 -1 1 1\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 3\nproc 5 1 1 1\n", "cut short" },
+		{ "ok clustermon-kprobe 1 x\nerr invalid unknown request 'procs'\n", "expected" },
+		{ "ok clustermon-kprobe 1 x\nok 99999999999\n", "cut short" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		ok(helper_parse_procs(bad[i].text, &r, why, sizeof(why)) == -1 &&
+			   strstr(why, bad[i].reason) != NULL && r.v == NULL,
+		   "bad procs reply %zu is refused: %s", i, why);
+	}
+}
+
 int main(void)
 {
 	test_lines();
 	test_requests();
 	test_replies();
 	test_traces_reply();
+	test_procs();
 	return done_testing();
 }
