@@ -276,23 +276,15 @@ static const char *conf_fill(struct rt_row *row, char *line)
 
 /* ------------------------------------------------------------ to the source */
 
+static void fill(const struct rt_row *row, union source_cmd_row *out)
+{
+	want_of((const struct probe_row *)row, &out->probe);
+}
+
 /* Every row, queued for the source's thread: this one never waits. */
 static void changed(void)
 {
-	size_t len = sizeof(struct source_cmd) + table.n * sizeof(union source_cmd_row);
-	struct source_cmd *cmd = calloc(1, len);
-
-	if (cmd == NULL) {
-		snmp_log(LOG_ERR, "clustermond: out of memory: probe rows not passed on\n");
-		return;
-	}
-	cmd->kind = SOURCE_CMD_PROBE_ROWS;
-	cmd->nrows = table.n;
-	for (size_t i = 0; i < table.n; i++)
-		want_of((const struct probe_row *)table.rows[i], &cmd->rows[i].probe);
-	if (sampler_post(SOURCE_PROBES, cmd, len) != 0)
-		snmp_log(LOG_ERR, "clustermond: probe rows not passed on: %s\n", strerror(errno));
-	free(cmd);
+	rt_post_rows(&table, SOURCE_PROBES, SOURCE_CMD_PROBE_ROWS, fill, "probe rows");
 }
 
 /* ------------------------------------------------------------ notifications */

@@ -5,11 +5,14 @@
  */
 #include "rowtable.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
 #include "core/number.h"
+#include "sampler.h"
+#include "sources/sources.h"
 
 /* One row touched by the request being set. */
 struct rt_stage {
@@ -732,4 +735,24 @@ void rt_set_owner(char *owner, const netsnmp_variable_list *var)
 {
 	memcpy(owner, var->val.string, var->val_len);
 	owner[var->val_len] = '\0';
+}
+
+void rt_post_rows(const struct rt_table *t, unsigned source, int kind,
+		  void (*fill)(const struct rt_row *row, union source_cmd_row *out),
+		  const char *what)
+{
+	size_t len = sizeof(struct source_cmd) + t->n * sizeof(union source_cmd_row);
+	struct source_cmd *cmd = calloc(1, len);
+
+	if (cmd == NULL) {
+		snmp_log(LOG_ERR, "clustermond: out of memory: %s not passed on\n", what);
+		return;
+	}
+	cmd->kind = (enum source_cmd_kind)kind;
+	cmd->nrows = t->n;
+	for (size_t i = 0; i < t->n; i++)
+		fill(t->rows[i], &cmd->rows[i]);
+	if (sampler_post(source, cmd, len) != 0)
+		snmp_log(LOG_ERR, "clustermond: %s not passed on: %s\n", what, strerror(errno));
+	free(cmd);
 }

@@ -119,6 +119,14 @@ bool rt_variable_ok(const oid *var, size_t len, const oid *old_var, size_t old_l
 void rt_remove_storage(struct rt_table *t, int storage);
 /* Frees every row (at exit). */
 void rt_clear(struct rt_table *t);
+
+/* Queues every row of t for the thread that owns `source`, as one command of
+ * `kind` (sources.h) whose rows `fill` makes, so the SNMP thread never waits
+ * for the source; `what` names the rows in a log line when they cannot go. */
+union source_cmd_row;
+void rt_post_rows(const struct rt_table *t, unsigned source, int kind,
+		  void (*fill)(const struct rt_row *row, union source_cmd_row *out),
+		  const char *what);
 /* A row with defaults, or NULL. */
 struct rt_row *rt_new_row(const struct rt_table *t, uint32_t index);
 void rt_free_row(const struct rt_table *t, struct rt_row *row);

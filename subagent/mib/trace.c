@@ -321,23 +321,15 @@ static void want_of(const struct trace_row *t, struct trace_want *w)
 		 t->duration_ms, t->max_bytes, t->buffer_bytes);
 }
 
+static void fill(const struct rt_row *row, union source_cmd_row *out)
+{
+	want_of((const struct trace_row *)row, &out->trace);
+}
+
 /* Every row, queued for the probes source's thread: this one never waits. */
 static void changed(void)
 {
-	size_t len = sizeof(struct source_cmd) + table.n * sizeof(union source_cmd_row);
-	struct source_cmd *cmd = calloc(1, len);
-
-	if (cmd == NULL) {
-		snmp_log(LOG_ERR, "clustermond: out of memory: trace rows not passed on\n");
-		return;
-	}
-	cmd->kind = SOURCE_CMD_TRACE_ROWS;
-	cmd->nrows = table.n;
-	for (size_t i = 0; i < table.n; i++)
-		want_of((const struct trace_row *)table.rows[i], &cmd->rows[i].trace);
-	if (sampler_post(SOURCE_PROBES, cmd, len) != 0)
-		snmp_log(LOG_ERR, "clustermond: trace rows not passed on: %s\n", strerror(errno));
-	free(cmd);
+	rt_post_rows(&table, SOURCE_PROBES, SOURCE_CMD_TRACE_ROWS, fill, "trace rows");
 }
 
 /* ------------------------------------------------------------ notifications */
