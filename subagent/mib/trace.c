@@ -425,7 +425,9 @@ static const struct rt_ops ops = {
 	.directive_usage = "SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N]",
 };
 
-static struct rt_table table = { .ops = &ops, .arc = 1, .store_token = "clusterMonTraceRow" };
+static struct rt_table table = {
+	.ops = &ops, .arc = CM_ARC_clusterMonTraceTable, .store_token = "clusterMonTraceRow",
+};
 
 static void *acquire(void)
 {
@@ -446,7 +448,7 @@ static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_inf
 }
 
 static struct mib_object objects[] = {
-	{ .arc = 1, .table = &table.view },
+	{ .arc = CM_ARC_clusterMonTraceTable, .table = &table.view },
 };
 
 static const struct mib_group group = {
