@@ -12,7 +12,13 @@ secs=${1:-60}
 out=${FUZZ_OUT:-$(mktemp -d /tmp/clustermon-fuzz.XXXXXX)}
 mkdir -p "$out"
 CC=${FUZZ_CC:-clang}
-flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$top/kprobe-helper"
+# The MIB's numbers (mib/cm-oids.h), made from the MIB as the build makes them.
+mkdir -p "$out/gen/mib"
+awk -f "$top/mibs/gen-oids.awk" "$top/mibs/CLUSTER-MON-MIB.txt" >"$out/gen/mib/cm-oids.h" || {
+	echo "FAIL: fuzzers: mibs/gen-oids.awk could not make cm-oids.h"
+	exit 1
+}
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$out/gen -I$top/kprobe-helper"
 collect="$top/subagent/collect"
 core="$top/subagent/core"
 
@@ -30,7 +36,7 @@ fi
 
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]
 declare -A sources seeds
-sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c"
+sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $core/number.c"
 seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat"
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
@@ -39,7 +45,7 @@ seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 sources[image]="$here/fuzz_image.c $core/image.c"
 seeds[image]="image/seed.bin"
 
-sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $top/kprobe-helper/tpformat.c $top/kprobe-helper/ctf.c $top/kprobe-helper/ctfstream.c $collect/helper.c $collect/tracelist.c $core/log2hist.c"
+sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $top/kprobe-helper/tpformat.c $top/kprobe-helper/ctf.c $top/kprobe-helper/ctfstream.c $collect/helper.c $collect/tracelist.c $core/log2hist.c $core/clock.c $core/number.c"
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt"
 
 sa="$top/subagent"
