@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/image.h"
 #include "mib/cm-oids.h"
 
@@ -56,17 +57,9 @@ static struct {
 	unsigned alarm;
 } M = { .path = DEFAULT_IMAGE };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static const struct cm_image_header *live_header(void)
 {
-	return M.h != NULL && cm_image_fresh(M.h, now_ns()) ? M.h : NULL;
+	return M.h != NULL && cm_image_fresh(M.h, cm_clock_ns()) ? M.h : NULL;
 }
 
 /* ------------------------------------------------------------ answers */

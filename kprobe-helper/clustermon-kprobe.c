@@ -297,7 +297,7 @@ static void do_stop(const struct wire_request *r, FILE *out)
 		return;
 	}
 	if ((*t)->state == TRACE_RUNNING) {
-		trace_drain(*t, trace_now_ns());
+		trace_drain(*t, cm_clock_ns());
 		trace_end(*t, TRACE_FINISHED, "stopped");
 	}
 	fputs("ok\n", out);
@@ -305,7 +305,7 @@ static void do_stop(const struct wire_request *r, FILE *out)
 
 static void report_traces(FILE *out)
 {
-	uint64_t now = trace_now_ns();
+	uint64_t now = cm_clock_ns();
 
 	fprintf(out, "ok %zu\n", helper.ntraces);
 	for (size_t i = 0; i < helper.ntraces; i++)
@@ -316,7 +316,7 @@ static void report_traces(FILE *out)
  * duration limit (-1: no session runs). */
 static int drain_traces(void)
 {
-	uint64_t now = trace_now_ns();
+	uint64_t now = cm_clock_ns();
 	int timeout = -1;
 
 	for (size_t i = 0; i < helper.ntraces; i++) {

@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "core/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 #include "probes.h"
 #include "sched.skel.h"
 
@@ -103,15 +104,6 @@ void sensors_stop(struct sensors *s)
 	s->skel = NULL;
 }
 
-/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000u + (__u64)ts.tv_nsec;
-}
-
 /* Busy time includes the stretch the current task has run since the last
  * switch, so a CPU spinning in one task is not read as idle. */
 static int report_cpus(const struct sensors *s, FILE *out)
@@ -126,7 +118,7 @@ static int report_cpus(const struct sensors *s, FILE *out)
 		free(v);
 		return 0;
 	}
-	now = monotonic_ns();
+	now = cm_clock_ns();
 	fprintf(out, "busy %u", n);
 	for (unsigned c = 0; c < n; c++)
 		fprintf(out, " %llu", (unsigned long long)(v[c].busy_ns +
@@ -264,7 +256,7 @@ static size_t add_running(const struct sensors *s, struct proc_news *v, size_t n
 		free(c);
 		return n;
 	}
-	now = monotonic_ns();
+	now = cm_clock_ns();
 	for (unsigned cpu = 0; cpu < ncpu; cpu++) {
 		size_t i = 0;
 

@@ -21,14 +21,6 @@
 #define TRACE_PACKET (64u << 10)
 #define TRACE_PREFIX (CTF_HEADER_BYTES + CTF_CONTEXT_BYTES)
 
-uint64_t trace_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int64_t realtime_offset_ns(void)
 {
 	struct timespec rt, mono;
@@ -334,7 +326,7 @@ static int load(struct trace_session *t, char *why, size_t whylen)
 	}
 	if (place_buffers(t, why, whylen) != 0)
 		return -1;
-	t->start_ns = trace_now_ns();
+	t->start_ns = cm_clock_ns();
 	t->skel->data->end_ns = t->start_ns + (uint64_t)t->limits.duration_ms * 1000000u;
 	if (raw)
 		t->link = bpf_program__attach_raw_tracepoint(prog, t->spec.name);
@@ -442,7 +434,7 @@ void trace_end(struct trace_session *t, enum trace_state st, const char *reason)
 		t->state = st;
 		snprintf(t->reason, sizeof(t->reason), "%s", keep);
 	}
-	t->end_ns = trace_now_ns();
+	t->end_ns = cm_clock_ns();
 	release(t);
 }
 

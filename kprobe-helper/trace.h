@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "clustermon_kprobe.h"
+#include "core/clock.h"     /* cm_clock_ns(): the records' clock */
 #include "ctf.h"
 #include "wire.h"
 
@@ -78,6 +79,5 @@ void trace_free(struct trace_session *t);
 /* Its "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR REASON" line. */
 void trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out);
 
-uint64_t trace_now_ns(void);
 
 #endif
