@@ -16,7 +16,7 @@ pass=0 fail=0 skip=0
 
 # count_log LOG: adds an automake test-suite.log's totals to ours.
 count_log() {
-	n() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { print s + 0 }' "$2"; }
+	n() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { printf "%d\n", s }' "$2"; }
 	pass=$((pass + $(n PASS "$1")))
 	skip=$((skip + $(n SKIP "$1")))
 	fail=$((fail + $(n FAIL "$1") + $(n ERROR "$1") + $(n XPASS "$1")))

@@ -24,7 +24,7 @@ is "$(get "$H.7.1")" 5 "and it is readOnly"
 is "$(get "$H.5.1")" 50 "50 buckets granted"
 
 # --- the mean follows the kernel's own count of CPU 0's busy time
-cpu0() { awk '$1 == "cpu0" { print $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat; }
+cpu0() { awk '$1 == "cpu0" { printf "%.0f %.0f\n", $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat; }
 uptime_ticks() { snmpget -v2c -c public -On -Oqv -Ot "$TARGET" .1.3.6.1.2.1.1.3.0; }
 # A 2 s window with CPU 0 busy for about half of it.
 read -r b0 i0 <<<"$(cpu0)"; up0=$(uptime_ticks)

@@ -66,7 +66,7 @@ rq=$(dist sched.runqlat)
 # --- dropped packets by reason: UDP to a closed port is NO_SOCKET, which the
 # kernel also counts as Udp NoPorts
 noports() { awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { n = $3 } $1 == "Udp6NoPorts" { n6 = $2 }
-	END { print n + n6 }' /proc/net/snmp /proc/net/snmp6; }
+	END { printf "%.0f\n", n + n6 }' /proc/net/snmp /proc/net/snmp6; }
 outrsts() { awk '$1 == "Tcp:" { if ($2 ~ /^[0-9]+$/) { print $c } else for (i = 1; i <= NF; i++) if ($i == "OutRsts") c = i }' /proc/net/snmp; }
 reason_row() { walk "$CM.8.5.1.2" | awk '$2 == "\"NO_SOCKET\"" { sub(/.*\./, "", $1); print $1 }'; }
 reason_packets() { local r; r=$(reason_row); [ -n "$r" ] && get "$CM.8.5.1.3.$r" || echo 0; }

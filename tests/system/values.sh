@@ -9,7 +9,7 @@ start_agent || bail "clustermond did not register"
 
 hz=$(getconf CLK_TCK)
 # proc_cpu_ms CPU FIELD: /proc/stat field (2=user ... 9=steal) in ms; CPU "" = total.
-proc_cpu_ms() { awk -v c="cpu$1" -v f="$2" -v hz="$hz" '$1 == c { printf "%d\n", $f * 1000 / hz }' /proc/stat; }
+proc_cpu_ms() { awk -v c="cpu$1" -v f="$2" -v hz="$hz" '$1 == c { printf "%.0f\n", int($f * 1000 / hz) }' /proc/stat; }
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
