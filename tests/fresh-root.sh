@@ -63,6 +63,7 @@ make_tarball() {
 		rm -rf --one-file-system "$boot" "$boot.log"
 		return 1
 	fi
+	chmod 755 "$boot"
 	tar -C "$boot" -czf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball" || return 1
 	rm -rf --one-file-system "$boot" "$boot.log"
 	find "$cache" -maxdepth 1 -name 'minbase-bookworm-*.tar.gz' ! -path "$tarball" -delete
@@ -77,8 +78,8 @@ new_root() {
 	local commit
 	commit=$(git -C "$top" rev-parse --verify "$rev^{commit}") || die "no commit $rev"
 	R=$(mktemp -d "${CLUSTERMON_ROOTS:-/var/tmp}/clustermon-fresh.XXXXXX") || die "mktemp failed"
-	chmod 755 "$R"
-	tar -C "$R" -xzf "$tarball" || die "cannot unpack $tarball"
+	# "/" as a machine has it (mktemp's 0700 would shut out every other user).
+	tar --numeric-owner -C "$R" -xzf "$tarball" && chmod 755 "$R" || die "cannot unpack $tarball"
 	cp /etc/resolv.conf "$R/etc/resolv.conf"
 	rm -f "$R/etc/apt/sources.list"
 	printf 'Types: deb\nURIs: %s\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: %s\n\nTypes: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\nComponents: main\nSigned-By: %s\n' \
@@ -159,12 +160,14 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# In the background: bash runs a trap only once its foreground child ends.
 trap 'exit 130' INT TERM
 
 start=$(date +%s)
 timeout -k 60 "${FRESH_ROOT_TIMEOUT:-85m}" \
 	unshare -m --propagation private bash -c "$inside" inside "$R" "$cache" "$tarball" \
-	"${FUZZ_SECONDS:-60}" "$cmd" </dev/null
+	"${FUZZ_SECONDS:-60}" "$cmd" </dev/null &
+wait $!
 rc=$?
 echo "fresh-root: exit $rc after $(( ($(date +%s) - start) / 60 )) min $(( ($(date +%s) - start) % 60 )) s" >&2
 exit $rc
