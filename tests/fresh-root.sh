@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
 done
 # quickstart's failure ends the run with a closing line of the same form.
 cmd=${*:-'contrib/quickstart.sh || { rc=$?; echo "FAIL: contrib/quickstart.sh (exit $rc)"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+echo "fresh-root: contrib/quickstart.sh took $SECONDS s"
 exec tests/run-suite.sh'}
 
 die() { echo "fresh-root: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -86,8 +87,8 @@ new_root() {
 		"$mirror" /usr/share/keyrings/debian-archive-keyring.gpg /usr/share/keyrings/debian-archive-keyring.gpg \
 		>"$R/etc/apt/sources.list.d/debian.sources"
 	printf '#!/bin/sh\nexit 101\n' >"$R/usr/sbin/policy-rc.d" && chmod 755 "$R/usr/sbin/policy-rc.d"
-	cp -al "$cache/debs/." "$R/var/cache/apt/archives/" 2>/dev/null ||
-		cp -a "$cache/debs/." "$R/var/cache/apt/archives/"
+	cp -aln "$cache/debs/." "$R/var/cache/apt/archives/" 2>/dev/null ||
+		cp -an "$cache/debs/." "$R/var/cache/apt/archives/" 2>/dev/null || true
 	git clone -q --no-hardlinks "$top" "$R/root/clustermon" &&
 		git -C "$R/root/clustermon" checkout -q --detach "$commit" || die "git clone failed"
 	echo "fresh-root: root $R, clone of $(git -C "$top" log -1 --format='%h %s' "$commit")"

@@ -11,6 +11,8 @@ fi
 CLUSTERMOND="$top_builddir/subagent/clustermond"
 KPROBE_HELPER="$top_builddir/kprobe-helper/clustermon-kprobe"
 SNMPD="${SNMPD:-$(command -v snmpd || echo /usr/sbin/snmpd)}"
+# snmptrapd, nagios4, snmptt and debootstrap live in sbin, which a user's PATH lacks.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 # The MIB's nodes by name, numerically ($clusterMonCpuUtil is
 # .1.3.6.1.4.1.8072.9999.77.1.3.20.1.10): from the header the build generates
 # from the MIB (mibs/gen-oids.awk), so tests need no MIB files at run time.
