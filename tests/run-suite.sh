@@ -3,10 +3,10 @@
 # missing, builds out of tree with -Werror, runs `make check` (unit tests,
 # MIB lint, system tests against a private snmpd), runs it again on an
 # ASan+UBSan build (--enable-sanitizers), runs `make check-timing` (load.sh's
-# judgements of real time) in both builds and `make check-consoles`, runs
-# each libFuzzer target for a minute, checks `make distcheck` (the tarball builds, installs and passes
-# the unit tests: configure --disable-system-tests), and ends with one line
-# "N passed, N failed, N skipped".
+# judgements of real time) in both builds, runs each libFuzzer target for a
+# minute, checks `make distcheck` (the tarball builds, installs and passes
+# the unit tests: configure --disable-system-tests), runs `make
+# check-consoles` last, and ends with one line "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
@@ -63,14 +63,6 @@ check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitize
 extra_check "$top/build" check-timing
 extra_check "$top/build-sanitize" check-timing
 
-# Operations consoles (make check-consoles): the console packages are
-# installed here, so a failed install is a failure, not a skip.
-if "$top/tests/setup-consoles.sh"; then
-	extra_check "$top/build" check-consoles
-else
-	echo "FAIL: tests/setup-consoles.sh, so make check-consoles did not run"; fail=$((fail + 1))
-fi
-
 echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"
 while read -r verdict rest; do
 	echo "$verdict $rest"
@@ -88,5 +80,16 @@ else
 	echo "FAIL: make distcheck (see build/distcheck.log)"; tail -n 30 "$top/build/distcheck.log"
 	fail=$((fail + 1))
 fi
+
+# Operations consoles (make check-consoles): the console packages are
+# installed here, so a failed install is a failure, not a skip. Last: they
+# bring gawk, which then replaces Debian's default awk (mawk), and
+# everything before them must run with the awk a fresh machine has.
+if "$top/tests/setup-consoles.sh"; then
+	extra_check "$top/build" check-consoles
+else
+	echo "FAIL: tests/setup-consoles.sh, so make check-consoles did not run"; fail=$((fail + 1))
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
