@@ -28,6 +28,7 @@
 static const char *const source_names[SOURCE_LAST + 1] = {
 	[SOURCE_CPU] = "cpu",   [SOURCE_MEM] = "mem",   [SOURCE_PROC] = "proc",
 	[SOURCE_TCP] = "tcp",   [SOURCE_PCAP] = "pcap", [SOURCE_PROBES] = "probes",
+	[SOURCE_CGROUP] = "cgroup",
 };
 
 /* A configuration or command waiting for the source's thread. */
