@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -483,4 +484,58 @@ int cgroup_of_pid(const char *root, int pid, char *out, size_t cap)
 	n = procfile_read(&pf, buf, sizeof(buf));
 	procfile_close(&pf);
 	return n < 0 ? -1 : cgroup_of_pid_parse(buf, out, cap);
+}
+
+/* ------------------------------------------------ per-process cache */
+
+/*
+ * The process table asks for every process each sample: reading
+ * /proc/PID/cgroup (open, read, close) every time would cost more than the
+ * rest of the row. A direct-mapped cache keyed by pid and start time keeps
+ * each answer for max_age_ns, so a process moved to another cgroup shows
+ * there within that time; a collision only costs a read.
+ */
+#define CG_PID_SLOTS 2048
+
+struct cg_pid_slot {
+	int pid;
+	uint64_t start, read_ns;
+	char path[CG_PID_PATH_MAX];
+};
+
+struct cg_pid_cache {
+	uint64_t max_age_ns;
+	struct cg_pid_slot slot[CG_PID_SLOTS];
+};
+
+struct cg_pid_cache *cg_pid_cache_new(uint64_t max_age_ns)
+{
+	struct cg_pid_cache *c = calloc(1, sizeof(*c));
+
+	if (c != NULL)
+		c->max_age_ns = max_age_ns;
+	return c;
+}
+
+void cg_pid_cache_free(struct cg_pid_cache *c)
+{
+	free(c);
+}
+
+const char *cg_pid_cache_get(struct cg_pid_cache *c, const char *root, int pid,
+			     uint64_t start, uint64_t now_ns)
+{
+	struct cg_pid_slot *s;
+
+	if (c == NULL || pid <= 0)
+		return "";
+	s = &c->slot[(unsigned)pid % CG_PID_SLOTS];
+	if (s->pid == pid && s->start == start && now_ns - s->read_ns < c->max_age_ns)
+		return s->path;
+	s->pid = pid;
+	s->start = start;
+	s->read_ns = now_ns;
+	if (cgroup_of_pid(root, pid, s->path, sizeof(s->path)) != 0)
+		s->path[0] = '\0';
+	return s->path;
 }

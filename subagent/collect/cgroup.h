@@ -156,4 +156,13 @@ int cgroup_walk(const char *base, unsigned max_depth, unsigned max_dirs,
 int cgroup_of_pid_parse(const char *buf, char *out, size_t cap);
 int cgroup_of_pid(const char *root, int pid, char *out, size_t cap);
 
+/* cgroup_of_pid for a process table: each (pid, start time) read again
+ * only when its answer is older than max_age_ns; "" when unknown. */
+#define CG_PID_PATH_MAX 256
+struct cg_pid_cache;
+struct cg_pid_cache *cg_pid_cache_new(uint64_t max_age_ns);
+void cg_pid_cache_free(struct cg_pid_cache *c);
+const char *cg_pid_cache_get(struct cg_pid_cache *c, const char *root, int pid,
+			     uint64_t start, uint64_t now_ns);
+
 #endif

@@ -177,6 +177,24 @@ static void of_pid(void)
 	   "too long for the caller");
 }
 
+static void pid_cache(void)
+{
+	char root[512];
+	struct cg_pid_cache *c = cg_pid_cache_new(1000);
+
+	fixture_root(root, sizeof(root), "cgroup-v2");
+	ok(strcmp(cg_pid_cache_get(c, root, 4242, 7, 0), "system.slice/ssh.service") == 0,
+	   "the cache reads a process's cgroup");
+	fixture_root(root, sizeof(root), "cgroup-v1");
+	ok(strcmp(cg_pid_cache_get(c, root, 4242, 7, 999), "system.slice/ssh.service") == 0,
+	   "and keeps it while young (another root is not read)");
+	ok(strcmp(cg_pid_cache_get(c, root, 4242, 8, 999), "") == 0,
+	   "a new start time is another process: read again (none in this root)");
+	ok(strcmp(cg_pid_cache_get(c, root, 77, 1, 2000), "slurm/uid_1000/job_77/step_0") == 0,
+	   "another pid reads its own");
+	cg_pid_cache_free(c);
+}
+
 int main(void)
 {
 	v2();
@@ -185,5 +203,6 @@ int main(void)
 	bad();
 	globs();
 	of_pid();
+	pid_cache();
 	return done_testing();
 }
