@@ -74,6 +74,7 @@ struct proc_row {
 	uint64_t start_time;   /* seconds since the epoch */
 	char comm[64];
 	char cmdline[256];
+	char cgroup[CG_PID_PATH_MAX]; /* its cgroup's path, as clusterMonCgroupPath */
 };
 
 struct proc_snapshot {

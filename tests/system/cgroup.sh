@@ -17,7 +17,7 @@ V1_CPU=$(v1_of cpu) V1_ACCT=$(v1_of cpuacct) V1_MEM=$(v1_of memory) V1_BLK=$(v1_
 v2_has() { [ -n "$V2" ] && grep -qw "$1" "$V2/cgroup.controllers"; }
 [ -n "$V2$V1_CPU$V1_MEM" ] || missing_all "no cgroup hierarchy is mounted"
 
-plan 34
+plan 35
 PFX="cmtest-$$"
 INTERVAL=500
 CREATED=()
@@ -154,6 +154,8 @@ check "AnonBytes holds the 64 MiB ($(col "$clusterMonCgroupAnonBytes" "$M"))" \
 	test "$(col "$clusterMonCgroupAnonBytes" "$M")" -ge 67108864
 check "MemPeak >= MemCurrent" test "$(col "$clusterMonCgroupMemPeak" "$M")" -ge "$smem"
 lacks "$clusterMonCgroupMemLimit.$M " "$(walk "$clusterMonCgroupMemLimit")"; ok $? "no MemLimit instance without a limit"
+wait_for 3 get "$clusterMonProcCgroup.$hog"
+is "$(get "$clusterMonProcCgroup.$hog")" "\"$PFX-mem\"" "the hog's process row names its cgroup (clusterMonProcCgroup)"
 kill "$hog"; wait "$hog" 2>/dev/null
 
 # --- an OOM kill in a cgroup limited to 32 MiB raises a threshold trap
