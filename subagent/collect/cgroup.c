@@ -386,8 +386,8 @@ static void walk_dir(struct walk *w, unsigned depth)
 		    strlen(w->path + w->base_len + 1) >= CG_PATH_MAX)
 			continue;
 		w->seen++;
-		w->fn(w->path + w->base_len + 1, w->arg);
-		walk_dir(w, depth + 1);
+		if (w->fn(w->path + w->base_len + 1, w->arg))
+			walk_dir(w, depth + 1);
 		w->path[len] = '\0';
 	}
 	w->path[len] = '\0';
@@ -493,9 +493,10 @@ int cgroup_of_pid(const char *root, int pid, char *out, size_t cap)
  * /proc/PID/cgroup (open, read, close) every time would cost more than the
  * rest of the row. A direct-mapped cache keyed by pid and start time keeps
  * each answer for max_age_ns, so a process moved to another cgroup shows
- * there within that time; a collision only costs a read.
+ * there within that time; a collision only costs a read. Slots are
+ * touched only where pids fall, so a small node pays little of the 4 MB.
  */
-#define CG_PID_SLOTS 2048
+#define CG_PID_SLOTS 16384
 
 struct cg_pid_slot {
 	int pid;

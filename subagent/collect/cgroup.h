@@ -144,9 +144,10 @@ const char *cg_text(struct procfile *f, char *buf, size_t cap);
 /*
  * Calls fn for each directory under BASE (ROOT prefixed by the caller),
  * depth first, with its path relative to BASE, at most max_depth levels
- * down and at most max_dirs in all. Returns the number visited or -1.
+ * down and at most max_dirs in all; fn says whether to go below it.
+ * Returns the number visited or -1.
  */
-typedef void (*cg_walk_fn)(const char *rel, void *arg);
+typedef bool (*cg_walk_fn)(const char *rel, void *arg);
 int cgroup_walk(const char *base, unsigned max_depth, unsigned max_dirs,
 		cg_walk_fn fn, void *arg);
 

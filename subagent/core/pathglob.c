@@ -47,6 +47,27 @@ bool path_glob_match(const char *pattern, const char *path)
 	return match_from(pattern, path, 0);
 }
 
+/* Could a path strictly below path match? A "**" could be anything. */
+static bool below_from(const char *pat, const char *path)
+{
+	char pc[COMPONENT_MAX], nc[COMPONENT_MAX];
+	const char *pnext, *nnext;
+
+	if (*path == '\0')
+		return *pat != '\0';
+	if (*pat == '\0' || !component(pat, pc, &pnext))
+		return false;
+	if (strcmp(pc, "**") == 0)
+		return true;
+	return component(path, nc, &nnext) && fnmatch(pc, nc, FNM_PERIOD) == 0 &&
+	       below_from(pnext, nnext);
+}
+
+bool path_glob_below(const char *pattern, const char *path)
+{
+	return below_from(pattern, path);
+}
+
 const char *path_glob_check(const char *pattern)
 {
 	const char *p = pattern;

@@ -10,6 +10,9 @@
 #include <stdbool.h>
 
 bool path_glob_match(const char *pattern, const char *path);
+/* Could a path below path (a directory) match? The walk skips the
+ * directories where none could. */
+bool path_glob_below(const char *pattern, const char *path);
 /* NULL when pattern can be used, else why not (empty, absolute, "..",
  * an empty component). */
 const char *path_glob_check(const char *pattern);

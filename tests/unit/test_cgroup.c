@@ -151,6 +151,11 @@ static void globs(void)
 	ok(path_glob_match("**/slurm*/uid_*/job_*", "slurm/uid_1000/job_77"), "slurm at the top");
 	ok(path_glob_match("**/slurm*/uid_*/job_*", "a/b/slurm_n1/uid_0/job_1"), "and deeper");
 	ok(!path_glob_match("*", ".hidden"), "a leading dot needs a dot");
+	ok(!path_glob_below("system.slice/*", "system.slice/a"), "nothing below a child matches system.slice/*");
+	ok(path_glob_below("system.slice/*", "system.slice"), "but below system.slice");
+	ok(!path_glob_below("system.slice/*", "user.slice"), "and nothing below user.slice");
+	ok(path_glob_below("**/slurm*/job_*", "a/b/c"), "** could be below anything");
+	ok(path_glob_below("kubepods*/**/pod*", "kubepods/x"), "after its first component too");
 	ok(path_glob_check("/abs") != NULL, "absolute patterns are refused");
 	ok(path_glob_check("a//b") != NULL && path_glob_check("a/") != NULL, "empty components too");
 	ok(path_glob_check("a/../b") != NULL, "and ..");
