@@ -57,7 +57,7 @@ struct proc_source {
 	long page_kb;
 	uint64_t boot_time;
 	struct proc_filter filter; /* this thread's own: set by configure and commands */
-	struct cg_pid_cache *cgroups; /* each process's cgroup, read once a second */
+	struct cg_pid_cache *cgroups; /* each process's cgroup, re-read every 10 s */
 	char root[256];
 	/* helper-fed mode */
 	char helper_socket[PROBE_SOCKET_MAX]; /* helperSocket, by configure */
@@ -122,7 +122,9 @@ static void *proc_init(const char *root)
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
 	src->filter.uid = -1;
 	src->scanner = proc_scanner_new(root);
-	src->cgroups = cg_pid_cache_new(RESCAN_NS);
+	/* Processes seldom change cgroups after start; 10,000 of them re-read
+	 * every second would cost 5% of a core. */
+	src->cgroups = cg_pid_cache_new(10 * RESCAN_NS);
 	src->hz = (unsigned)sysconf(_SC_CLK_TCK);
 	src->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	src->boot_time = read_boot_time(root);
