@@ -59,7 +59,8 @@ struct cgroup_source {
 	char root[256];
 	struct cgroup_conf conf;
 	struct cgroup_mounts mounts;
-	struct cg_entry *e;         /* ascending path */
+	struct cg_entry **e;        /* ascending path; pointers, so an insert
+				     * moves 8 bytes an entry, not its 9 kB */
 	size_t n, cap;
 	size_t matched;
 	uint64_t last_walk_ns;
@@ -94,7 +95,7 @@ static bool find(const struct cgroup_source *cs, const char *path, size_t *at)
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = strcmp(cs->e[mid].path, path);
+		int c = strcmp(cs->e[mid]->path, path);
 
 		if (c == 0) {
 			*at = mid;
@@ -144,7 +145,7 @@ static uint32_t natural_index(const struct cgroup_source *cs, const char *rel, u
 static bool index_taken(const struct cgroup_source *cs, uint32_t index)
 {
 	for (size_t i = 0; i < cs->n; i++)
-		if (cs->e[i].index == index)
+		if (cs->e[i]->index == index)
 			return true;
 	return false;
 }
@@ -159,7 +160,7 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 		return -1;
 	if (cs->n == cs->cap) {
 		size_t cap = cs->cap ? cs->cap * 2 : 64;
-		struct cg_entry *ne = realloc(cs->e, cap * sizeof(*ne));
+		struct cg_entry **ne = realloc(cs->e, cap * sizeof(*ne));
 
 		if (ne == NULL)
 			return -1;
@@ -168,24 +169,27 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	}
 	while (index >= V1_INDEX_BASE && index_taken(cs, index))
 		index = index == UINT32_MAX ? V1_INDEX_BASE : index + 1;
-	e = &cs->e[at];
-	memmove(e + 1, e, (cs->n - at) * sizeof(*e));
-	memset(e, 0, sizeof(*e));
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return -1;
 	if (cgroup_files_open(&e->files, cs->root, &cs->mounts, rel) != 0) {
-		memmove(e, e + 1, (cs->n - at) * sizeof(*e));
+		free(e);
 		return -1;
 	}
 	snprintf(e->path, sizeof(e->path), "%s", rel);
 	e->index = index;
 	e->version = version;
 	e->seen = true;
+	memmove(&cs->e[at + 1], &cs->e[at], (cs->n - at) * sizeof(cs->e[0]));
+	cs->e[at] = e;
 	cs->n++;
 	return 0;
 }
 
 static void drop_entry(struct cgroup_source *cs, size_t i)
 {
-	cgroup_files_close(&cs->e[i].files);
+	cgroup_files_close(&cs->e[i]->files);
+	free(cs->e[i]);
 	memmove(&cs->e[i], &cs->e[i + 1], (cs->n - i - 1) * sizeof(cs->e[0]));
 	cs->n--;
 }
@@ -200,9 +204,9 @@ static bool on_dir(const char *rel, void *arg)
 	if (!find(cs, rel, &at)) {
 		cs->matched++;
 		add_entry(cs, rel, at);
-	} else if (!cs->e[at].seen) {
+	} else if (!cs->e[at]->seen) {
 		cs->matched++;
-		cs->e[at].seen = true;
+		cs->e[at]->seen = true;
 	}
 	return wanted(cs, rel, true);
 }
@@ -218,7 +222,7 @@ static void walk(struct cgroup_source *cs)
 	if (cgroup_mounts_read(cs->root, &cs->mounts) != 0)
 		memset(&cs->mounts, 0, sizeof(cs->mounts));
 	for (size_t i = 0; i < cs->n; i++)
-		cs->e[i].seen = false;
+		cs->e[i]->seen = false;
 	cs->matched = 0;
 	for (int c = -1; c < CG_NCTRL; c++) {
 		const char *m = c < 0 ? cs->mounts.v2 : cs->mounts.v1[c];
@@ -233,7 +237,7 @@ static void walk(struct cgroup_source *cs)
 		cgroup_walk(base, WALK_DEPTH, WALK_DIRS, on_dir, cs);
 	}
 	for (size_t i = cs->n; i-- > 0;)
-		if (!cs->e[i].seen)
+		if (!cs->e[i]->seen)
 			drop_entry(cs, i);
 }
 
@@ -292,13 +296,13 @@ static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
 	for (size_t i = cs->n; i-- > 0;) {
 		struct cgroup_row *r = &snap->rows[snap->nrows];
 
-		if (cgroup_files_read(&cs->e[i].files, &r->st, cs->buf, sizeof(cs->buf)) != 0) {
+		if (cgroup_files_read(&cs->e[i]->files, &r->st, cs->buf, sizeof(cs->buf)) != 0) {
 			drop_entry(cs, i);
 			continue;
 		}
-		r->index = cs->e[i].index;
-		r->version = cs->e[i].version;
-		memcpy(r->path, cs->e[i].path, sizeof(r->path));
+		r->index = cs->e[i]->index;
+		r->version = cs->e[i]->version;
+		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
 		snap->nrows++;
 	}
 }
