@@ -98,6 +98,10 @@ within() { local d=$(( $1 > $2 ? $1 - $2 : $2 - $1 )); [ $(( d * 100 )) -le $(( 
 row() { walk "$clusterMonCgroupPath" | awk -v p="\"$1\"" '$2 == p { n = split($1, a, "."); print a[n] }'; }
 col() { get "$1.$2"; } # col COLUMN-OID INDEX
 
+# The process table keeps three files open per process: on a machine where
+# something else runs 10,000 processes it would take every descriptor of
+# the default 20,000 and leave none for the cgroups' files.
+ulimit -n "$(cat /proc/sys/fs/nr_open)" 2>/dev/null
 start_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
 cat >"$T/cg.conf" <<EOC
