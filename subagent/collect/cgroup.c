@@ -287,8 +287,11 @@ int cgroup_files_open(struct cgroup_files *cf, const char *root,
 			open_in(&cf->v2[f], root, m->v2, rel, v2_names[f]);
 	open_v1(cf, root, m, rel);
 	if (cf->v2[CGF_PROCS].fd < 0 && cf->v1[CGF_PROCS].fd < 0) {
+		int err = errno;
+
 		cgroup_files_close(cf);
-		errno = ENOENT;
+		/* Out of descriptors is not "no such cgroup": the caller counts it. */
+		errno = err == EMFILE || err == ENFILE ? err : ENOENT;
 		return -1;
 	}
 	return 0;

@@ -122,7 +122,8 @@ struct cgroup_files {
 };
 
 /* Opens what exists of REL (a cgroup path) under each mount, ROOT
- * prefixed. -1/ENOENT when no hierarchy has that directory. */
+ * prefixed. -1/ENOENT when no hierarchy has that directory, EMFILE or
+ * ENFILE when the process is out of descriptors. */
 int cgroup_files_open(struct cgroup_files *cf, const char *root,
 		      const struct cgroup_mounts *m, const char *rel);
 void cgroup_files_close(struct cgroup_files *cf);

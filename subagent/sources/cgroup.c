@@ -65,6 +65,7 @@ struct cgroup_source {
 	size_t matched;
 	uint64_t last_walk_ns;
 	bool walked;
+	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -173,6 +174,8 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	if (e == NULL)
 		return -1;
 	if (cgroup_files_open(&e->files, cs->root, &cs->mounts, rel) != 0) {
+		if (errno != ENOENT)
+			cs->open_failed++;
 		free(e);
 		return -1;
 	}
@@ -314,6 +317,7 @@ static int cgroup_sample(void *ctx)
 	uint64_t now = cm_clock_ns();
 
 	if (!cs->walked || now - cs->last_walk_ns >= RESCAN_NS) {
+		cs->open_failed = 0;
 		walk(cs);
 		cs->walked = true;
 		cs->last_walk_ns = now;
@@ -327,7 +331,9 @@ static int cgroup_sample(void *ctx)
 	read_all(cs, snap);
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
 	snapshot_publish(&cgroup_slot, &snap->hdr);
-	return 0;
+	/* Rows it could not open (out of descriptors) are missing: say so in
+	 * clusterMonSourceErrors rather than serve a short table quietly. */
+	return cs->open_failed > 0 ? -1 : 0;
 }
 
 const struct source_ops cgroup_source_ops = {
