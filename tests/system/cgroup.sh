@@ -172,13 +172,14 @@ is "$(col "$clusterMonCgroupMemLimit" "$O")" $((32 << 20)) "MemLimit is the 32 M
 is "$(col "$clusterMonCgroupOomKills" "$O")" 0 "no OOM kill yet"
 TH=$clusterMonThresholdEntry
 out=$(set_rw "$TH.11.9" i 4 "$TH.2.9" o "$clusterMonCgroupOomKills.$O" "$TH.3.9" i 1 "$TH.4.9" u 100 \
-	"$TH.5.9" s 1 "$TH.6.9" s 0 "$TH.10.9" i 2)
+	"$TH.5.9" s 1 "$TH.6.9" s 0 "$TH.7.9" i 1 "$TH.10.9" i 2)
 check "a threshold row on clusterMonCgroupOomKills.$O" contains "INTEGER: 4" "$out"
 run_in "$PFX-oom" python3 -c 'b = bytearray(128 << 20); b[::4096] = b"x" * (128 << 8)'
 wait "$!" 2>/dev/null
 wait_for 5 sh -c "[ \$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonCgroupOomKills.$O) -ge 1 ]"
 is "$(col "$clusterMonCgroupOomKills" "$O")" "$(kernel_oom_kills "$PFX-oom")" "OomKills is the kernel's count ($(kernel_oom_kills "$PFX-oom"))"
-wait_for 5 sh -c "grep -F '$TH.2.9 = OID: $clusterMonCgroupOomKills.$O' $T/traps.log"
+rose() { [ "$(traps "$clusterMonThresholdRising" "$TH.2.9 = OID: $clusterMonCgroupOomKills.$O")" -ge 1 ]; }
+wait_for 10 rose
 is "$(traps "$clusterMonThresholdRising" "$TH.2.9 = OID: $clusterMonCgroupOomKills.$O")" 1 \
 	"one rising trap for the OOM kill"
 
