@@ -121,7 +121,9 @@ run_in "$PFX-quota" timeout 3 sh -c 'while :; do :; done'
 spin=$!
 wait_for 3 sh -c "[ -n \"\$(snmpwalk -v2c -c public -On -Oq $TARGET $clusterMonCgroupPath | grep -F '\"$PFX-quota\"')\" ]"
 Q=$(row "$PFX-quota")
-check "the quota cgroup has a row (index '$Q')" test -n "$Q"
+check "the quota cgroup has a row (index '$Q')" test -n "$Q" ||
+	diag "clusterMonSourceErrors.7 = $(get "$clusterMonSourceErrors.7"); clustermond holds" \
+		"$(ls "/proc/$AGENT_PID/fd" | wc -l) descriptors of $(ulimit -n) (another job's processes?)"
 sleep $(( INTERVAL * 2 / 1000 )).5
 is "$(col "$clusterMonCgroupProcesses" "$Q")" 2 "clusterMonCgroupProcesses counts timeout and its loop"
 ver=0; [ -n "$V2" ] && ver=$((ver + 2)); [ -n "$V1_CPU$V1_MEM" ] && ver=$((ver + 1))
