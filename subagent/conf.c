@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "core/number.h"
+#include "core/pathglob.h"
 
 static struct clustermon_conf staged, active;
 static int read_errors;
@@ -70,7 +71,7 @@ static void parse_sample_interval(const char *token, char *line)
 	}
 	index = source_index_by_name(name);
 	if (index == 0) {
-		conf_error("sampleInterval: unknown source '%s' (cpu, mem, proc, tcp, pcap, probes)", name);
+		conf_error("sampleInterval: unknown source '%s' (cpu, mem, proc, tcp, pcap, probes, cgroup)", name);
 		return;
 	}
 	if (!sampler_has(index)) {
@@ -382,6 +383,34 @@ static void parse_tcp_filter(const char *token, char *line)
 	staged.sources.tcp_filter = f;
 }
 
+/* cgroupMatch PATTERN... (every line adds; none at all: the defaults) */
+static void parse_cgroup_match(const char *token, char *line)
+{
+	struct cgroup_conf *c = &staged.sources.cgroup;
+	char *save = NULL, *w;
+	const char *why;
+
+	(void)token;
+	if (line == NULL || strtok_r(line, " \t", &save) == NULL) {
+		conf_error("cgroupMatch: expected one or more PATTERNs%s", "");
+		return;
+	}
+	for (w = line; w != NULL; w = strtok_r(NULL, " \t", &save)) {
+		if ((why = path_glob_check(w)) != NULL) {
+			char fmt[256];
+
+			snprintf(fmt, sizeof(fmt), "cgroupMatch: '%%s': %s", why);
+			conf_error(fmt, w);
+			return;
+		}
+		if (strlen(w) >= CGROUP_PATTERN_MAX || c->n == CGROUP_MAX_PATTERNS) {
+			conf_error("cgroupMatch: '%s': too long, or more than 32 patterns", w);
+			return;
+		}
+		strcpy(c->pattern[c->n++], w);
+	}
+}
+
 /*
  * Every error reported while the files are read counts, ours (conf_error)
  * and Net-SNMP's own ("FILE: line N: Error: Blank line following TOKEN
@@ -453,6 +482,7 @@ void conf_init(void)
 				    "IFNAME [filter \"BPF EXPRESSION\"]");
 	register_app_config_handler("procFilter", parse_proc_filter, NULL,
 				    "[name=GLOB] [uid=USER|N] [top=N]");
+	register_app_config_handler("cgroupMatch", parse_cgroup_match, NULL, "PATTERN...");
 	/* Warnings and worse reach on_log besides the usual log. */
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, on_log, NULL);

@@ -160,7 +160,8 @@ static void add_sources(const char *root)
 	    sampler_add(SOURCE_PROC, &proc_source_ops, root) != 0 ||
 	    sampler_add(SOURCE_TCP, &tcp_source_ops, root) != 0 ||
 	    sampler_add(SOURCE_PCAP, &pcap_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_PROBES, &probes_source_ops, root) != 0) {
+	    sampler_add(SOURCE_PROBES, &probes_source_ops, root) != 0 ||
+	    sampler_add(SOURCE_CGROUP, &cgroup_source_ops, root) != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot read kernel statistics under '%s': %s\n",
 			 root[0] ? root : "/", strerror(errno));
 		exit(1);

@@ -28,6 +28,7 @@
 static const char *const source_names[SOURCE_LAST + 1] = {
 	[SOURCE_CPU] = "cpu",   [SOURCE_MEM] = "mem",   [SOURCE_PROC] = "proc",
 	[SOURCE_TCP] = "tcp",   [SOURCE_PCAP] = "pcap", [SOURCE_PROBES] = "probes",
+	[SOURCE_CGROUP] = "cgroup",
 };
 
 /* A configuration or command waiting for the source's thread. */
@@ -419,6 +420,16 @@ void sampler_prime(void)
 	}
 }
 
+/* "cm-sampler", or "cm-NAME" for a source's own thread: benchmarks and
+ * top -H tell each source's CPU apart. */
+static void name_thread(pthread_t th, unsigned t)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "cm-%s", t == 0 ? "sampler" : source_names[t]);
+	pthread_setname_np(th, name);
+}
+
 int sampler_start(void)
 {
 	sigset_t all, old;
@@ -440,6 +451,8 @@ int sampler_start(void)
 			continue;
 		rc = pthread_create(&S.thread[t], NULL, sampler_main, (void *)(uintptr_t)t);
 		S.started[t] = rc == 0;
+		if (rc == 0)
+			name_thread(S.thread[t], t);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {

@@ -30,7 +30,8 @@ enum {
 	COL_SYSTEM_SHARE = CM_ARC_clusterMonProcSystemShare,
 	COL_UID = CM_ARC_clusterMonProcUid,
 	COL_CMDLINE = CM_ARC_clusterMonProcCmdline,
-	COL_START_TIME = CM_ARC_clusterMonProcStartTime
+	COL_START_TIME = CM_ARC_clusterMonProcStartTime,
+	COL_CGROUP = CM_ARC_clusterMonProcCgroup
 };
 
 static void *proc_acquire(void)
@@ -88,6 +89,7 @@ static int proc_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	case COL_UID: return mib_u64(v, ASN_UNSIGNED, r->uid);
 	case COL_CMDLINE: return mib_string(v, r->cmdline);
 	case COL_START_TIME: return mib_u64(v, ASN_COUNTER64, r->start_time);
+	case COL_CGROUP: return mib_string(v, r->cgroup);
 	default: return MIB_ABSENT;
 	}
 }
@@ -265,7 +267,7 @@ static const struct mib_setter top_setter = { check_top, apply_top, undo_top };
 
 static const struct mib_table proc_table = {
 	.min_col = COL_NAME,
-	.max_col = COL_START_TIME,
+	.max_col = COL_CGROUP,
 	.index_len = 1,
 	.rows = proc_rows,
 	.row_index = proc_index,

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../collect/cgroup.h"
 #include "../collect/collect.h"
 #include "../collect/helper.h"
 #include "../collect/proc.h"
@@ -56,6 +57,7 @@ struct proc_source {
 	long page_kb;
 	uint64_t boot_time;
 	struct proc_filter filter; /* this thread's own: set by configure and commands */
+	struct cg_pid_cache *cgroups; /* each process's cgroup, re-read every 10 s */
 	char root[256];
 	/* helper-fed mode */
 	char helper_socket[PROBE_SOCKET_MAX]; /* helperSocket, by configure */
@@ -105,6 +107,7 @@ static void proc_fini(void *ctx)
 	free(src->cur);
 	free(src->prev);
 	free(src->pending);
+	cg_pid_cache_free(src->cgroups);
 	free(src);
 }
 
@@ -119,6 +122,9 @@ static void *proc_init(const char *root)
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
 	src->filter.uid = -1;
 	src->scanner = proc_scanner_new(root);
+	/* Processes seldom change cgroups after start; 10,000 of them re-read
+	 * every second would cost 5% of a core. */
+	src->cgroups = cg_pid_cache_new(10 * RESCAN_NS);
 	src->hz = (unsigned)sysconf(_SC_CLK_TCK);
 	src->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	src->boot_time = read_boot_time(root);
@@ -202,6 +208,8 @@ static void fill_row(const struct proc_source *src, const struct proc_sample *p,
 	r->start_time = src->boot_time + p->start_ticks / src->hz;
 	snprintf(r->comm, sizeof(r->comm), "%s", p->comm);
 	snprintf(r->cmdline, sizeof(r->cmdline), "%s", p->cmdline);
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s", cg_pid_cache_get(src->cgroups, src->root,
+		 p->pid, p->start_ticks, cm_clock_ns()));
 }
 
 static bool passes(const struct proc_filter *f, const struct proc_row *r)

@@ -16,6 +16,7 @@
 
 #include "../sampler.h"
 #include "../snapshot.h"
+#include "../collect/cgroup.h"
 #include "../collect/inetdiag.h"
 #include "probes.h"
 #include "traces.h"
@@ -73,6 +74,7 @@ struct proc_row {
 	uint64_t start_time;   /* seconds since the epoch */
 	char comm[64];
 	char cmdline[256];
+	char cgroup[CG_PID_PATH_MAX]; /* its cgroup's path, as clusterMonCgroupPath */
 };
 
 struct proc_snapshot {
@@ -158,6 +160,36 @@ extern struct snapshot_slot mem_slot;
 extern const struct source_ops cpu_source_ops;
 extern const struct source_ops mem_source_ops;
 
+/* cgroupMatch lines in force (none: the defaults of sources/cgroup.c). */
+#define CGROUP_MAX_PATTERNS 32
+#define CGROUP_PATTERN_MAX 128
+struct cgroup_conf {
+	unsigned n;
+	char pattern[CGROUP_MAX_PATTERNS][CGROUP_PATTERN_MAX];
+};
+
+/* One row of clusterMonCgroupTable. */
+enum cgroup_version { CGROUP_V1 = 1, CGROUP_V2 = 2, CGROUP_HYBRID = 3 };
+
+struct cgroup_row {
+	uint32_t index;          /* see sources/cgroup.c: stable across restarts */
+	uint8_t version;         /* enum cgroup_version: the trees that have it */
+	char path[CG_PATH_MAX];  /* relative to the hierarchy's root */
+	struct cgroup_stats st;
+};
+
+struct cgroup_snapshot {
+	struct snapshot hdr;
+	size_t nrows;
+	size_t matched;          /* directories that matched, rows or not */
+	struct cgroup_row rows[]; /* ascending index */
+};
+
+extern struct snapshot_slot cgroup_slot;
+extern const struct source_ops cgroup_source_ops;
+/* The patterns served when the configuration names none. */
+extern const char *const cgroup_default_patterns[];
+
 /* One (re)load's configuration, whole and never changed once handed over:
  * each source takes its part on its own thread. */
 struct sources_conf {
@@ -166,6 +198,7 @@ struct sources_conf {
 	struct proc_filter proc_filter;
 	struct pcap_conf pcap;
 	struct tcp_filter tcp_filter;
+	struct cgroup_conf cgroup;
 };
 
 /* What the SNMP thread may ask of a source (sampler_post). */

@@ -75,3 +75,6 @@ bash "$top_srcdir/tests/bench/trace.sh"
 # The process table fed by the helper (issue 17): clustermond's CPU at 10 ms
 # over 10,000 idle and 10 busy processes, against the scanner.
 bash "$top_srcdir/tests/bench/procfed.sh"
+# cgroups (issue 27): the cgroup source over 500 cgroups at 1 s against a
+# shell loop that cats their files, and at 10 ms.
+bash "$top_srcdir/tests/bench/cgroup.sh"

@@ -37,6 +37,7 @@ static void setup(void)
 	sampler_add(SOURCE_TCP, &tcp_source_ops, "");
 	sampler_add(SOURCE_PCAP, &pcap_source_ops, "");
 	sampler_add(SOURCE_PROBES, &probes_source_ops, "");
+	sampler_add(SOURCE_CGROUP, &cgroup_source_ops, "");
 	conf_init();
 	strcpy(path, "/tmp/fuzz_config.XXXXXX");
 	fd = mkstemp(path);

@@ -1,7 +1,8 @@
 /*
  * fuzz_parsers.c - feeds arbitrary bytes to every /proc text parser:
- * stat, meminfo, vmstat, pressure, /proc/PID/{stat,schedstat,status} and
- * the Tcp tables of /proc/net/snmp and netstat.
+ * stat, meminfo, vmstat, pressure, /proc/PID/{stat,schedstat,status},
+ * the Tcp tables of /proc/net/snmp and netstat, and the cgroup v1 and v2
+ * files with /proc/self/mounts and /proc/PID/cgroup.
  *
  * With libFuzzer:
  *   tests/fuzz/run-fuzzers.sh (see tests/fuzz/README)
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/cgroup.h"
 #include "collect/collect.h"
 #include "collect/netstat.h"
 #include "collect/proc.h"
@@ -101,6 +103,35 @@ static void fuzz_netstat(const char *text)
 	netstat_parse(text, "TcpExt", keys, 3, v, &found);
 }
 
+static void fuzz_cgroup(const char *text)
+{
+	struct cgroup_stats st;
+	struct cgroup_mounts m;
+	uint64_t r = 7, w = 7;
+	char path[32];
+
+	memset(&st, 0, sizeof(st));
+	if (cg2_cpu_stat_parse(text, &st) == 0)
+		check(st.have & CGS_CPU, "an accepted cpu.stat has the usage");
+	if (cg2_io_stat_parse(text, &st) == 0)
+		check(st.have & CGS_IO, "an accepted io.stat sets its bit");
+	cg2_memory_events_parse(text, &st);
+	cg2_memory_stat_parse(text, &st);
+	cg1_cpu_stat_parse(text, &st);
+	cg1_oom_control_parse(text, &st);
+	cg1_memory_stat_parse(text, &st);
+	if (cg1_blkio_parse(text, &r, &w) != 0)
+		check(r == 0 && w == 0, "a refused blkio file sums nothing");
+	cg_value_parse(text, true, &r);
+	cg_procs_parse(text, &r);
+	if (cgroup_mounts_parse(text, &m) == 0) {
+		check(memchr(m.v2, '\0', sizeof(m.v2)) != NULL, "mount point terminated");
+		check(m.v2[0] == '\0' || m.v2[0] == '/', "mount points are absolute");
+	}
+	if (cgroup_of_pid_parse(text, path, sizeof(path)) == 0)
+		check(strlen(path) < sizeof(path), "the cgroup path fits");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* An exact-size heap copy: ASan catches any read past the NUL. */
@@ -116,6 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_pressure(text);
 	fuzz_proc_pid(text);
 	fuzz_netstat(text);
+	fuzz_cgroup(text);
 	free(text);
 	return 0;
 }
@@ -126,6 +158,8 @@ static const char *const fuzz_splices[] = {
 	"pgfault ", "pgmajfault ", "some ", "full ", "avg10=", "total=", "\n", " ",
 	"18446744073709551615", "18446744073709551616", "99999999999999999999999", ".", "-",
 	"Tcp:", "TcpExt:", "ActiveOpens", ")", "(", "Uid:\t",
+	"usage_usec ", "8:0 ", "rbytes=", "wios=", " Read ", "Total ", "oom_kill ", "max\n",
+	"0::/", "cgroup2 ", " cgroup ", "\\040", "total_rss ",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = {
@@ -133,6 +167,11 @@ static const char *const fuzz_seeds[] = {
 	"proc-basic/proc/pressure/memory", "proc-offline/proc/stat", "proc-old/proc/stat",
 	"proc-old/proc/meminfo", "bad/binary", "proc-procs/proc/1/stat",
 	"proc-procs/proc/1/status", "proc-procs/proc/1/schedstat",
+	"cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/cpu.stat",
+	"cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat",
+	"cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/memory.stat",
+	"cgroup-v1/sys/fs/cgroup/blkio/slurm/uid_1000/job_77/blkio.throttle.io_service_bytes_recursive",
+	"cgroup-v1/proc/self/mounts", "cgroup-v1/proc/77/cgroup",
 };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"

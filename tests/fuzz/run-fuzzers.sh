@@ -36,8 +36,8 @@ fi
 
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]
 declare -A sources seeds
-sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $core/number.c"
-seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat"
+sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $collect/cgroup.c $collect/cgroup1.c $collect/cgroup2.c $core/number.c"
+seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat cgroup-v1/proc/self/mounts"
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 
@@ -49,7 +49,7 @@ sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/sp
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt"
 
 sa="$top/subagent"
-sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $sa/sources/traces.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $sa/sources/traces.c $sa/sources/cgroup.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/wire.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 seeds[config]="config/all.conf"
 
 # The quotes around FUZZ_TOP and CLUSTERMON_VERSION are meant literally: they

@@ -75,7 +75,7 @@ for n in $NODES; do
 done
 out=$(snmpwalk -v3 -u clusterview -l authPriv -a SHA-256 -A cluster-view-pass -x AES \
 	-X cluster-view-pass -n node2 -On -Oqv "$TARGET" "$clusterMonSourceName" 2>&1)
-is "$(tr '\n' ' ' <<<"$out")" '"cpu" "mem" "proc" "tcp" "pcap" "probes" ' \
+is "$(tr '\n' ' ' <<<"$out")" '"cpu" "mem" "proc" "tcp" "pcap" "probes" "cgroup" ' \
 	"a walk through context node2 returns node2's source table"
 # clustermonctl --cluster: one line per node through the aggregator.
 out=$("$top_builddir/contrib/clustermonctl" -v 3 -u clusterview -l authPriv -a SHA-256 \

@@ -11,7 +11,7 @@ sleep 1
 S="$clusterMonHistSourceEntry" B="$clusterMonHistBucketEntry"
 
 names=$(walk "$S.2" | awk '{ print $2 }' | tr '\n' ' ')
-is "$names" '"cpu.util" "sample.cost.cpu" "sample.cost.mem" "sample.cost.proc" "tcp.rtt" "sample.cost.tcp" "pcap.pktsize" "pcap.synrtt" "sample.cost.pcap" "sample.cost.probes" ' "distribution sources (sched.runqlat only while the helper runs)"
+is "$names" '"cpu.util" "sample.cost.cpu" "sample.cost.mem" "sample.cost.proc" "tcp.rtt" "sample.cost.tcp" "pcap.pktsize" "pcap.synrtt" "sample.cost.pcap" "sample.cost.probes" "sample.cost.cgroup" ' "distribution sources (sched.runqlat only while the helper runs)"
 is "$(get "$S.3.2")" '"us"' "sample.cost.cpu is in microseconds"
 
 # Read the cpu cost distribution and the sampler's count back to back.

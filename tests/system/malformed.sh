@@ -15,7 +15,7 @@ start_agent -c "$T/m.conf" || bail "clustermond did not register"
 sleep 1.2
 
 # column OID, index length
-tables="$clusterMonSourceName:1 $clusterMonCpuUserMs:1 $clusterMonProcName:1 $clusterMonTcpConnLocalAddressType:1 $clusterMonPcapIfName:1
+tables="$clusterMonSourceName:1 $clusterMonCgroupPath:1 $clusterMonCpuUserMs:1 $clusterMonProcName:1 $clusterMonTcpConnLocalAddressType:1 $clusterMonPcapIfName:1
 $clusterMonHistSourceName:1 $clusterMonHistBucketLow:2 $clusterMonHistoryCtlVariable:1 $clusterMonHistoryIntervalStart:2 $clusterMonThresholdVariable:1"
 long_index() { # long_index BASE: enough ".1" to make the OID 128 sub-identifiers
 	local n=$(( 128 - $(echo "$1" | tr -cd . | wc -c) )) s=""

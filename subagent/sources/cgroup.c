@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cgroup.c - the "cgroup" source: one row per cgroup whose path matches a
+ * cgroupMatch pattern, from collect/cgroup*.c, on a thread of its own.
+ *
+ * The trees are walked for new cgroups at most once a second (a walk of
+ * hundreds of directories would dominate a 10 ms interval); between walks
+ * each cgroup's files stay open and are re-read with pread. A removed
+ * cgroup's open files fail with ENODEV, so its row goes at the next
+ * sample, not at the next walk.
+ *
+ * Row index (clusterMonCgroupIndex): the cgroup id, which is the inode of
+ * the cgroup's directory in the v2 tree and what the kernel's BPF helpers
+ * report, when the path is in a v2 tree and the id fits in 31 bits. A
+ * v1-only cgroup has no id that means the same thing in every hierarchy
+ * (each v1 mount numbers its directories apart, and a cgroup need not
+ * exist in the cpu one), so its index is 2^31 + a 31-bit FNV-1a hash of
+ * its path: the same after a restart of clustermond or of the job that
+ * recreates it, and apart from every v2 id. Two paths that hash alike
+ * take the next free number, the one found later moving on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../collect/cgroup.h"
+#include "../core/clock.h"
+#include "../core/pathglob.h"
+#include "sources.h"
+
+struct snapshot_slot cgroup_slot = SNAPSHOT_SLOT_INIT;
+
+const char *const cgroup_default_patterns[] = {
+	"system.slice/*",
+	"kubepods*/**/pod*",
+	"kubepods*/**/kubepods-*pod*.slice",
+	"**/slurm*/uid_*/job_*",
+	"**/slurmstepd.scope/job_*",
+	NULL,
+};
+
+#define RESCAN_NS 1000000000ull
+#define WALK_DEPTH 8
+#define WALK_DIRS 16384
+#define CGROUP_MAX_ROWS 4096
+#define V1_INDEX_BASE 0x80000000u
+
+struct cg_entry {
+	char path[CG_PATH_MAX];
+	uint32_t index;
+	uint8_t version;
+	bool seen;                  /* found by the walk in progress */
+	struct cgroup_files files;
+};
+
+struct cgroup_source {
+	char root[256];
+	struct cgroup_conf conf;
+	struct cgroup_mounts mounts;
+	struct cg_entry **e;        /* ascending path; pointers, so an insert
+				     * moves 8 bytes an entry, not its 9 kB */
+	size_t n, cap;
+	size_t matched;
+	uint64_t last_walk_ns;
+	bool walked;
+	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
+	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
+};
+
+/* ------------------------------------------------ which cgroups */
+
+/* Does rel match a pattern (below false), or could a path below it
+ * (below true)? A walk that lists only those directories costs a tenth. */
+static bool wanted(const struct cgroup_source *cs, const char *rel, bool below)
+{
+	bool (*test)(const char *, const char *) = below ? path_glob_below : path_glob_match;
+
+	if (cs->conf.n == 0) {
+		for (const char *const *p = cgroup_default_patterns; *p != NULL; p++)
+			if (test(*p, rel))
+				return true;
+		return false;
+	}
+	for (unsigned i = 0; i < cs->conf.n; i++)
+		if (test(cs->conf.pattern[i], rel))
+			return true;
+	return false;
+}
+
+/* Binary search by path; *at gets where it is or would go. */
+static bool find(const struct cgroup_source *cs, const char *path, size_t *at)
+{
+	size_t lo = 0, hi = cs->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(cs->e[mid]->path, path);
+
+		if (c == 0) {
+			*at = mid;
+			return true;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return false;
+}
+
+static uint32_t fnv1a31(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h & 0x7fffffffu;
+}
+
+/* The cgroup id when the path is in a v2 tree (see the top). */
+static uint32_t natural_index(const struct cgroup_source *cs, const char *rel, uint8_t *ver)
+{
+	char path[3 * CG_PATH_MAX];
+	struct stat sb;
+
+	*ver = 0;
+	for (unsigned c = 0; c < CG_NCTRL; c++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", cs->root, cs->mounts.v1[c], rel);
+		if (cs->mounts.v1[c][0] != '\0' && stat(path, &sb) == 0) {
+			*ver |= CGROUP_V1;
+			break;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s", cs->root, cs->mounts.v2, rel);
+	if (cs->mounts.v2[0] != '\0' && stat(path, &sb) == 0) {
+		*ver |= CGROUP_V2;
+		if (sb.st_ino > 0 && sb.st_ino < V1_INDEX_BASE)
+			return (uint32_t)sb.st_ino;
+	}
+	return V1_INDEX_BASE | fnv1a31(rel);
+}
+
+static bool index_taken(const struct cgroup_source *cs, uint32_t index)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (cs->e[i]->index == index)
+			return true;
+	return false;
+}
+
+static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
+{
+	struct cg_entry *e;
+	uint8_t version;
+	uint32_t index = natural_index(cs, rel, &version);
+
+	if (cs->n == CGROUP_MAX_ROWS)
+		return -1;
+	if (cs->n == cs->cap) {
+		size_t cap = cs->cap ? cs->cap * 2 : 64;
+		struct cg_entry **ne = realloc(cs->e, cap * sizeof(*ne));
+
+		if (ne == NULL)
+			return -1;
+		cs->e = ne;
+		cs->cap = cap;
+	}
+	while (index >= V1_INDEX_BASE && index_taken(cs, index))
+		index = index == UINT32_MAX ? V1_INDEX_BASE : index + 1;
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return -1;
+	if (cgroup_files_open(&e->files, cs->root, &cs->mounts, rel) != 0) {
+		if (errno != ENOENT)
+			cs->open_failed++;
+		free(e);
+		return -1;
+	}
+	snprintf(e->path, sizeof(e->path), "%s", rel);
+	e->index = index;
+	e->version = version;
+	e->seen = true;
+	memmove(&cs->e[at + 1], &cs->e[at], (cs->n - at) * sizeof(cs->e[0]));
+	cs->e[at] = e;
+	cs->n++;
+	return 0;
+}
+
+static void drop_entry(struct cgroup_source *cs, size_t i)
+{
+	cgroup_files_close(&cs->e[i]->files);
+	free(cs->e[i]);
+	memmove(&cs->e[i], &cs->e[i + 1], (cs->n - i - 1) * sizeof(cs->e[0]));
+	cs->n--;
+}
+
+static bool on_dir(const char *rel, void *arg)
+{
+	struct cgroup_source *cs = arg;
+	size_t at;
+
+	if (!wanted(cs, rel, false))
+		return wanted(cs, rel, true);
+	if (!find(cs, rel, &at)) {
+		cs->matched++;
+		add_entry(cs, rel, at);
+	} else if (!cs->e[at]->seen) {
+		cs->matched++;
+		cs->e[at]->seen = true;
+	}
+	return wanted(cs, rel, true);
+}
+
+/* Walks every tree once (a v1 path is visited in each hierarchy that has
+ * it, which is harmless: the entry is found by path). */
+static void walk(struct cgroup_source *cs)
+{
+	char base[2 * CG_PATH_MAX];
+	const char *done[CG_NCTRL + 1];
+	unsigned ndone = 0;
+
+	if (cgroup_mounts_read(cs->root, &cs->mounts) != 0)
+		memset(&cs->mounts, 0, sizeof(cs->mounts));
+	for (size_t i = 0; i < cs->n; i++)
+		cs->e[i]->seen = false;
+	cs->matched = 0;
+	for (int c = -1; c < CG_NCTRL; c++) {
+		const char *m = c < 0 ? cs->mounts.v2 : cs->mounts.v1[c];
+		bool again = false;
+
+		for (unsigned k = 0; k < ndone; k++)
+			again |= strcmp(done[k], m) == 0;
+		if (m[0] == '\0' || again)
+			continue;
+		done[ndone++] = m;
+		snprintf(base, sizeof(base), "%s%s", cs->root, m);
+		cgroup_walk(base, WALK_DEPTH, WALK_DIRS, on_dir, cs);
+	}
+	for (size_t i = cs->n; i-- > 0;)
+		if (!cs->e[i]->seen)
+			drop_entry(cs, i);
+}
+
+/* ------------------------------------------------ the source */
+
+static void *cgroup_init(const char *root)
+{
+	struct cgroup_source *cs = calloc(1, sizeof(*cs));
+
+	if (cs == NULL)
+		return NULL;
+	snprintf(cs->root, sizeof(cs->root), "%s", root ? root : "");
+	if (strcmp(cs->root, "/") == 0)
+		cs->root[0] = '\0';
+	return cs;
+}
+
+static void cgroup_fini(void *ctx)
+{
+	struct cgroup_source *cs = ctx;
+
+	if (cs == NULL)
+		return;
+	while (cs->n > 0)
+		drop_entry(cs, cs->n - 1);
+	free(cs->e);
+	free(cs);
+}
+
+static void cgroup_configure(void *ctx, const struct sources_conf *c)
+{
+	struct cgroup_source *cs = ctx;
+
+	cs->conf = c->cgroup;
+	cs->walked = false; /* the next sample walks with the new patterns */
+	while (cs->n > 0)
+		drop_entry(cs, cs->n - 1);
+}
+
+static void snapshot_destroy(struct snapshot *s)
+{
+	free(s);
+}
+
+static int by_index(const void *a, const void *b)
+{
+	uint32_t x = ((const struct cgroup_row *)a)->index;
+	uint32_t y = ((const struct cgroup_row *)b)->index;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Reads every entry into snap, dropping those whose cgroup went away. */
+static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
+{
+	for (size_t i = cs->n; i-- > 0;) {
+		struct cgroup_row *r = &snap->rows[snap->nrows];
+
+		if (cgroup_files_read(&cs->e[i]->files, &r->st, cs->buf, sizeof(cs->buf)) != 0) {
+			drop_entry(cs, i);
+			continue;
+		}
+		r->index = cs->e[i]->index;
+		r->version = cs->e[i]->version;
+		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
+		snap->nrows++;
+	}
+}
+
+static int cgroup_sample(void *ctx)
+{
+	struct cgroup_source *cs = ctx;
+	struct cgroup_snapshot *snap;
+	uint64_t now = cm_clock_ns();
+
+	if (!cs->walked || now - cs->last_walk_ns >= RESCAN_NS) {
+		cs->open_failed = 0;
+		walk(cs);
+		cs->walked = true;
+		cs->last_walk_ns = now;
+	}
+	snap = calloc(1, sizeof(*snap) + cs->n * sizeof(snap->rows[0]));
+	if (snap == NULL)
+		return -1;
+	snap->hdr.refs = 1;
+	snap->hdr.destroy = snapshot_destroy;
+	snap->matched = cs->matched;
+	read_all(cs, snap);
+	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
+	snapshot_publish(&cgroup_slot, &snap->hdr);
+	/* Rows it could not open (out of descriptors) are missing: say so in
+	 * clusterMonSourceErrors rather than serve a short table quietly. */
+	return cs->open_failed > 0 ? -1 : 0;
+}
+
+const struct source_ops cgroup_source_ops = {
+	.name = "cgroup",
+	.default_interval_ms = 1000,
+	.own_thread = true,
+	.init = cgroup_init,
+	.sample = cgroup_sample,
+	.fini = cgroup_fini,
+	.configure = cgroup_configure,
+};

@@ -1,0 +1,88 @@
+#!/bin/bash
+# cgroup.sh - the cgroup source's CPU over N cgroups (default 500) made in
+# every hierarchy this machine mounts: clustermond at 1 s against a shell
+# loop that cats the same files of each cgroup once a second (the baseline,
+# same cgroups, same run), and clustermond at 10 ms. CPU time, not wall
+# time: the cgroup source's own thread (cm-cgroup) from its schedstat, in
+# ns, and bash's `time` (user+sys, children included) for the loop and its
+# cats. Prints CPU per pass over all cgroups and the ratio; runs interleaved.
+. "$(dirname "$0")/../system/lib.sh"
+[ "$(id -u)" -eq 0 ] || bail "needs root to create cgroups"
+N=${N:-500} SECONDS_EACH=${SECONDS_EACH:-10} RUNS=${RUNS:-2}
+PFX="cmbench-$$"
+
+V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+v1_of() { awk -v c="$1" '$3 == "cgroup" { n = split($4, o, ","); for (i = 1; i <= n; i++) if (o[i] == c) { print $2; exit } }' /proc/self/mounts; }
+ROOTS=$(for c in cpu cpuacct memory blkio pids; do v1_of $c; done | sort -u)
+[ -n "$V2" ] && ROOTS="$V2 $ROOTS"
+cg_cleanup() { for r in $ROOTS; do rmdir "$r/$PFX"/g* "$r/$PFX" 2>/dev/null; done; }
+trap 'cg_cleanup; cleanup' EXIT
+for r in $ROOTS; do
+	mkdir "$r/$PFX" || bail "cannot create $r/$PFX"
+	for i in $(seq 1 "$N"); do mkdir "$r/$PFX/g$i"; done
+done
+
+# The files clustermond reads of each cgroup, as the baseline cats them.
+FILES=()
+for r in $ROOTS; do
+	for f in cgroup.procs cpu.stat cpuacct.usage cpuacct.usage_user cpuacct.usage_sys \
+		memory.current memory.peak memory.max memory.events memory.stat io.stat \
+		memory.usage_in_bytes memory.max_usage_in_bytes memory.limit_in_bytes memory.oom_control \
+		blkio.throttle.io_service_bytes_recursive blkio.throttle.io_serviced_recursive \
+		pids.current pids.max cpu.pressure memory.pressure io.pressure; do
+		[ -f "$r/$PFX/g1/$f" ] && FILES+=("$r/$PFX/gNUM/$f")
+	done
+done
+
+start_master >/dev/null || bail "snmpd did not start"
+SRC=$CM.2.1.1
+# CPU ns of the cgroup source's thread.
+thread_ns() {
+	local t
+	for t in /proc/"$AGENT_PID"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = cm-cgroup ] && { read -r ns _ <"$t/schedstat"; echo "$ns"; return; }
+	done
+	echo 0
+}
+# agent MS: clustermond at cgroup interval MS for SECONDS_EACH s; sets
+# US (CPU us per pass over the N cgroups), NS (samples), SHARE (per mille).
+agent() {
+	printf 'sampleInterval cgroup %s\ncgroupMatch %s/*\n' "$1" "$PFX" >"$T/bench.conf"
+	AGENT_WAIT=30 start_agent -c "$T/bench.conf" >/dev/null || bail "clustermond did not register"
+	sleep 3
+	[ "$(get "$clusterMonCgroupCount.0")" = "$N" ] || bail "clustermond serves $(get "$clusterMonCgroupCount.0") rows, not $N"
+	local c0 s0 c1 s1
+	c0=$(thread_ns) s0=$(get "$SRC.5.7")
+	[ "$c0" -gt 0 ] || bail "no cm-cgroup thread in clustermond"
+	sleep "$SECONDS_EACH"
+	c1=$(thread_ns) s1=$(get "$SRC.5.7")
+	NS=$((s1 - s0))
+	US=$(( (c1 - c0) / 1000 / (NS > 0 ? NS : 1) ))
+	SHARE=$(( (c1 - c0) / 1000000 / SECONDS_EACH ))
+	stop_agent
+}
+# shell: one pass a second for SECONDS_EACH s; sets US (CPU us per pass).
+shell() {
+	local out u s
+	out=$( { time (for _ in $(seq 1 "$SECONDS_EACH"); do
+		for i in $(seq 1 "$N"); do cat "${FILES[@]//gNUM/g$i}" >/dev/null; done; sleep 1
+	done) ; } 2>&1 )
+	u=${out%%+*} s=${out##*+}
+	US=$(( (10#${u%.*} * 1000 + 10#${u#*.}) * 1000 / SECONDS_EACH + (10#${s%.*} * 1000 + 10#${s#*.}) * 1000 / SECONDS_EACH ))
+}
+TIMEFORMAT=%3U+%3S
+echo "== $N cgroups over: $ROOTS; ${SECONDS_EACH} s each, $RUNS runs interleaved"
+med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+a=() b=() f=()
+for r in $(seq 1 "$RUNS"); do
+	agent 1000
+	echo "run $r clustermond at 1 s: $US us of CPU a pass ($NS samples)"; a+=("$US")
+	shell
+	echo "run $r shell loop of cat: $US us of CPU a pass"; b+=("$US")
+	agent 10
+	echo "run $r clustermond at 10 ms: $US us of CPU a pass, $NS samples, $SHARE per mille of a core"; f+=("$SHARE")
+done
+ma=$(med "${a[@]}") mb=$(med "${b[@]}") mf=$(med "${f[@]}")
+printf 'clustermond %d us a pass against the shell loop'"'"'s %d us: ratio %d.%03d\n' "$ma" "$mb" \
+	$(( ma * 1000 / mb / 1000 )) $(( ma * 1000 / mb % 1000 ))
+printf 'at 10 ms without the helper: %d.%d%% of a core (the 1%% target needs the helper)\n' $(( mf / 10 )) $(( mf % 10 ))

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test_cgroup_source.c - the cgroup source on the v1 and v2 fixtures:
+ * which cgroups the default and configured patterns pick, their row
+ * indexes (cgroup id on v2, 2^31 + FNV-1a of the path for v1-only ones)
+ * and the values the rows carry.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sources/sources.h"
+#include "fixture.h"
+#include "tap.h"
+
+static struct cgroup_snapshot *sample(void *ctx)
+{
+	struct cgroup_snapshot *s;
+
+	if (cgroup_source_ops.sample(ctx) != 0)
+		return NULL;
+	s = (struct cgroup_snapshot *)snapshot_acquire(&cgroup_slot);
+	snapshot_release(&cgroup_slot, &s->hdr); /* the slot keeps it alive */
+	return s;
+}
+
+static const struct cgroup_row *by_path(const struct cgroup_snapshot *s, const char *path)
+{
+	for (size_t i = 0; s != NULL && i < s->nrows; i++)
+		if (strcmp(s->rows[i].path, path) == 0)
+			return &s->rows[i];
+	return NULL;
+}
+
+static uint64_t inode_of(const char *root, const char *rel)
+{
+	char path[1024];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return stat(path, &sb) == 0 ? (uint64_t)sb.st_ino : 0;
+}
+
+/* FNV-1a written out again, so a change of hash is seen here. */
+static uint32_t fnv(const char *s)
+{
+	uint32_t h = 0x811c9dc5u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x01000193u;
+	return 0x80000000u | (h & 0x7fffffffu);
+}
+
+static void v2_defaults(void)
+{
+	char root[512];
+	struct sources_conf conf = { 0 };
+	struct cgroup_snapshot *s;
+	const struct cgroup_row *r;
+	void *ctx = cgroup_source_ops.init(fixture_root(root, sizeof(root), "cgroup-v2"));
+	const char *pod = "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1f2e.slice";
+
+	cgroup_source_ops.configure(ctx, &conf);
+	s = sample(ctx);
+	if (!ok(s != NULL, "v2: a sample with the default patterns"))
+		return;
+	is_u64(s->nrows, 2, "ssh.service and the pod, not user.slice or the parents");
+	r = by_path(s, "system.slice/ssh.service");
+	ok(r != NULL && r->version == CGROUP_V2, "system.slice/* picks ssh.service (v2)");
+	if (r != NULL) {
+		is_u64(r->index, inode_of(root, "sys/fs/cgroup/system.slice/ssh.service"),
+		       "its index is the directory's inode, the cgroup id");
+		is_u64(r->st.cpu_ns, 4018225000ull, "with its CPU time");
+		is_u64(r->st.oom_kill, 2, "and OOM kills");
+	}
+	ok(by_path(s, pod) != NULL, "the pod matches kubepods*/**/kubepods-*pod*.slice");
+	ok(s->nrows < 2 || s->rows[0].index < s->rows[1].index, "rows ascend by index");
+	cgroup_source_ops.fini(ctx);
+}
+
+static void v1_configured(void)
+{
+	char root[512];
+	struct sources_conf conf = { .cgroup = { .n = 1, .pattern = { "slurm/**" } } };
+	struct cgroup_snapshot *s;
+	const struct cgroup_row *job, *step;
+	void *ctx = cgroup_source_ops.init(fixture_root(root, sizeof(root), "cgroup-v1"));
+
+	cgroup_source_ops.configure(ctx, &conf);
+	s = sample(ctx);
+	if (!ok(s != NULL, "v1: a sample with cgroupMatch slurm/**"))
+		return;
+	is_u64(s->nrows, 4, "slurm, uid_1000, job_77 and step_0, once each over four hierarchies");
+	job = by_path(s, "slurm/uid_1000/job_77");
+	step = by_path(s, "slurm/uid_1000/job_77/step_0");
+	ok(job != NULL && job->version == CGROUP_HYBRID, "the job is in both trees");
+	if (job != NULL)
+		is_u64(job->index, inode_of(root, "sys/fs/cgroup/unified/slurm/uid_1000/job_77"),
+		       "so its index is its v2 cgroup id");
+	ok(step != NULL && step->version == CGROUP_V1, "the step is v1 only");
+	if (step != NULL) {
+		is_u64(step->index, fnv("slurm/uid_1000/job_77/step_0"),
+		       "its index is 2^31 + FNV-1a of its path");
+		is_u64(step->st.nprocs, 1, "one process");
+	}
+	if (job != NULL)
+		is_u64(job->st.throttled_ns, 9876543210ull, "the job's throttled time");
+	conf.cgroup.n = 1;
+	strcpy(conf.cgroup.pattern[0], "nothing*");
+	cgroup_source_ops.configure(ctx, &conf);
+	s = sample(ctx);
+	ok(s != NULL && s->nrows == 0, "new patterns take effect at the next sample");
+	cgroup_source_ops.fini(ctx);
+}
+
+int main(void)
+{
+	v2_defaults();
+	v1_configured();
+	snapshot_clear(&cgroup_slot);
+	return done_testing();
+}
