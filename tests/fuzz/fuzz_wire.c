@@ -72,7 +72,9 @@ static void as_reply(const uint8_t *data, size_t size)
 		helper_reading_free(&r);
 	if (helper_parse_procs(text, &procs, why, sizeof(why)) == 0) {
 		for (size_t i = 0; i < procs.n; i++)
-			if (procs.v[i].tgid == 0 || procs.v[i].tgid > HELPER_MAX_PID)
+			if (procs.v[i].tgid == 0 || procs.v[i].tgid > HELPER_MAX_PID ||
+			    procs.v[i].mark < HELPER_PROC_RAN || procs.v[i].mark > HELPER_PROC_NEW ||
+			    procs.v[i].exited != (procs.v[i].mark == HELPER_PROC_EXITED))
 				abort();
 		helper_procs_free(&procs);
 	}
@@ -116,7 +118,7 @@ static const char *const fuzz_splices[] = {
 	"tracepoint:", "latency:tracepoint:", "kprobe:", ",", ":", "ok 3\n", "probe ", "hist ",
 	"18446744073709551616", "\r\n", " ", "trace ", "stop ", "traces", " duration=",
 	" bytes=", " buffer=", "sched_switch", "\tfield:", ";\toffset:", ";\tsize:", ";\tsigned:",
-	"[16]", "char ", "procs\n", "proc ", "4194304", " 2",
+	"[16]", "char ", "procs\n", "proc ", "4194304", " 2", " 3",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
