@@ -45,7 +45,7 @@ seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 sources[image]="$here/fuzz_image.c $core/image.c"
 seeds[image]="image/seed.bin"
 
-sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $top/kprobe-helper/tpformat.c $top/kprobe-helper/ctf.c $top/kprobe-helper/ctfstream.c $collect/helper.c $collect/tracelist.c $core/log2hist.c $core/clock.c $core/number.c"
+sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $top/kprobe-helper/tpformat.c $top/kprobe-helper/ctf.c $top/kprobe-helper/ctfstream.c $top/kprobe-helper/ranlist.c $collect/helper.c $collect/tracelist.c $core/log2hist.c $core/clock.c $core/number.c"
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt wire/procs.txt"
 
 sa="$top/subagent"
