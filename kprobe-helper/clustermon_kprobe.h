@@ -114,7 +114,7 @@ struct cm_proc_slot {
  * space tells an exit of the old holder of a pid from the new one's). A
  * process is listed as ran once per epoch (user space starts an epoch at
  * each drain), so a drain reads about one entry per process that ran. */
-#define CM_RAN_RING 8192u
+#define CM_RAN_RING 16384u
 #define CM_GEN_MASK 0x3fffffffu
 
 struct cm_ran_ring {
