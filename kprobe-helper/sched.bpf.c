@@ -153,7 +153,8 @@ static __always_inline struct cm_proc_slot *spilled(__u32 tgid, bool create)
 }
 
 /* A free slot is taken without an atomic: with a slot per possible pid
- * only the process itself can take it. */
+ * only the process itself can take it (above CM_MAX_PROC_SLOTS, two that
+ * share a free slot may both take it for their first switches). */
 static __always_inline struct cm_proc_slot *proc_of(__u32 tgid, bool create)
 {
 	__u32 i = tgid & slot_mask;
