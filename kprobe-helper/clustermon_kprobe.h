@@ -43,7 +43,7 @@ struct cm_sensor_counts {
 	__u64 tcp_retransmits;
 	__u64 skb_drops;
 	__u64 runqlat_lost;  /* wakeups not recorded: the map was full */
-	__u64 procs_lost;    /* switches not accounted to a process: map full */
+	__u64 procs_lost;    /* not accounted to a process, or not listed: full */
 };
 
 /* Trace sessions (trace.bpf.c): a record in a CPU's ring buffer is this
@@ -81,21 +81,48 @@ struct cm_trace_stats {
 	__u64 lost;      /* bpf_ringbuf_reserve failed: that CPU's buffer was full */
 };
 
-/* Per-process CPU accounting (issue 17): CPU time and run-queue waits summed
- * over a process's threads, keyed by tgid, since the process was forked or
- * the helper started. Kept for at most CM_MAX_PROCS processes; more are
- * counted in procs_lost. */
-#define CM_MAX_PROCS 65536
+/* Per-process CPU accounting (issues 17, 23): CPU time and run-queue waits
+ * summed over a process's threads, since it was forked or the helper
+ * started. A process's sums live in the slot its tgid selects (tgid modulo
+ * the number of slots: one slot per possible pid when pid_max allows, so
+ * no two processes share one); a process whose slot another holds is
+ * summed in a small LRU hash instead (only when pid_max exceeds
+ * CM_MAX_PROC_SLOTS). User space reads the slots through mmap. */
+#define CM_MAX_PROC_SLOTS (1u << 17)
+#define CM_PID_MAX_LIMIT 4194304u   /* the kernel's PID_MAX_LIMIT */
+#define CM_PROC_SPILL 4096
 
-struct cm_proc_acct {
+struct cm_proc_slot {
+	__u32 tgid;      /* the process the slot holds; 0 while free */
+	__u32 epoch;     /* the drain epoch in which it was last listed as ran */
+	__u32 gen;       /* counts the new processes that took the slot */
+	__u32 pad;
 	__u64 cpu_ns;
 	__u64 run_delay_ns;
 };
 
-/* Marks in the "ran" map, by tgid: a thread of it ran since the helper last
- * drained the map; its leader exited (the process may be gone). */
+/* Marks of the "ran" list: a thread of the process ran since the last
+ * drain; its leader or last thread exited (the process may be gone); it is
+ * new (a fork of a new tgid, or an exec: its name changed). */
 #define CM_RAN 1
 #define CM_EXITED 2
+#define CM_NEW 3
+
+/* The "ran" list: a ring per CPU, written only by the programs on that
+ * CPU (with preemption off), drained by user space through mmap. An entry
+ * is TGID | MARK << 32 | GEN << 34 (GEN: the slot's gen, 30 bits, so user
+ * space tells an exit of the old holder of a pid from the new one's). A
+ * process is listed as ran once per epoch (user space starts an epoch at
+ * each drain), so a drain reads about one entry per process that ran. */
+#define CM_RAN_RING 16384u
+#define CM_GEN_MASK 0x3fffffffu
+
+struct cm_ran_ring {
+	__u64 head;      /* entries written, by the CPU's programs */
+	__u64 tail;      /* entries read, by user space */
+	__u64 pad[2];
+	__u64 ent[CM_RAN_RING];
+};
 
 /* skb:kfree_skb drop reasons counted one by one; higher ones share the
  * last slot. */

@@ -22,6 +22,14 @@ struct sched_info {
 	unsigned long long run_delay;
 } __attribute__((preserve_access_index));
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live;          /* threads of the group not yet exiting */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -29,6 +37,7 @@ struct task_struct {
 	char comm[16];
 	unsigned int __state;   /* since Linux 5.14 */
 	struct sched_info sched_info;
+	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 
 /* Before 5.14 the state had another name and width (a CO-RE flavour:

@@ -69,24 +69,40 @@ struct {
 } queued_at_by_pid SEC(".maps");
 
 /* Per-process accounting, on unless the helper runs with -n (set before
- * load: the verifier drops the code when it is off). */
+ * load: the verifier drops the code when it is off). slot_mask is the
+ * number of slots less one (a power of two). */
 const volatile bool per_process = true;
+const volatile __u32 slot_mask = 0;
+
+/* Written by user space through mmap at each drain. */
+__u32 epoch;
+
+/* An array, not a hash: the verifier inlines its lookup (a few ns against
+ * 50-120 ns for a hash), and user space reads it through mmap without a
+ * system call per process. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, CM_MAX_PROC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct cm_proc_slot);
+} proc_slots SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CM_MAX_PROCS);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CM_PROC_SPILL);
 	__type(key, __u32);
-	__type(value, struct cm_proc_acct);
-} proc_acct SEC(".maps");
+	__type(value, struct cm_proc_slot);
+} proc_spill SEC(".maps");
 
-/* tgids with news since user space last drained it (CM_RAN, CM_EXITED):
- * user space reads only these, so its cost follows what ran. */
+/* One ring per possible CPU (max_entries set before load). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CM_MAX_PROCS);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
-} ran SEC(".maps");
+	__type(value, struct cm_ran_ring);
+} ran_rings SEC(".maps");
 
 static __always_inline struct cm_sensor_counts *counts(void)
 {
@@ -122,53 +138,90 @@ static __always_inline void count_procs_lost(void)
 		c->procs_lost++;
 }
 
-static __always_inline struct cm_proc_acct *proc_of(__u32 tgid)
+/* The sums of a process whose slot another process holds. */
+static __always_inline struct cm_proc_slot *spilled(__u32 tgid, bool create)
 {
-	struct cm_proc_acct zero = { 0 }, *a = bpf_map_lookup_elem(&proc_acct, &tgid);
+	struct cm_proc_slot zero = { .tgid = tgid }, *e = bpf_map_lookup_elem(&proc_spill, &tgid);
 
-	if (a)
-		return a;
-	if (bpf_map_update_elem(&proc_acct, &tgid, &zero, BPF_NOEXIST) != 0 &&
-	    bpf_map_lookup_elem(&proc_acct, &tgid) == NULL) {
+	if (e || !create)
+		return e;
+	bpf_map_update_elem(&proc_spill, &tgid, &zero, BPF_NOEXIST);
+	e = bpf_map_lookup_elem(&proc_spill, &tgid);
+	if (e == NULL)
 		count_procs_lost();
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&proc_acct, &tgid);
+	return e;
 }
 
-static __always_inline void mark(__u32 tgid, __u32 what)
+/* A free slot is taken without an atomic: with a slot per possible pid
+ * only the process itself can take it (above CM_MAX_PROC_SLOTS, two that
+ * share a free slot may both take it for their first switches). */
+static __always_inline struct cm_proc_slot *proc_of(__u32 tgid, bool create)
 {
-	__u32 *m = bpf_map_lookup_elem(&ran, &tgid);
+	__u32 i = tgid & slot_mask;
+	struct cm_proc_slot *e = bpf_map_lookup_elem(&proc_slots, &i);
 
-	if (m == NULL)
-		bpf_map_update_elem(&ran, &tgid, &what, BPF_NOEXIST);
-	else if (*m < what)
-		*m = what;
+	if (e == NULL)
+		return NULL;
+	if (e->tgid == tgid)
+		return e;
+	if (e->tgid == 0 && create) {
+		e->tgid = tgid;
+		return e;
+	}
+	return spilled(tgid, create);
 }
 
-/* prev (of process tgid) ran until now since the CPU's last switch; next's
- * wait of `wait` ns ended. Threads of one process run on several CPUs at
- * once, hence the atomic adds. */
+/* Appends to this CPU's ring: 0, or -1 when it is full (counted). */
+static __always_inline int list_proc(__u32 tgid, __u32 what, __u32 gen)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct cm_ran_ring *r = bpf_map_lookup_elem(&ran_rings, &cpu);
+	__u64 h;
+
+	if (r == NULL) {
+		count_procs_lost();
+		return -1;
+	}
+	h = r->head;
+	if (h - *(volatile __u64 *)&r->tail >= CM_RAN_RING) {
+		count_procs_lost();
+		return -1;
+	}
+	r->ent[h & (CM_RAN_RING - 1)] = tgid | (__u64)what << 32 | (__u64)(gen & CM_GEN_MASK) << 34;
+	/* A locked add orders the entry before the head user space reads. */
+	__sync_fetch_and_add(&r->head, 1);
+	return 0;
+}
+
+/* Listed once per epoch; if the ring was full, again at its next switch. */
+static __always_inline void mark_ran(struct cm_proc_slot *e, __u32 tgid)
+{
+	__u32 now = *(volatile __u32 *)&epoch;
+
+	if (e->epoch != now && list_proc(tgid, CM_RAN, e->gen) == 0)
+		e->epoch = now;
+}
+
+/* prev (of process tgid) ran until now since the CPU's last switch.
+ * Threads of one process run on several CPUs at once, hence the atomic
+ * adds. */
 static __always_inline void account_proc(__u32 tgid, __u64 ran_ns)
 {
-	struct cm_proc_acct *a;
+	struct cm_proc_slot *e;
 
-	if (!per_process || tgid == 0)
+	if (!per_process || tgid == 0 || (e = proc_of(tgid, true)) == NULL)
 		return;
-	a = proc_of(tgid);
-	if (a == NULL)
-		return;
-	__sync_fetch_and_add(&a->cpu_ns, ran_ns);
-	mark(tgid, CM_RAN);
+	__sync_fetch_and_add(&e->cpu_ns, ran_ns);
+	mark_ran(e, tgid);
 }
 
 static __always_inline void account_proc_wait(__u32 tgid, __u64 wait)
 {
-	struct cm_proc_acct *a;
+	struct cm_proc_slot *e;
 
-	if (!per_process || tgid == 0 || (a = proc_of(tgid)) == NULL)
+	if (!per_process || tgid == 0 || (e = proc_of(tgid, true)) == NULL)
 		return;
-	__sync_fetch_and_add(&a->run_delay_ns, wait);
+	__sync_fetch_and_add(&e->run_delay_ns, wait);
 }
 
 static __always_inline void count_lost(void)
@@ -290,19 +343,50 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-/* A new process (not a thread) starts from zero: its pid may be a reused
- * one whose sums user space has not dropped yet. */
+/* A new process (not a thread) starts from zero in its slot: its pid may
+ * be a reused one. Where pid_max exceeds the slots, the slot's holder (a
+ * live process sharing it) goes on in the spill hash. */
 static __always_inline void forked(__u32 pid, __u32 tgid)
 {
-	if (per_process && pid == tgid)
-		bpf_map_delete_elem(&proc_acct, &tgid);
+	__u32 i = tgid & slot_mask, gen, holder;
+	struct cm_proc_slot *e;
+
+	if (!per_process || pid != tgid || (e = bpf_map_lookup_elem(&proc_slots, &i)) == NULL)
+		return;
+	holder = e->tgid;
+	if (holder != 0 && holder != tgid)
+		bpf_map_update_elem(&proc_spill, &holder, e, BPF_ANY);
+	else
+		bpf_map_delete_elem(&proc_spill, &tgid);
+	gen = e->gen + 1;
+	e->tgid = tgid;
+	e->gen = gen;
+	e->cpu_ns = 0;
+	e->run_delay_ns = 0;
+	e->epoch = *(volatile __u32 *)&epoch;
+	if (list_proc(tgid, CM_NEW, gen) != 0)
+		e->epoch = 0;
 }
 
-/* The leader's exit: the process is probably gone (user space checks). */
-static __always_inline void exited(__u32 pid, __u32 tgid)
+/* An exec: the same process under a new name. */
+static __always_inline void execed(__u32 tgid)
 {
-	if (per_process && pid == tgid)
-		mark(tgid, CM_EXITED);
+	struct cm_proc_slot *e;
+
+	if (per_process && (e = proc_of(tgid, true)) != NULL)
+		list_proc(tgid, CM_NEW, e->gen);
+}
+
+/* The leader's exit, or the last thread's: the process is probably gone
+ * (user space checks). */
+static __always_inline void exited(__u32 pid, __u32 tgid, int live)
+{
+	struct cm_proc_slot *e;
+
+	if (!per_process || (pid != tgid && live != 0))
+		return;
+	e = proc_of(tgid, false);
+	list_proc(tgid, CM_EXITED, e ? e->gen : 0);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -312,10 +396,19 @@ int BPF_PROG(on_fork_btf, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* signal->live counts the threads not yet exiting, already lowered for
+ * this one when the tracepoint runs. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit_btf, struct task_struct *p)
 {
-	exited(p->pid, p->tgid);
+	exited(p->pid, p->tgid, BPF_CORE_READ(p, signal, live.counter));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec_btf, struct task_struct *p)
+{
+	execed(p->tgid);
 	return 0;
 }
 
@@ -329,7 +422,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	exited(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, tgid));
+	exited(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, signal, live.counter));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p)
+{
+	execed(BPF_CORE_READ(p, tgid));
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <bpf/bpf.h>
@@ -12,16 +13,66 @@
 
 #include "core/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 #include "probes.h"
+#include "ranlist.h"
 #include "sched.skel.h"
+
+/* A slot per possible pid (pid_max rounded up to a power of two), at most
+ * CM_MAX_PROC_SLOTS: above that, processes sharing a slot spill. */
+static size_t proc_slots_wanted(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	unsigned long pid_max = CM_MAX_PROC_SLOTS;
+	size_t n = 1024;
+
+	if (f != NULL) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = CM_MAX_PROC_SLOTS;
+		fclose(f);
+	}
+	while (n < pid_max && n < CM_MAX_PROC_SLOTS)
+		n <<= 1;
+	return n;
+}
+
+static void *map_whole(struct bpf_map *m, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The slots and rings into our memory (a drain then needs no system call
+ * per process), and the first epoch: 0 is what a slot starts with. */
+static int map_accounting(struct sensors *s, struct sched_bpf *k)
+{
+	s->slots_bytes = s->nslots * sizeof(struct cm_proc_slot);
+	s->rings_bytes = s->nrings * sizeof(struct cm_ran_ring);
+	s->slots = map_whole(k->maps.proc_slots, s->slots_bytes);
+	s->rings = map_whole(k->maps.ran_rings, s->rings_bytes);
+	if (s->slots == NULL || s->rings == NULL)
+		return -errno;
+	__atomic_store_n(&k->bss->epoch, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void unmap_accounting(struct sensors *s)
+{
+	if (s->slots != NULL)
+		munmap(s->slots, s->slots_bytes);
+	if (s->rings != NULL)
+		munmap(s->rings, s->rings_bytes);
+	s->slots = NULL;
+	s->rings = NULL;
+}
 
 /* One of the two sets of scheduler programs: tp_btf with task storage, or
  * raw_tp with a hash of pids. */
 static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 {
 	static const char *const btf_progs[] = { "on_switch_btf", "on_wakeup_btf",
-		"on_wakeup_new_btf", "on_fork_btf", "on_exit_btf" };
+		"on_wakeup_new_btf", "on_fork_btf", "on_exit_btf", "on_exec_btf" };
 	static const char *const raw_progs[] = { "on_switch", "on_wakeup", "on_wakeup_new",
-		"on_fork", "on_exit" };
+		"on_fork", "on_exit", "on_exec" };
 	struct sched_bpf *k = sched_bpf__open();
 	int err;
 
@@ -39,14 +90,20 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	if (btf)
 		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
 	k->rodata->per_process = s->per_process;
-	if (!s->per_process) {
-		bpf_map__set_max_entries(k->maps.proc_acct, 1);
-		bpf_map__set_max_entries(k->maps.ran, 1);
-	}
+	s->nslots = s->per_process ? proc_slots_wanted() : 1;
+	s->nrings = s->per_process ? possible_cpus() : 1;
+	k->rodata->slot_mask = (__u32)s->nslots - 1;
+	bpf_map__set_max_entries(k->maps.proc_slots, (__u32)s->nslots);
+	bpf_map__set_max_entries(k->maps.ran_rings, (__u32)s->nrings);
+	if (!s->per_process)
+		bpf_map__set_max_entries(k->maps.proc_spill, 1);
 	err = sched_bpf__load(k);
+	if (err == 0 && s->per_process)
+		err = map_accounting(s, k);
 	if (err == 0)
 		err = sched_bpf__attach(k);
 	if (err != 0) {
+		unmap_accounting(s);
 		snprintf(why, whylen, "starting the scheduler sensors (%s) failed: %s",
 			 btf ? "tp_btf" : "raw_tp", strerror(-err));
 		sched_bpf__destroy(k);
@@ -100,6 +157,7 @@ void sensors_stop(struct sensors *s)
 		free(s->reason[i]);
 		s->reason[i] = NULL;
 	}
+	unmap_accounting(s);
 	sched_bpf__destroy(s->skel);
 	s->skel = NULL;
 }
@@ -198,56 +256,37 @@ int sensors_report(const struct sensors *s, FILE *out)
 
 /* ------------------------------------------------ per-process accounting */
 
-struct proc_news {
-	__u32 tgid, mark;
-	struct cm_proc_acct acct;
-};
-
-/* Takes one mark out of the ran map: atomically where the kernel can
- * (5.14+ for hashes), else a lookup and a delete (a mark set in between is
- * lost, and set again the next time a thread of the process runs). */
-static int take_mark(int fd, __u32 tgid, __u32 *mark)
+static struct cm_ran_ring *ring(const struct sensors *s, size_t cpu)
 {
-	if (bpf_map_lookup_and_delete_elem(fd, &tgid, mark) == 0)
-		return 0;
-	if (bpf_map_lookup_elem(fd, &tgid, mark) != 0)
-		return -1;
-	bpf_map_delete_elem(fd, &tgid);
-	return 0;
+	return (struct cm_ran_ring *)(s->rings + cpu * sizeof(struct cm_ran_ring));
 }
 
-/* The marked tgids with their sums, read before cpu_state (see below). */
-static size_t drain_marks(const struct sensors *s, struct proc_news *v, size_t max)
+/* A process's sums from its slot, or from the spill hash when another
+ * process holds the slot; 0 when neither has it (gone and reused). */
+static void read_sums(const struct sensors *s, struct ran_news *p)
 {
-	int ran_fd = bpf_map__fd(s->skel->maps.ran), acct_fd = bpf_map__fd(s->skel->maps.proc_acct);
-	__u32 *keys = malloc(max * sizeof(*keys)), key, *prev = NULL;
-	size_t nkeys = 0, n = 0;
+	volatile struct cm_proc_slot *e = &s->slots[p->tgid & (s->nslots - 1)];
+	struct cm_proc_slot spill;
 
-	while (keys != NULL && nkeys < max && bpf_map_get_next_key(ran_fd, prev, &key) == 0) {
-		keys[nkeys] = key;
-		prev = &keys[nkeys++];
+	if (e->tgid == p->tgid) {
+		p->cpu_ns = e->cpu_ns;
+		p->run_delay_ns = e->run_delay_ns;
+	} else if (bpf_map__lookup_elem(s->skel->maps.proc_spill, &p->tgid, sizeof(p->tgid),
+					&spill, sizeof(spill), 0) == 0) {
+		p->cpu_ns = spill.cpu_ns;
+		p->run_delay_ns = spill.run_delay_ns;
 	}
-	for (size_t i = 0; i < nkeys; i++) {
-		v[n].tgid = keys[i];
-		if (take_mark(ran_fd, keys[i], &v[n].mark) != 0)
-			continue;
-		if (bpf_map_lookup_elem(acct_fd, &keys[i], &v[n].acct) != 0)
-			memset(&v[n].acct, 0, sizeof(v[n].acct));
-		n++;
-	}
-	free(keys);
-	return n;
 }
 
 /* A task on a CPU since `since` has run that long without a switch to
  * account it: added to its process, listed even if it was never switched
  * out since the last drain. The sums were read first, so a switch in
  * between leaves a stretch out (read next time), never counts it twice. */
-static size_t add_running(const struct sensors *s, struct proc_news *v, size_t n, size_t max)
+static size_t add_running(const struct sensors *s, struct ran_news *v, size_t n)
 {
 	unsigned ncpu = possible_cpus();
 	struct cm_sched_cpu *c = calloc(ncpu, sizeof(*c));
-	int acct_fd = bpf_map__fd(s->skel->maps.proc_acct);
+	size_t sorted = n;
 	__u32 zero = 0;
 	__u64 now;
 
@@ -258,39 +297,61 @@ static size_t add_running(const struct sensors *s, struct proc_news *v, size_t n
 	}
 	now = cm_clock_ns();
 	for (unsigned cpu = 0; cpu < ncpu; cpu++) {
-		size_t i = 0;
+		__u32 tgid = c[cpu].tgid;
+		struct ran_news *p;
 
-		if (!c[cpu].running || c[cpu].tgid == 0 || now <= c[cpu].since)
+		if (!c[cpu].running || tgid == 0 || tgid > CM_PID_MAX_LIMIT || now <= c[cpu].since)
 			continue;
-		while (i < n && v[i].tgid != c[cpu].tgid)
-			i++;
-		if (i == n) {
-			if (n == max)
-				continue;
-			v[n] = (struct proc_news){ .tgid = c[cpu].tgid, .mark = CM_RAN };
-			if (bpf_map_lookup_elem(acct_fd, &v[n].tgid, &v[n].acct) != 0)
-				continue;
-			n++;
+		p = ran_find(v, sorted, tgid);
+		for (size_t i = sorted; p == NULL && i < n; i++)
+			if (v[i].tgid == tgid)
+				p = &v[i];
+		if (p == NULL) {
+			p = &v[n++];
+			*p = (struct ran_news){ .tgid = tgid, .mark = CM_RAN };
+			read_sums(s, p);
 		}
-		v[i].acct.cpu_ns += now - c[cpu].since;
+		p->cpu_ns += now - c[cpu].since;
 	}
 	free(c);
 	return n;
 }
 
+/* A new epoch first: a process that runs after this is listed again, so
+ * none is missed between reading a ring and the next drain. */
+static void next_epoch(const struct sensors *s)
+{
+	__u32 e = s->skel->bss->epoch + 1;
+
+	__atomic_store_n(&s->skel->bss->epoch, e ? e : 1, __ATOMIC_SEQ_CST);
+}
+
 int sensors_report_procs(const struct sensors *s, FILE *out)
 {
-	size_t max = CM_MAX_PROCS + possible_cpus(), n;
-	struct proc_news *v;
+	size_t ncpu = possible_cpus(), n = 0;
+	uint64_t *ent;
+	struct ran_news *v;
 
-	if (s->skel == NULL || !s->per_process || (v = calloc(max, sizeof(*v))) == NULL)
+	if (s->skel == NULL || !s->per_process || s->rings == NULL)
 		return 0;
-	n = drain_marks(s, v, CM_MAX_PROCS);
-	n = add_running(s, v, n, max);
+	ent = malloc(CM_RAN_RING * sizeof(*ent));
+	v = malloc((s->nrings * CM_RAN_RING + ncpu) * sizeof(*v));
+	if (ent == NULL || v == NULL) {
+		free(ent);
+		free(v);
+		return 0;
+	}
+	next_epoch(s);
+	for (size_t cpu = 0; cpu < s->nrings; cpu++)
+		n += ran_decode(ent, ran_take(ring(s, cpu), ent), v + n);
+	n = ran_merge(v, n);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "proc %u %llu %llu %u\n", v[i].tgid,
-			(unsigned long long)v[i].acct.cpu_ns,
-			(unsigned long long)v[i].acct.run_delay_ns, v[i].mark);
+		read_sums(s, &v[i]);
+	n = add_running(s, v, n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "proc %u %llu %llu %u\n", v[i].tgid, (unsigned long long)v[i].cpu_ns,
+			(unsigned long long)v[i].run_delay_ns, v[i].mark);
+	free(ent);
 	free(v);
 	return (int)n;
 }

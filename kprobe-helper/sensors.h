@@ -17,6 +17,12 @@ struct sensors {
 	struct sched_bpf *skel;   /* NULL when they could not start */
 	bool btf;                 /* tp_btf programs (else raw_tp) */
 	bool per_process;         /* CPU time and run delay per process */
+	/* Per-process accounting's maps, mapped into our memory: the slots
+	 * (nslots, a power of two) and one ring per possible CPU. */
+	struct cm_proc_slot *slots;
+	size_t nslots, slots_bytes;
+	unsigned char *rings;
+	size_t nrings, rings_bytes;
 	/* skb_drop_reason names from the kernel's BTF, without the
 	 * SKB_DROP_REASON_ prefix; NULL where the kernel has none. */
 	char *reason[CM_DROP_REASONS];
@@ -31,8 +37,10 @@ void sensors_stop(struct sensors *s);
  * and "drop REASON COUNT NAME" per reason seen); the number of lines. */
 int sensors_report(const struct sensors *s, FILE *out);
 /* The procs-reply lines "proc TGID CPU-NS RUN-DELAY-NS MARK" of the
- * processes that ran (MARK 1, or running now) or whose leader exited (2)
- * since the last call, which drains the list; the number of lines. */
+ * processes that ran (MARK 1, or running now), whose leader or last thread
+ * exited (2) or that are new or exec'd (3) since the last call, one per
+ * tgid; drains the per-CPU lists, so it costs in proportion to what they
+ * hold, not to the number of processes. The number of lines. */
 int sensors_report_procs(const struct sensors *s, FILE *out);
 
 #endif

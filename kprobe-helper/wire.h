@@ -16,9 +16,12 @@
  *   traces                       -> ok N, then N lines (below)
  *   procs                        -> ok N, then N lines "proc TGID CPU-NS
  *                                   RUN-DELAY-NS MARK": the processes that
- *                                   ran (MARK 1) or whose leader exited (2)
- *                                   since the last procs, which drains the
- *                                   list (one reader: clustermond)
+ *                                   ran (MARK 1), whose leader or last
+ *                                   thread exited (2), or that are new (3:
+ *                                   forked as a new tgid, or exec'd, so its
+ *                                   name changed) since the last procs,
+ *                                   which drains the list (one reader:
+ *                                   clustermond); one line per TGID
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID

@@ -407,10 +407,11 @@ static bool parse_proc_line(void *ctx, const char *s)
 	p = &r->v[r->n];
 	if (!take_u64(&s, &tgid) || tgid == 0 || tgid > HELPER_MAX_PID ||
 	    !take_u64(&s, &p->cpu_ns) || !take_u64(&s, &p->run_delay_ns) ||
-	    !take_u64(&s, &mark) || *s != '\0' || mark < 1 || mark > 2)
+	    !take_u64(&s, &mark) || *s != '\0' || mark < HELPER_PROC_RAN || mark > HELPER_PROC_NEW)
 		return false;
 	p->tgid = (uint32_t)tgid;
-	p->exited = mark == 2;
+	p->mark = (uint8_t)mark;
+	p->exited = mark == HELPER_PROC_EXITED;
 	r->n++;
 	return true;
 }

@@ -76,14 +76,22 @@ void helper_reading_free(struct helper_reading *r);
 const struct helper_probe *helper_find_probe(const struct helper_reading *r, uint32_t id);
 
 /* Per-process CPU accounting (the helper's procs request): the processes
- * that ran or whose leader exited since the last procs request. */
+ * that ran, started or exited since the last procs request. */
 #define HELPER_PROCS_REQUEST "hello\nprocs\n"
 #define HELPER_MAX_PROCS (1u << 20)
 #define HELPER_MAX_PID 4194304u     /* the kernel's PID_MAX_LIMIT */
 
+/* The MARK of a procs line. */
+enum helper_proc_mark {
+	HELPER_PROC_RAN = 1,
+	HELPER_PROC_EXITED = 2,     /* its leader or last thread exited */
+	HELPER_PROC_NEW = 3,        /* forked as a new process, or exec'd: its name changed */
+};
+
 struct helper_proc {
 	uint32_t tgid;
-	bool exited;                /* its leader exited: check it is gone */
+	uint8_t mark;               /* enum helper_proc_mark */
+	bool exited;                /* mark == HELPER_PROC_EXITED: check it is gone */
 	uint64_t cpu_ns;            /* summed over threads, since the fork or */
 	uint64_t run_delay_ns;      /* the helper's start */
 };

@@ -5,8 +5,11 @@
  * as a reply to the subagent's poll and to its procs request (parsed
  * without reading outside it; every process accepted is in bounds), and as
  * a tracefs format file a trace session turns into CTF fields (an accepted
- * one declares exactly the bytes it copies, and TSDL holds it).
+ * one declares exactly the bytes it copies, and TSDL holds it), and as the
+ * memory of a per-CPU "ran" ring the kernel side writes (never more than a
+ * ring read, one valid entry per process out).
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 
 #include "collect/helper.h"
 #include "collect/tracelist.h"
+#include "ranlist.h"
 #include "tpformat.h"
 #include "wire.h"
 
@@ -72,7 +76,9 @@ static void as_reply(const uint8_t *data, size_t size)
 		helper_reading_free(&r);
 	if (helper_parse_procs(text, &procs, why, sizeof(why)) == 0) {
 		for (size_t i = 0; i < procs.n; i++)
-			if (procs.v[i].tgid == 0 || procs.v[i].tgid > HELPER_MAX_PID)
+			if (procs.v[i].tgid == 0 || procs.v[i].tgid > HELPER_MAX_PID ||
+			    procs.v[i].mark < HELPER_PROC_RAN || procs.v[i].mark > HELPER_PROC_NEW ||
+			    procs.v[i].exited != (procs.v[i].mark == HELPER_PROC_EXITED))
 				abort();
 		helper_procs_free(&procs);
 	}
@@ -102,9 +108,32 @@ static void as_format(const uint8_t *data, size_t size)
 	free(text);
 }
 
+static void as_ring(const uint8_t *data, size_t size)
+{
+	static struct cm_ran_ring r;
+	static uint64_t ent[CM_RAN_RING];
+	static struct ran_news v[CM_RAN_RING];
+	static size_t dirty = sizeof(r);   /* bytes the last input wrote */
+	size_t n, k, len = size < sizeof(r) ? size : sizeof(r);
+
+	memset(&r, 0, dirty);
+	memcpy(&r, data, len);
+	dirty = len > offsetof(struct cm_ran_ring, pad) ? len : offsetof(struct cm_ran_ring, pad); /* ran_take writes tail */
+	n = ran_take(&r, ent);
+	if (n > CM_RAN_RING || r.tail != r.head)
+		abort();
+	k = ran_merge(v, ran_decode(ent, n, v));
+	for (size_t i = 0; i < k; i++)
+		if (v[i].tgid == 0 || v[i].tgid > CM_PID_MAX_LIMIT || v[i].mark < CM_RAN ||
+		    v[i].mark > CM_NEW || (i > 0 && v[i - 1].tgid >= v[i].tgid) ||
+		    ran_find(v, k, v[i].tgid) != &v[i])
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	as_requests(data, size);
+	as_ring(data, size);
 	as_reply(data, size);
 	as_format(data, size);
 	return 0;
@@ -116,7 +145,7 @@ static const char *const fuzz_splices[] = {
 	"tracepoint:", "latency:tracepoint:", "kprobe:", ",", ":", "ok 3\n", "probe ", "hist ",
 	"18446744073709551616", "\r\n", " ", "trace ", "stop ", "traces", " duration=",
 	" bytes=", " buffer=", "sched_switch", "\tfield:", ";\toffset:", ";\tsize:", ";\tsigned:",
-	"[16]", "char ", "procs\n", "proc ", "4194304", " 2",
+	"[16]", "char ", "procs\n", "proc ", "4194304", " 2", " 3",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",

@@ -32,16 +32,18 @@ peer_slots() {
 		n[s] += $1 ~ /\]$/ ? $2 : $3 }
 		END { for (s in n) print s, n[s] }' "$1"
 }
-# pslots SHIFT: from "SLOT COUNT" lines, the slots of p50 and p90 and of
-# those values plus SHIFT ns (interpolated within their slot).
+# pslots SHIFT [MARGIN]: from "SLOT COUNT" lines, the slots of p50 and p90
+# and of those values plus SHIFT ns (interpolated within their slot), and of
+# p(90 - MARGIN) and p(90 + MARGIN) plus SHIFT.
 pslots() {
-	sort -n | awk -v d="$1" '{ c[$1] += $2; t += $2; if ($1 > max) max = $1 }
+	sort -n | awk -v d="$1" -v m="${2:-0}" '{ c[$1] += $2; t += $2; if ($1 > max) max = $1 }
 		function slot(v,  s) { s = 0; while (v >= 2) { v /= 2; s++ } return s }
 		function at(p,  s, run, lo, hi) { for (s = 0; s <= max; s++) {
 			if (run + c[s] >= p * t) { lo = s ? 2^s : 0; hi = 2^(s + 1)
 				return lo + (hi - lo) * (p * t - run) / c[s] }
 			run += c[s] } }
-		END { print slot(at(0.5)), slot(at(0.5) + d), slot(at(0.9)), slot(at(0.9) + d) }'
+		END { print slot(at(0.5)), slot(at(0.5) + d), slot(at(0.9)), slot(at(0.9) + d),
+			slot(at(0.9 - m)), slot(at(0.9 + m) + d) }'
 }
 # stats: from "SLOT COUNT" lines, "TOTAL SLOT0 P50SLOT P90SLOT".
 stats() {
@@ -78,7 +80,13 @@ compare() { # compare LABEL: one measured window, four test points
 	# the helper's waits may end later by that program's own time: the
 	# peer's percentile, or it plus that time, decides the bucket.
 	cost=$(awk '/^@cost:/ { print int($2) }' "$T/peer.out")
-	read -r p50 p50c p90 p90c < <(pslots "${cost:-0}" <"$T/pd")
+	# bpftrace also counts the waits of the moments before the first reading
+	# of sched.runqlat and after the last (2-4% more here, most of them long
+	# ones of whatever else runs): p90 may sit on a bucket boundary, so the
+	# peer's ranks that far (1-3%) either side of 90% decide too.
+	margin=$(awk -v s="$st" -v p="$pt" 'BEGIN { m = p > s ? (p - s) / p : 0
+		if (m < 0.01) m = 0.01; if (m > 0.03) m = 0.03; printf "%.4f\n", m }')
+	read -r p50 p50c p90 p90c p90lo p90hi < <(pslots "${cost:-0}" "$margin" <"$T/pd")
 	diag "$label: sched.runqlat $st waits, $s0 in 0-1 ns, p50 slot $s50, p90 slot $s90;" \
 		"bpftrace $pt waits, $p0 in 0-1 ns, p50 slot $p50 ($p50c with its own ${cost} ns)," \
 		"p90 slot $p90 ($p90c)"
@@ -86,8 +94,8 @@ compare() { # compare LABEL: one measured window, four test points
 	diag "peer slots:   $(sort -n "$T/pd" | awk '$2 { printf "%s:%s ", $1, $2 }')"
 	[ "$s50" = "$p50" ] || [ "$s50" = "$p50c" ]
 	ok $? "$label: p50 in the same log2 bucket as bpftrace's (slot $s50; peer $p50, $p50c)"
-	[ "$s90" = "$p90" ] || [ "$s90" = "$p90c" ]
-	ok $? "$label: p90 in the same log2 bucket as bpftrace's (slot $s90; peer $p90, $p90c)"
+	[ "$s90" = "$p90" ] || [ "$s90" = "$p90c" ] || { [ "$s90" -ge "$p90lo" ] && [ "$s90" -le "$p90hi" ]; }
+	ok $? "$label: p90 in the same log2 bucket as bpftrace's (slot $s90; peer $p90, $p90c; p90 -+$margin: $p90lo..$p90hi)"
 	[ $((s0 * 100)) -le $((st * 2 + p0 * 100)) ]
 	ok $? "$label: 0-1 ns waits ($s0 of $st) at most 2% beyond the peer's ($p0)"
 	[ "$st" -ge $((pt * 3 / 4)) ] && [ "$st" -le $((pt * 5 / 4)) ]

@@ -215,12 +215,16 @@ static void test_procs(void)
 	char why[256];
 	struct helper_procs r;
 
-	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 2\nproc 42 1000 20 1\n"
-			      "proc 4194304 18446744073709551615 0 2\n", &r, why, sizeof(why)) == 0 &&
-		   r.n == 2 && strcmp(r.instance, "7-1") == 0, "a procs reply parses");
+	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 3\nproc 42 1000 20 1\n"
+			      "proc 4194304 18446744073709551615 0 2\nproc 7 0 0 3\n", &r, why,
+			      sizeof(why)) == 0 &&
+		   r.n == 3 && strcmp(r.instance, "7-1") == 0, "a procs reply parses");
 	ok(r.v[0].tgid == 42 && r.v[0].cpu_ns == 1000 && r.v[0].run_delay_ns == 20 &&
-		   !r.v[0].exited && r.v[1].tgid == 4194304 && r.v[1].exited &&
+		   !r.v[0].exited && r.v[0].mark == HELPER_PROC_RAN && r.v[1].tgid == 4194304 &&
+		   r.v[1].exited && r.v[1].mark == HELPER_PROC_EXITED &&
 		   r.v[1].cpu_ns == UINT64_MAX, "tgid, CPU time, run delay and the exit mark");
+	ok(r.v[2].tgid == 7 && r.v[2].mark == HELPER_PROC_NEW && !r.v[2].exited,
+	   "mark 3: a new process or an exec");
 	helper_procs_free(&r);
 	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 0\n", &r, why, sizeof(why)) == 0 &&
 		   r.n == 0 && r.v == NULL, "nothing ran");
@@ -228,7 +232,8 @@ static void test_procs(void)
 	static const struct { const char *text, *reason; } bad[] = {
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 0 1 1 1\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 4194305 1 1 1\n", "malformed" },
-		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 3\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 4\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 03x\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 0\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 1 9\n", "malformed" },
