@@ -71,6 +71,8 @@ client() {
 		fi >/dev/null 2>&1
 	done
 }
+# The load stops with the test, however it ends.
+trap 'touch "$T/stop"; cleanup' EXIT
 watch &
 load=($!)
 for _ in 1 2 3; do client & load+=($!); done
@@ -94,6 +96,7 @@ for op in $OPS; do
 	agent_pid=$AGENT_PID
 	check "$op: snmpd is alive" alive "$MASTER_PID"
 	check "$op: clustermond is alive" alive "$agent_pid"
+	alive "$MASTER_PID" || bail "snmpd died at '$op': $(tail -n 1 "$T/snmpd.log")"
 	cat "$T/clustermond.log" >>"$T/agents.log"   # the next start empties it
 	kill -9 "$agent_pid" 2>/dev/null; wait "$agent_pid" 2>/dev/null; AGENT_PID=
 	start_agent || diag "$op: clustermond did not restart"
