@@ -209,7 +209,8 @@ int image_file_grow(struct image_file **fp, unsigned sec, size_t len, size_t *by
 	for (unsigned i = 0; i < old->h.nsections; i++)
 		if (copy_section(old, f, i) != 0)
 			goto fail;
-	if (image_file_commit(f) != 0)
+	/* A file still being filled is committed with the rest of the tick. */
+	if (old->committed && image_file_commit(f) != 0)
 		goto fail;
 	/* Readers of the old file follow the path at once. */
 	pwrite_all(old->fd, &superseded, sizeof(superseded), offsetof(struct cm_image_header, state));

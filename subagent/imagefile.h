@@ -32,9 +32,9 @@ int image_file_commit(struct image_file *f);
 /* Publishes one encoded section. -1 with errno set on failure: ENOBUFS
  * when it does not fit its buffer (image_file_grow first). */
 int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len);
-/* Replaces *f (committed) with a file whose section sec has room for len
- * bytes and holds every section's current buffer; the old one is marked
- * superseded. *bytes is the new file's size. -1 with errno set when the
+/* Replaces *f with a file whose section sec has room for len bytes and
+ * holds every section's current buffer, committed if *f was; the old one
+ * is marked superseded. *bytes is the new file's size. -1 with errno set when the
  * new file could not be made; *f is then unchanged. */
 int image_file_grow(struct image_file **f, unsigned sec, size_t len, size_t *bytes);
 /* Bytes of each buffer of section sec. */
