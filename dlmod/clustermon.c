@@ -12,17 +12,25 @@
  * SETs, read-create tables and everything else still reach clustermond over
  * AgentX. While the image is stale (clustermond stopped, hung or gone) it
  * answers nothing and, at the next check, unregisters, so the subagent's
- * own registrations (if any) answer again. The image is untrusted input;
- * the module only reads it, on snmpd's one thread, and never writes.
+ * own registrations (if any) answer again.
+ *
+ * The image is untrusted input, and so is the file: whoever can write it
+ * may cut, grow, replace or scribble over it at any moment. The module
+ * never maps it (a load from a page cut away would be SIGBUS in snmpd): it
+ * copies the small header with pread at each request and each section into
+ * its own memory when the section's sequence number moved on
+ * (core/image.c), and checks every count, offset and length against what
+ * it read. A short read makes the image invalid until the file is replaced.
+ * It only reads, on snmpd's one thread, and never writes.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,8 +45,8 @@
 /* snmpd finds these two by name; everything else stays inside. */
 __attribute__((visibility("default"))) void init_clustermon(void);
 __attribute__((visibility("default"))) void deinit_clustermon(void);
-static void unmap(void);
-static void map_path(void);
+static void close_image(void);
+static bool refresh(void);
 
 /* clusterMonObjects: the image may name subtrees under it only. */
 static const uint32_t root[] = { CM_OID_clusterMonObjects };
@@ -46,21 +54,15 @@ static const uint32_t root[] = { CM_OID_clusterMonObjects };
 
 static struct {
 	char path[PATH_MAX];
-	const void *map;
-	size_t size;
-	const struct cm_image_header *h;  /* checked whole when mapped */
+	int fd;
 	dev_t dev;
 	ino_t ino;
+	struct cm_image_reader r;
 	struct cm_image_reg reg[CM_IMAGE_MAX_REGS];
 	netsnmp_handler_registration *handle[CM_IMAGE_MAX_REGS];
 	unsigned nregs;
 	unsigned alarm;
-} M = { .path = DEFAULT_IMAGE };
-
-static const struct cm_image_header *live_header(void)
-{
-	return M.h != NULL && cm_image_fresh(M.h, cm_clock_ns()) ? M.h : NULL;
-}
+} M = { .path = DEFAULT_IMAGE, .fd = -1 };
 
 /* ------------------------------------------------------------ answers */
 
@@ -129,7 +131,7 @@ static void answer_get(const struct cm_image_reg *r, netsnmp_variable_list *vb, 
 		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
 		return;
 	}
-	switch (cm_image_get(M.map, M.size, name, len, &v)) {
+	switch (cm_image_reader_get(&M.r, name, len, &v)) {
 	case CM_IMAGE_FOUND:
 		/* a value of a type clustermond never serves: no answer */
 		if (set_value(vb, &v) != 0)
@@ -152,7 +154,7 @@ static bool answer_next(const struct cm_image_reg *r, netsnmp_variable_list *vb)
 	oid next[CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB];
 	size_t len = to_u32(vb, name);
 
-	if (cm_image_next(M.map, M.size, name, len, r->oid, r->len, &v) != CM_IMAGE_FOUND ||
+	if (cm_image_reader_next(&M.r, name, len, r->oid, r->len, &v) != CM_IMAGE_FOUND ||
 	    set_value(vb, &v) != 0)
 		return false;
 	for (size_t i = 0; i < v.name_len; i++)
@@ -192,13 +194,7 @@ static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	bool live;
 
 	(void)reg;
-	/* clustermond grew the image into a new file: follow it now, not at
-	 * the next check, so a walk never sees the objects go. */
-	if (M.h != NULL && __atomic_load_n(&M.h->state, __ATOMIC_ACQUIRE) == CM_IMAGE_SUPERSEDED) {
-		unmap();
-		map_path();
-	}
-	live = live_header() != NULL;
+	live = refresh();
 	for (netsnmp_request_info *q = requests; q != NULL; q = q->next) {
 		if (q->processed)
 			continue;
@@ -249,20 +245,16 @@ static void register_one(unsigned i)
 }
 
 /* Registers what a live image names, nothing while there is none. */
-static void sync_registrations(const struct cm_image_header *h)
+static void sync_registrations(bool live)
 {
 	unsigned n = 0;
+	static struct cm_image_reg got[CM_IMAGE_MAX_REGS];
 	struct cm_image_reg want[CM_IMAGE_MAX_REGS];
-	/* The header was checked when mapped, but its writer may have changed
-	 * it since: each count is read once and bounded, each entry checked
-	 * as copied. */
-	uint32_t nregs = h != NULL ? __atomic_load_n(&h->nregs, __ATOMIC_RELAXED) : 0;
+	int nregs = live ? cm_image_reader_regs(&M.r, got) : 0;
 
-	for (uint32_t i = 0; i < nregs && i < CM_IMAGE_MAX_REGS; i++) {
-		want[n] = h->reg[i];
-		if (under_root(&want[n]))
-			n++;
-	}
+	for (int i = 0; i < nregs; i++)
+		if (under_root(&got[i]))
+			want[n++] = got[i];
 	if (n == M.nregs && memcmp(want, M.reg, n * sizeof(want[0])) == 0)
 		return;
 	unregister_all();
@@ -275,38 +267,50 @@ static void sync_registrations(const struct cm_image_header *h)
 
 /* ------------------------------------------------------------ the file */
 
-static void unmap(void)
+static size_t read_fd(void *ctx, void *buf, size_t len, uint64_t off)
 {
-	if (M.map != NULL)
-		munmap((void *)M.map, M.size);
-	M.map = NULL;
-	M.h = NULL;
-	M.size = 0;
+	size_t got = 0;
+
+	(void)ctx;
+	while (got < len && off + got <= (uint64_t)INT64_MAX) {
+		ssize_t n = pread(M.fd, (char *)buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
 }
 
-static void map_path(void)
+static void close_image(void)
+{
+	if (M.fd >= 0)
+		close(M.fd);
+	M.fd = -1;
+	cm_image_reader_free(&M.r);
+}
+
+static void open_image(void)
 {
 	struct stat st;
-	void *p;
 	int fd = open(M.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (size_t)st.st_size >= sizeof(struct cm_image_header)) {
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-		if (p != MAP_FAILED) {
-			M.map = p;
-			M.size = (size_t)st.st_size;
-			M.h = cm_image_header(p, M.size);
-			M.dev = st.st_dev;
-			M.ino = st.st_ino;
-		}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
 	}
-	close(fd);
+	M.fd = fd;
+	M.dev = st.st_dev;
+	M.ino = st.st_ino;
+	cm_image_reader_init(&M.r, read_fd, NULL);
 }
 
-/* The file at the path is another one than we map (a restart, a grown image). */
+/* The file at the path is another one than we read (a restart, a grown
+ * image, or someone's replacement). */
 static bool replaced(void)
 {
 	struct stat st;
@@ -314,14 +318,35 @@ static bool replaced(void)
 	return stat(M.path, &st) != 0 || st.st_dev != M.dev || st.st_ino != M.ino;
 }
 
+/* Copies the header again; true when it is valid and fresh. */
+static bool reread(void)
+{
+	struct stat st;
+
+	if (M.fd < 0 || fstat(M.fd, &st) != 0)
+		return false;
+	return cm_image_reader_refresh(&M.r, (uint64_t)st.st_size) &&
+	       cm_image_reader_fresh(&M.r, cm_clock_ns());
+}
+
+/* Brings the header copy up to date, following the path to a new file
+ * when this one is not served (stopped, superseded, stale, cut or
+ * garbage), so a walk never waits for the next check to see it. */
+static bool refresh(void)
+{
+	if (reread())
+		return true;
+	if (M.fd >= 0 && !replaced())
+		return false;
+	close_image();
+	open_image();
+	return reread();
+}
+
 static void check(unsigned alarm, void *arg)
 {
 	(void)alarm, (void)arg;
-	if (M.map != NULL && live_header() == NULL && replaced())
-		unmap();
-	if (M.map == NULL)
-		map_path();
-	sync_registrations(live_header());
+	sync_registrations(refresh());
 }
 
 static void parse_snapshot(const char *token, char *line)
@@ -332,7 +357,7 @@ static void parse_snapshot(const char *token, char *line)
 		return;
 	}
 	strcpy(M.path, line);
-	unmap();
+	close_image();
 	check(0, NULL);
 }
 
@@ -347,6 +372,6 @@ void deinit_clustermon(void)
 {
 	snmp_alarm_unregister(M.alarm);
 	unregister_all();
-	unmap();
+	close_image();
 	unregister_config_handler("snmpd", "clustermonSnapshot");
 }

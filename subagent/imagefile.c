@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,8 +15,13 @@
 
 struct image_file {
 	char path[PATH_MAX];
-	struct cm_image_header *h;
+	char tmp[PATH_MAX + 16];
+	int fd;
+	bool committed;
+	dev_t dev;
+	ino_t ino;
 	size_t size;
+	struct cm_image_header h;   /* what the file's header holds */
 };
 
 static size_t round_page(size_t n)
@@ -45,127 +49,235 @@ static size_t lay_out(struct cm_image_header *h, const size_t *cap)
 	return at;
 }
 
-static struct image_file *map_new(const char *path, const struct cm_image_header *layout,
-				  const size_t *cap)
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int file_write(void *ctx, const void *buf, size_t len, uint64_t off)
+{
+	const struct image_file *f = ctx;
+
+	return pwrite_all(f->fd, buf, len, off);
+}
+
+static void init_header(struct cm_image_header *h, const struct cm_image_header *layout)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, CM_IMAGE_MAGIC, sizeof(h->magic));
+	h->version = CM_IMAGE_VERSION;
+	h->header_size = sizeof(*h);
+	h->state = CM_IMAGE_LIVE;
+	h->writer_pid = (uint32_t)getpid();
+	h->nsections = layout->nsections;
+	h->nregs = layout->nregs;
+	memcpy(h->sec, layout->sec, sizeof(h->sec));
+	memcpy(h->reg, layout->reg, sizeof(h->reg));
+	h->heartbeat_ns = cm_clock_ns();
+	h->stale_after_ms = layout->stale_after_ms;
+}
+
+/* Opens f->tmp and backs all of its f->size bytes with storage. */
+static int reserve_file(struct image_file *f)
+{
+	struct stat st;
+	int rc;
+
+	unlink(f->tmp);
+	f->fd = open(f->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	/* Only the owner writes; the group (snmpd's) reads; nobody else. */
+	if (f->fd < 0 || fchmod(f->fd, 0640) != 0)
+		return -1;
+	rc = posix_fallocate(f->fd, 0, (off_t)f->size);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	if (fstat(f->fd, &st) != 0)
+		return -1;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	return pwrite_all(f->fd, &f->h, sizeof(f->h), 0);
+}
+
+struct image_file *image_file_create(const char *path, const struct cm_image_header *layout,
+				     const size_t *cap, size_t *bytes)
 {
 	struct image_file *f = calloc(1, sizeof(*f));
-	char tmp[PATH_MAX + 16];
-	struct cm_image_header h;
-	int fd = -1, saved;
-	void *map;
+	size_t rounded[CM_IMAGE_MAX_SECTIONS];
+	int saved;
 
+	*bytes = 0;
 	if (f == NULL)
 		return NULL;
+	f->fd = -1;
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+		rounded[i] = round_page(cap[i]);
+	init_header(&f->h, layout);
+	f->size = *bytes = lay_out(&f->h, rounded);
+	f->h.file_size = f->size;
 	if (snprintf(f->path, sizeof(f->path), "%s", path) >= (int)sizeof(f->path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+	    snprintf(f->tmp, sizeof(f->tmp), "%s.%ld", path, (long)getpid()) >= (int)sizeof(f->tmp)) {
 		errno = ENAMETOOLONG;
 		goto fail;
 	}
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, CM_IMAGE_MAGIC, sizeof(h.magic));
-	h.version = CM_IMAGE_VERSION;
-	h.header_size = sizeof(h);
-	h.state = CM_IMAGE_LIVE;
-	h.writer_pid = (uint32_t)getpid();
-	h.nsections = layout->nsections;
-	h.nregs = layout->nregs;
-	memcpy(h.sec, layout->sec, sizeof(h.sec));
-	memcpy(h.reg, layout->reg, sizeof(h.reg));
-	f->size = lay_out(&h, cap);
-	h.file_size = f->size;
-	h.heartbeat_ns = cm_clock_ns();
-	h.stale_after_ms = layout->stale_after_ms;
-	unlink(tmp);
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-	/* Only the owner writes; the group (snmpd's) reads; nobody else. */
-	if (fd < 0 || fchmod(fd, 0640) != 0 || ftruncate(fd, (off_t)f->size) != 0 ||
-	    pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+	if (reserve_file(f) != 0)
 		goto fail;
-	map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		goto fail;
-	if (rename(tmp, path) != 0) {
-		saved = errno;
-		munmap(map, f->size);
-		errno = saved;
-		goto fail;
-	}
-	close(fd);
-	f->h = map;
 	return f;
 fail:
 	saved = errno;
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
+	if (f->fd >= 0) {
+		close(f->fd);
+		unlink(f->tmp);
 	}
 	free(f);
 	errno = saved;
 	return NULL;
 }
 
-struct image_file *image_file_create(const char *path, const struct cm_image_header *layout,
-				     size_t min_cap)
+int image_file_commit(struct image_file *f)
 {
-	size_t cap[CM_IMAGE_MAX_SECTIONS];
-
-	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
-		cap[i] = round_page(min_cap);
-	return map_new(path, layout, cap);
-}
-
-/* A file with room for len bytes in section sec, holding every other
- * section's current buffer; the old file is marked superseded. */
-static int grow(struct image_file **fp, unsigned sec, size_t len)
-{
-	struct image_file *old = *fp, *f;
-	size_t cap[CM_IMAGE_MAX_SECTIONS];
-
-	for (unsigned i = 0; i < old->h->nsections; i++)
-		cap[i] = (size_t)old->h->sec[i].cap;
-	cap[sec] = round_page(len * 2);
-	f = map_new(old->path, old->h, cap);
-	if (f == NULL)
+	if (f->committed)
+		return 0;
+	if (rename(f->tmp, f->path) != 0)
 		return -1;
-	for (unsigned i = 0; i < old->h->nsections; i++) {
-		const struct cm_image_section *s = &old->h->sec[i];
-		const struct cm_image_buf *b = &s->buf[s->active & 1u];
-
-		if (i != sec && b->len > 0)
-			cm_image_write_section(f->h, i, (unsigned char *)old->h + b->off, b->len);
-	}
-	__atomic_store_n(&old->h->state, CM_IMAGE_SUPERSEDED, __ATOMIC_RELEASE);
-	munmap(old->h, old->size);
-	free(old);
-	*fp = f;
+	f->committed = true;
 	return 0;
 }
 
-int image_file_write(struct image_file **f, unsigned sec, const void *data, size_t len)
+int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len)
 {
-	if (sec >= (*f)->h->nsections) {
+	if (sec >= f->h.nsections) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (len > (*f)->h->sec[sec].cap && grow(f, sec, len) != 0)
+	if (len > f->h.sec[sec].cap) {
+		errno = ENOBUFS;
 		return -1;
-	cm_image_write_section((*f)->h, sec, data, len);
-	return 0;
+	}
+	return cm_image_put_section(&f->h, sec, data, len, file_write, f);
 }
 
-void image_file_beat(struct image_file *f, uint64_t ns, uint32_t stale_after_ms)
+/* Section i's current buffer from old into new; a buffer another process
+ * cut short is left out (its next publication fills it). */
+static int copy_section(struct image_file *old, struct image_file *f, unsigned i)
 {
-	__atomic_store_n(&f->h->stale_after_ms, stale_after_ms, __ATOMIC_RELAXED);
-	__atomic_store_n(&f->h->heartbeat_ns, ns, __ATOMIC_RELEASE);
+	const struct cm_image_section *s = &old->h.sec[i];
+	const struct cm_image_buf *b = &s->buf[s->active & 1u];
+	unsigned char *p;
+	int rc = 0;
+
+	if (b->len == 0 || b->seq & 1u)
+		return 0;
+	p = malloc(b->len);
+	if (p == NULL)
+		return -1;
+	if (pread(old->fd, p, b->len, (off_t)b->off) == (ssize_t)b->len)
+		rc = image_file_write(f, i, p, b->len);
+	free(p);
+	return rc;
+}
+
+int image_file_grow(struct image_file **fp, unsigned sec, size_t len, size_t *bytes)
+{
+	struct image_file *old = *fp, *f;
+	size_t cap[CM_IMAGE_MAX_SECTIONS] = { 0 };
+	uint32_t superseded = CM_IMAGE_SUPERSEDED;
+
+	for (unsigned i = 0; i < old->h.nsections; i++)
+		cap[i] = (size_t)old->h.sec[i].cap;
+	cap[sec] = round_page(len * 2);
+	f = image_file_create(old->path, &old->h, cap, bytes);
+	if (f == NULL)
+		return -1;
+	for (unsigned i = 0; i < old->h.nsections; i++)
+		if (copy_section(old, f, i) != 0)
+			goto fail;
+	/* A file still being filled is committed with the rest of the tick. */
+	if (old->committed && image_file_commit(f) != 0)
+		goto fail;
+	/* Readers of the old file follow the path at once. */
+	pwrite_all(old->fd, &superseded, sizeof(superseded), offsetof(struct cm_image_header, state));
+	image_file_abandon(old);
+	*fp = f;
+	return 0;
+fail:
+	image_file_close(f);
+	return -1;
+}
+
+size_t image_file_cap(const struct image_file *f, unsigned sec)
+{
+	return sec < f->h.nsections ? (size_t)f->h.sec[sec].cap : 0;
+}
+
+int image_file_beat(struct image_file *f, uint64_t ns, uint32_t stale_after_ms)
+{
+	f->h.stale_after_ms = stale_after_ms;
+	f->h.heartbeat_ns = ns;
+	/* stale_after_ms, heartbeat_ns and writer_pid lie together: one store */
+	return pwrite_all(f->fd, &f->h.stale_after_ms,
+			  offsetof(struct cm_image_header, writer_pid) -
+			  offsetof(struct cm_image_header, stale_after_ms),
+			  offsetof(struct cm_image_header, stale_after_ms));
+}
+
+bool image_file_intact(const struct image_file *f)
+{
+	static struct cm_image_header seen;
+	struct stat st;
+
+	if (fstat(f->fd, &st) != 0 || st.st_nlink == 0 || (size_t)st.st_size != f->size)
+		return false;
+	if (f->committed &&
+	    (stat(f->path, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino))
+		return false;
+	return pread(f->fd, &seen, sizeof(seen), 0) == (ssize_t)sizeof(seen) &&
+	       memcmp(&seen, &f->h, sizeof(seen)) == 0;
+}
+
+/* The path still names this file. */
+static bool ours(const struct image_file *f)
+{
+	struct stat st;
+
+	return stat(f->committed ? f->path : f->tmp, &st) == 0 && st.st_dev == f->dev &&
+	       st.st_ino == f->ino;
 }
 
 void image_file_close(struct image_file *f)
 {
+	uint32_t stopped = CM_IMAGE_STOPPED;
+
 	if (f == NULL)
 		return;
-	__atomic_store_n(&f->h->state, CM_IMAGE_STOPPED, __ATOMIC_RELEASE);
-	munmap(f->h, f->size);
-	unlink(f->path);
+	pwrite_all(f->fd, &stopped, sizeof(stopped), offsetof(struct cm_image_header, state));
+	if (ours(f))
+		unlink(f->committed ? f->path : f->tmp);
+	image_file_abandon(f);
+}
+
+void image_file_abandon(struct image_file *f)
+{
+	if (f == NULL)
+		return;
+	close(f->fd);
 	free(f);
 }
 

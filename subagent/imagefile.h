@@ -1,9 +1,13 @@
 /*
  * imagefile.h - the file clustermond publishes its image in (format in
- * core/image.h): created whole under a temporary name and renamed into
- * place, rewritten in place after that, never shrunk while mapped. When a
- * section outgrows its room a bigger file replaces it the same way and the
- * old one is marked superseded, so readers reopen the path.
+ * core/image.h). It is never mapped: anyone who can write the file could
+ * cut it under a mapping and make a store fault. Every byte is reserved
+ * when the file is made (posix_fallocate), so a full filesystem fails the
+ * creation, never a later store; stores are pwrites from the writer's own
+ * copy of the header. A new file is built under a temporary name and
+ * renamed into place when committed. When a section outgrows its room a
+ * bigger file replaces it the same way and the old one is marked
+ * superseded, so readers reopen the path.
  */
 #ifndef CLUSTERMON_IMAGEFILE_H
 #define CLUSTERMON_IMAGEFILE_H
@@ -16,19 +20,37 @@
 
 struct image_file;
 
-/* Creates path (mode 0640) with the sections and registrations of layout
- * (only those header fields are used) and room for min_cap bytes in each
- * buffer. NULL with errno set on failure. */
+/* Makes a file for path (mode 0640) under a temporary name, with the
+ * sections and registrations of layout (only those header fields are
+ * used) and cap[i] bytes in each buffer of section i, every byte backed by
+ * storage. *bytes is the file's size, also on failure. NULL with errno
+ * set on failure (ENOSPC when the filesystem cannot hold it). */
 struct image_file *image_file_create(const char *path, const struct cm_image_header *layout,
-				     size_t min_cap);
-/* Publishes one encoded section; a section that does not fit makes the
- * file grow (*f may change). -1 with errno set when that failed. */
-int image_file_write(struct image_file **f, unsigned sec, const void *data, size_t len);
+				     const size_t *cap, size_t *bytes);
+/* Renames a new file into place; nothing when it is there already. */
+int image_file_commit(struct image_file *f);
+/* Publishes one encoded section. -1 with errno set on failure: ENOBUFS
+ * when it does not fit its buffer (image_file_grow first). */
+int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len);
+/* Replaces *f with a file whose section sec has room for len bytes and
+ * holds every section's current buffer, committed if *f was; the old one
+ * is marked superseded. *bytes is the new file's size. -1 with errno set when the
+ * new file could not be made; *f is then unchanged. */
+int image_file_grow(struct image_file **f, unsigned sec, size_t len, size_t *bytes);
+/* Bytes of each buffer of section sec. */
+size_t image_file_cap(const struct image_file *f, unsigned sec);
 /* The writer is alive: readers serve the image until stale_after_ms pass
  * without another beat. */
-void image_file_beat(struct image_file *f, uint64_t now_ns, uint32_t stale_after_ms);
-/* Marks the image stopped, removes the file and frees f. */
+int image_file_beat(struct image_file *f, uint64_t now_ns, uint32_t stale_after_ms);
+/* The file at the path is still this one, of its size, with the header
+ * as written: false when another process cut, grew, replaced, removed or
+ * overwrote it. */
+bool image_file_intact(const struct image_file *f);
+/* Marks the image stopped and removes it (if the path is still this
+ * file), and frees f. */
 void image_file_close(struct image_file *f);
+/* Frees f and leaves the file alone (it is not ours any more). */
+void image_file_abandon(struct image_file *f);
 const char *image_file_path(const struct image_file *f);
 
 #endif

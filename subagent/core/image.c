@@ -8,9 +8,6 @@
 #define SECTION_HEAD 8u
 #define READ_TRIES 8
 
-/* Fields another process writes are read whole, never torn. */
-#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 
 static uint32_t rd32(const unsigned char *p)
 {
@@ -106,57 +103,82 @@ void cm_image_enc_free(struct cm_image_enc *e)
 	memset(e, 0, sizeof(*e));
 }
 
-void cm_image_write_section(struct cm_image_header *h, unsigned sec, const void *data,
-			    size_t len)
+/* Stores the field of h (the writer's copy) at its place in the file. */
+static int put_field(const struct cm_image_header *h, const void *field, size_t n,
+		     cm_image_write_fn w, void *ctx)
+{
+	return w(ctx, field, n, (uint64_t)((const unsigned char *)field - (const unsigned char *)h));
+}
+
+int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *data,
+			 size_t len, cm_image_write_fn w, void *ctx)
 {
 	struct cm_image_section *s = &h->sec[sec];
 	unsigned a = (s->active & 1u) ^ 1u;
 	struct cm_image_buf *b = &s->buf[a];
-	uint32_t seq = b->seq;
 
-	__atomic_store_n(&b->seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy((unsigned char *)h + b->off, data, len);
-	__atomic_store_n(&b->len, (uint32_t)len, __ATOMIC_RELAXED);
-	__atomic_store_n(&b->seq, seq + 2, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->active, a, __ATOMIC_RELEASE);
+	/* Odd before the data changes, even only after it and its length:
+	 * a reader that sees the same even number on both sides of its copy
+	 * copied one whole publication. A failed store leaves it odd. */
+	b->seq |= 1u;
+	if (put_field(h, &b->seq, sizeof(b->seq), w, ctx) != 0 || w(ctx, data, len, b->off) != 0)
+		return -1;
+	b->len = (uint32_t)len;
+	if (put_field(h, &b->len, sizeof(b->len), w, ctx) != 0)
+		return -1;
+	b->seq++;
+	if (put_field(h, &b->seq, sizeof(b->seq), w, ctx) != 0)
+		return -1;
+	s->active = a;
+	return put_field(h, &s->active, sizeof(s->active), w, ctx);
+}
+
+static int mem_write(void *ctx, const void *buf, size_t len, uint64_t off)
+{
+	memmove((unsigned char *)ctx + off, buf, len);
+	return 0;
+}
+
+void cm_image_write_section(struct cm_image_header *h, unsigned sec, const void *data,
+			    size_t len)
+{
+	cm_image_put_section(h, sec, data, len, mem_write, h);
 }
 
 /* ------------------------------------------------------------ reading */
 
+/* The counts and lengths of a header, checked where it lies whole in our
+ * own memory. */
+static bool counts_ok(const struct cm_image_header *h, bool regs)
+{
+	if (memcmp(h->magic, CM_IMAGE_MAGIC, sizeof(h->magic)) != 0 ||
+	    h->version != CM_IMAGE_VERSION || h->header_size != sizeof(*h) ||
+	    h->nsections > CM_IMAGE_MAX_SECTIONS || h->nregs > CM_IMAGE_MAX_REGS)
+		return false;
+	for (uint32_t i = 0; i < h->nsections; i++)
+		if (h->sec[i].base_len == 0 || h->sec[i].base_len > CM_IMAGE_MAX_OID)
+			return false;
+	for (uint32_t i = 0; regs && i < h->nregs; i++)
+		if (h->reg[i].len == 0 || h->reg[i].len > CM_IMAGE_MAX_OID)
+			return false;
+	return true;
+}
+
 const struct cm_image_header *cm_image_header(const void *map, size_t size)
 {
 	const struct cm_image_header *h = map;
-	uint32_t nsec, nregs, len;
 
-	if (map == NULL || size < sizeof(*h) || (uintptr_t)map % 8 != 0 ||
-	    memcmp(h->magic, CM_IMAGE_MAGIC, sizeof(h->magic)) != 0 ||
-	    h->version != CM_IMAGE_VERSION || h->header_size != sizeof(*h))
+	if (map == NULL || size < sizeof(*h) || (uintptr_t)map % 8 != 0 || !counts_ok(h, true))
 		return NULL;
-	/* Each count read once: the writer may change it while we look. */
-	nsec = LOAD(&h->nsections);
-	nregs = LOAD(&h->nregs);
-	if (nsec > CM_IMAGE_MAX_SECTIONS || nregs > CM_IMAGE_MAX_REGS)
-		return NULL;
-	for (uint32_t i = 0; i < nsec; i++) {
-		len = LOAD(&h->sec[i].base_len);
-		if (len == 0 || len > CM_IMAGE_MAX_OID)
-			return NULL;
-	}
-	for (uint32_t i = 0; i < nregs; i++) {
-		len = LOAD(&h->reg[i].len);
-		if (len == 0 || len > CM_IMAGE_MAX_OID)
-			return NULL;
-	}
 	return h;
 }
 
 bool cm_image_fresh(const struct cm_image_header *h, uint64_t now_ns)
 {
-	uint64_t beat = LOAD(&h->heartbeat_ns);
-	uint64_t limit = (uint64_t)LOAD(&h->stale_after_ms) * 1000000u;
+	uint64_t beat = h->heartbeat_ns;
+	uint64_t limit = (uint64_t)h->stale_after_ms * 1000000u;
 
-	return LOAD(&h->state) == CM_IMAGE_LIVE && now_ns >= beat && now_ns - beat <= limit;
+	return h->state == CM_IMAGE_LIVE && now_ns >= beat && now_ns - beat <= limit;
 }
 
 /* One section buffer's bytes, as found. */
@@ -274,101 +296,179 @@ static enum cm_image_find lookup(const struct view *v, const struct query *q,
 	return CM_IMAGE_FOUND;
 }
 
-/* One consistent read of a section: retried while the writer rewrites the
- * buffer under us; a buffer that does not make sense is BUSY. */
-static enum cm_image_find read_section(const unsigned char *map, size_t size,
-				       const struct cm_image_section *s, const struct query *q,
-				       struct cm_image_value *out)
+void cm_image_reader_init(struct cm_image_reader *r, cm_image_read_fn read, void *ctx)
 {
-	for (int t = 0; t < READ_TRIES; t++) {
-		const struct cm_image_buf *b = &s->buf[LOAD_ACQ(&s->active) & 1u];
-		uint32_t seq = LOAD_ACQ(&b->seq);
-		uint64_t off = LOAD(&b->off);
-		struct view v = { .base = s->base, .base_len = LOAD(&s->base_len) };
-		enum cm_image_find rc;
-
-		if (seq & 1u)
-			continue;
-		if (v.base_len == 0 || v.base_len > CM_IMAGE_MAX_OID)
-			return CM_IMAGE_BUSY;
-		v.n = LOAD(&b->len);
-		if (v.n == 0)
-			return CM_IMAGE_NONE; /* never published */
-		if (off > size || v.n > size - off || v.n < SECTION_HEAD)
-			rc = CM_IMAGE_BUSY;
-		else {
-			v.p = map + off;
-			v.count = rd32(v.p);
-			v.at = rd32(v.p + 4);
-			if (v.at < SECTION_HEAD || v.at > v.n || v.count > (v.n - v.at) / 4)
-				rc = CM_IMAGE_BUSY;
-			else
-				rc = lookup(&v, q, out);
-		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (LOAD(&b->seq) == seq)
-			return rc;
-	}
-	return CM_IMAGE_BUSY;
+	memset(r, 0, sizeof(*r));
+	r->read = read;
+	r->ctx = ctx;
 }
 
-/* The header as the hot path checks it: the counts it reads are clamped
- * where they are used (section_of), since they may change under us. */
-static const struct cm_image_header *header_quick(const void *map, size_t size)
+void cm_image_reader_free(struct cm_image_reader *r)
 {
-	const struct cm_image_header *h = map;
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+		free(r->copy[i].p);
+	memset(r->copy, 0, sizeof(r->copy));
+	r->valid = false;
+}
 
-	if (map == NULL || size < sizeof(*h) || (uintptr_t)map % 8 != 0 ||
-	    memcmp(h->magic, CM_IMAGE_MAGIC, sizeof(h->magic)) != 0)
-		return NULL;
-	return h;
+bool cm_image_reader_refresh(struct cm_image_reader *r, uint64_t file_size)
+{
+	r->file_size = file_size;
+	r->valid = file_size >= sizeof(r->h) &&
+		   r->read(r->ctx, &r->h, CM_IMAGE_HEAD_BYTES, 0) == CM_IMAGE_HEAD_BYTES &&
+		   counts_ok(&r->h, false);
+	return r->valid;
+}
+
+int cm_image_reader_regs(struct cm_image_reader *r, struct cm_image_reg *out)
+{
+	size_t n = r->h.nregs * sizeof(*out);
+
+	if (!r->valid || r->read(r->ctx, out, n, CM_IMAGE_HEAD_BYTES) != n)
+		return -1;
+	for (uint32_t i = 0; i < r->h.nregs; i++)
+		if (out[i].len == 0 || out[i].len > CM_IMAGE_MAX_OID)
+			return -1;
+	return (int)r->h.nregs;
+}
+
+bool cm_image_reader_fresh(const struct cm_image_reader *r, uint64_t now_ns)
+{
+	return r->valid && cm_image_fresh(&r->h, now_ns);
+}
+
+/* The section's record as the file holds it now. */
+static bool read_record(struct cm_image_reader *r, unsigned i, struct cm_image_section *s)
+{
+	uint64_t at = offsetof(struct cm_image_header, sec) + (uint64_t)i * sizeof(*s);
+
+	return r->read(r->ctx, s, sizeof(*s), at) == sizeof(*s);
+}
+
+static bool same_buf(const struct cm_image_buf *a, const struct cm_image_buf *b)
+{
+	return a->seq == b->seq && a->len == b->len && a->off == b->off;
+}
+
+static bool room(struct cm_image_copy *c, size_t n)
+{
+	unsigned char *p;
+
+	if (n <= c->room)
+		return true;
+	p = realloc(c->p, n);
+	if (p == NULL)
+		return false;
+	c->p = p;
+	c->room = n;
+	return true;
+}
+
+/* Copies the buffer b of section i, unless the copy holds it already. A
+ * short read means the file was cut: the whole image is invalid. */
+static enum cm_image_find copy_buf(struct cm_image_reader *r, unsigned i, unsigned a,
+				   const struct cm_image_buf *b, bool *torn)
+{
+	struct cm_image_copy *c = &r->copy[i];
+	struct cm_image_section again;
+
+	*torn = false;
+	if (c->ok && c->active == a && c->seq == b->seq && c->off == b->off && c->n == b->len)
+		return CM_IMAGE_FOUND;
+	if (b->len == 0)
+		return CM_IMAGE_NONE; /* never published */
+	if (b->len < SECTION_HEAD || b->len > CM_IMAGE_MAX_SECTION_BYTES ||
+	    b->off > r->file_size || b->len > r->file_size - b->off || !room(c, b->len))
+		return CM_IMAGE_BUSY;
+	c->ok = false;
+	if (r->read(r->ctx, c->p, b->len, b->off) != b->len || !read_record(r, i, &again)) {
+		r->valid = false;
+		return CM_IMAGE_BUSY;
+	}
+	if (!same_buf(&again.buf[a], b)) {
+		*torn = true;
+		return CM_IMAGE_BUSY;
+	}
+	*c = (struct cm_image_copy){ .p = c->p, .room = c->room, .n = b->len, .active = a,
+				     .seq = b->seq, .off = b->off, .ok = true };
+	return CM_IMAGE_FOUND;
+}
+
+/* Brings the copy of section i up to what the file publishes: retried
+ * while the writer rewrites the buffer under us. */
+static enum cm_image_find sync_section(struct cm_image_reader *r, unsigned i)
+{
+	struct cm_image_section s = r->h.sec[i];
+	enum cm_image_find rc;
+	bool torn;
+
+	for (int t = 0; t < READ_TRIES; t++) {
+		if (t > 0 && !read_record(r, i, &s)) {
+			r->valid = false;
+			return CM_IMAGE_BUSY;
+		}
+		if (s.buf[s.active & 1u].seq & 1u)
+			continue;
+		rc = copy_buf(r, i, s.active & 1u, &s.buf[s.active & 1u], &torn);
+		if (!torn)
+			return rc;
+	}
+	return r->copy[i].ok ? CM_IMAGE_FOUND : CM_IMAGE_BUSY;
 }
 
 /* The section holding name's subtree: its base is a prefix of name. */
-static const struct cm_image_section *section_of(const struct cm_image_header *h,
-						 const uint32_t *name, size_t len)
+static int section_of(const struct cm_image_header *h, const uint32_t *name, size_t len)
 {
-	uint32_t n = LOAD(&h->nsections);
+	for (uint32_t i = 0; i < h->nsections; i++) {
+		uint32_t blen = h->sec[i].base_len;
 
-	for (uint32_t i = 0; i < n && i < CM_IMAGE_MAX_SECTIONS; i++) {
-		const struct cm_image_section *s = &h->sec[i];
-		uint32_t blen = LOAD(&s->base_len);
-
-		if (blen > 0 && blen <= CM_IMAGE_MAX_OID && len >= blen &&
-		    cm_oid_compare(name, blen, s->base, blen) == 0)
-			return s;
+		if (len >= blen && cm_oid_compare(name, blen, h->sec[i].base, blen) == 0)
+			return (int)i;
 	}
-	return NULL;
+	return -1;
 }
 
-enum cm_image_find cm_image_get(const void *map, size_t size, const uint32_t *name,
-				size_t len, struct cm_image_value *out)
+static enum cm_image_find query(struct cm_image_reader *r, unsigned i, const struct query *q,
+				struct cm_image_value *out)
 {
-	const struct cm_image_header *h = header_quick(map, size);
-	const struct cm_image_section *s;
-	struct query q = { .name = name, .len = len };
+	const struct cm_image_section *s = &r->h.sec[i];
+	const struct cm_image_copy *c = &r->copy[i];
+	enum cm_image_find rc = sync_section(r, i);
+	struct view v = { .p = c->p, .n = c->n, .base = s->base, .base_len = s->base_len };
 
-	if (h == NULL)
+	if (rc != CM_IMAGE_FOUND)
+		return rc;
+	v.count = rd32(v.p);
+	v.at = rd32(v.p + 4);
+	if (v.at < SECTION_HEAD || v.at > v.n || v.count > (v.n - v.at) / 4)
 		return CM_IMAGE_BUSY;
-	s = section_of(h, name, len);
-	if (s == NULL || len <= s->base_len)
-		return CM_IMAGE_NONE;
-	return read_section(map, size, s, &q, out);
+	return lookup(&v, q, out);
 }
 
-enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *name,
-				 size_t len, const uint32_t *prefix, size_t plen,
-				 struct cm_image_value *out)
+enum cm_image_find cm_image_reader_get(struct cm_image_reader *r, const uint32_t *name,
+				       size_t len, struct cm_image_value *out)
 {
-	const struct cm_image_header *h = header_quick(map, size);
-	const struct cm_image_section *s;
+	struct query q = { .name = name, .len = len };
+	int i = r->valid ? section_of(&r->h, name, len) : -1;
+
+	if (!r->valid)
+		return CM_IMAGE_BUSY;
+	if (i < 0 || len <= r->h.sec[i].base_len)
+		return CM_IMAGE_NONE;
+	return query(r, (unsigned)i, &q, out);
+}
+
+enum cm_image_find cm_image_reader_next(struct cm_image_reader *r, const uint32_t *name,
+					size_t len, const uint32_t *prefix, size_t plen,
+					struct cm_image_value *out)
+{
 	struct query q = { .name = name, .len = len, .prefix = prefix, .plen = plen, .next = true,
 			   .strict = true };
+	int i = r->valid ? section_of(&r->h, prefix, plen) : -1;
 
-	if (h == NULL)
+	if (!r->valid)
 		return CM_IMAGE_BUSY;
-	s = section_of(h, prefix, plen);
-	if (s == NULL)
+	if (i < 0)
 		return CM_IMAGE_NONE;
 	/* A name before the subtree starts the search at the subtree. */
 	if (cm_oid_compare(name, len, prefix, plen) < 0) {
@@ -376,5 +476,61 @@ enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *n
 		q.len = plen;
 		q.strict = false;
 	}
-	return read_section(map, size, s, &q, out);
+	return query(r, (unsigned)i, &q, out);
+}
+
+/* ------------------------------------------------------------ in memory */
+
+struct mem {
+	const unsigned char *p;
+	size_t n;
+};
+
+static size_t mem_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	const struct mem *m = ctx;
+
+	if (off >= m->n)
+		return 0;
+	if (len > m->n - off)
+		len = m->n - off;
+	memcpy(buf, m->p + off, len);
+	return len;
+}
+
+/* A reader over map[0..size), asked once: next picks GETNEXT. */
+static enum cm_image_find once(const void *map, size_t size, const uint32_t *name,
+			       size_t len, const uint32_t *prefix, size_t plen,
+			       struct cm_image_value *out, bool next)
+{
+	struct mem m = { map, size };
+	struct cm_image_reader *r = malloc(sizeof(*r));
+	enum cm_image_find rc = CM_IMAGE_BUSY;
+
+	if (map == NULL || r == NULL) {
+		free(r);
+		return CM_IMAGE_BUSY;
+	}
+	cm_image_reader_init(r, mem_read, &m);
+	if (cm_image_reader_refresh(r, size))
+		rc = next ? cm_image_reader_next(r, name, len, prefix, plen, out)
+			  : cm_image_reader_get(r, name, len, out);
+	else
+		rc = CM_IMAGE_BUSY;
+	cm_image_reader_free(r);
+	free(r);
+	return rc;
+}
+
+enum cm_image_find cm_image_get(const void *map, size_t size, const uint32_t *name,
+				size_t len, struct cm_image_value *out)
+{
+	return once(map, size, name, len, NULL, 0, out, false);
+}
+
+enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *name,
+				 size_t len, const uint32_t *prefix, size_t plen,
+				 struct cm_image_value *out)
+{
+	return once(map, size, name, len, prefix, plen, out, true);
 }

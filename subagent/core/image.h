@@ -6,9 +6,16 @@
  * The file is a header followed by sections, one per MIB group. Each
  * section has two buffers; the writer fills the one readers are not told
  * to use, under that buffer's sequence number (odd while it writes), then
- * points the section at it. A reader copies what it needs and checks the
- * sequence number again, so it never keeps half-written values. Both sides
- * run on the same host: native byte order and alignment.
+ * points the section at it. Both sides run on the same host: native byte
+ * order and alignment.
+ *
+ * Neither side maps the file: anyone who can write it could truncate it
+ * under a mapping, and a load from a page that is gone is SIGBUS. The
+ * writer stores with pwrite into blocks it allocated up front; the reader
+ * copies the header and each changed section into its own memory with
+ * pread, then checks the section's sequence number again, so it keeps no
+ * half-written section. A short read (the file was cut) makes the whole
+ * image invalid.
  *
  * A buffer holds the section's instances in OID order, each as the part of
  * its OID after the section's base, so a GETNEXT is a binary search:
@@ -33,6 +40,9 @@
 #define CM_IMAGE_MAX_OID 32u    /* sub-identifiers of a base or a registration */
 #define CM_IMAGE_MAX_SUB 64u    /* sub-identifiers of an entry after its base */
 #define CM_IMAGE_MAX_VAL 1024u  /* bytes of a value */
+/* Bytes of a section a reader copies at most: a bound on what it allocates
+ * whatever the file claims. */
+#define CM_IMAGE_MAX_SECTION_BYTES (256u * 1024u * 1024u)
 
 enum cm_image_state { CM_IMAGE_LIVE = 1, CM_IMAGE_STOPPED = 2, CM_IMAGE_SUPERSEDED = 3 };
 
@@ -97,7 +107,16 @@ void cm_image_enc_add(struct cm_image_enc *e, const uint32_t *sub, size_t sub_le
 size_t cm_image_enc_end(struct cm_image_enc *e);
 void cm_image_enc_free(struct cm_image_enc *e);
 
-/* Seqlock publication of one encoded section into the mapped file. */
+/* Stores len bytes at off of the file; 0 when all were written. */
+typedef int (*cm_image_write_fn)(void *ctx, const void *buf, size_t len, uint64_t off);
+
+/* Seqlock publication of one encoded section: h is the writer's own copy
+ * of the file's header, kept up to date; every field that changes is
+ * stored through w in the order readers rely on. -1 when a store failed
+ * (the section is then left odd: readers keep their last copy). */
+int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *data,
+			 size_t len, cm_image_write_fn w, void *ctx);
+/* The same into an image held in memory (h is its start). */
 void cm_image_write_section(struct cm_image_header *h, unsigned sec, const void *data,
 			    size_t len);
 
@@ -117,16 +136,63 @@ enum cm_image_find {
 	CM_IMAGE_BUSY = 2,        /* rewritten under us every try, or malformed */
 };
 
+/* Reads up to len bytes at off of the file into buf; returns how many it
+ * read (fewer at the file's end or on an error). */
+typedef size_t (*cm_image_read_fn)(void *ctx, void *buf, size_t len, uint64_t off);
+
+/* The bytes of the header a reader copies on every refresh: the sections'
+ * table, not the registrations (read apart, rarely). */
+#define CM_IMAGE_HEAD_BYTES offsetof(struct cm_image_header, reg)
+
+/* A section as the reader last copied it. */
+struct cm_image_copy {
+	unsigned char *p;
+	size_t room;
+	uint32_t n, active, seq;
+	uint64_t off;
+	bool ok;
+};
+
+/* The reader's own copy of an image: nothing in it points into the file. */
+struct cm_image_reader {
+	cm_image_read_fn read;
+	void *ctx;
+	uint64_t file_size;        /* as the caller last saw it */
+	bool valid;                /* the header copy passed the checks */
+	struct cm_image_header h;  /* up to CM_IMAGE_HEAD_BYTES; reg by _regs */
+	struct cm_image_copy copy[CM_IMAGE_MAX_SECTIONS];
+};
+
+void cm_image_reader_init(struct cm_image_reader *r, cm_image_read_fn read, void *ctx);
+/* Frees the copies; the reader may be refreshed again after it. */
+void cm_image_reader_free(struct cm_image_reader *r);
+/* Copies the header again; file_size bounds every offset in it. Returns
+ * r->valid: false for a short read, a foreign or damaged header. */
+bool cm_image_reader_refresh(struct cm_image_reader *r, uint64_t file_size);
+/* The registrations, copied and checked into out[]; their number, or -1
+ * when the file does not hold them whole or one is malformed. */
+int cm_image_reader_regs(struct cm_image_reader *r, struct cm_image_reg *out);
+/* Served now: valid, live, and its heartbeat recent. */
+bool cm_image_reader_fresh(const struct cm_image_reader *r, uint64_t now_ns);
+/* The instance name exactly (GET), from the copy of its section, which is
+ * first brought up to date if the file's moved on. */
+enum cm_image_find cm_image_reader_get(struct cm_image_reader *r, const uint32_t *name,
+				       size_t len, struct cm_image_value *out);
+/* The first instance after name that lies under prefix (GETNEXT in a
+ * registered subtree); out->name is its OID. */
+enum cm_image_find cm_image_reader_next(struct cm_image_reader *r, const uint32_t *name,
+					size_t len, const uint32_t *prefix, size_t plen,
+					struct cm_image_value *out);
+
 /* The header, if map[0..size) starts with one this reader understands and
  * every count in it is in range; NULL otherwise. */
 const struct cm_image_header *cm_image_header(const void *map, size_t size);
 /* Served now: live, and its heartbeat (CLOCK_MONOTONIC ns) recent. */
 bool cm_image_fresh(const struct cm_image_header *h, uint64_t now_ns);
-/* The instance name exactly (GET). */
+/* One-shot reads of an image held in memory (tests, fuzzing): a reader
+ * over map[0..size) made, asked once and freed. */
 enum cm_image_find cm_image_get(const void *map, size_t size, const uint32_t *name,
 				size_t len, struct cm_image_value *out);
-/* The first instance after name that lies under prefix (GETNEXT in a
- * registered subtree); out->name is its OID. */
 enum cm_image_find cm_image_next(const void *map, size_t size, const uint32_t *name,
 				 size_t len, const uint32_t *prefix, size_t plen,
 				 struct cm_image_value *out);

@@ -27,6 +27,8 @@
 #define DEFAULT_PATH DEFAULT_DIR "/image"
 #define MIN_CAP (64u * 1024u)
 #define RETRY_NS (5ull * 1000000000u)
+/* How often the writer checks that nobody else changed its file. */
+#define VERIFY_NS 1000000000ull
 /* Readers stop serving after two ticks without a beat, but never sooner
  * than a second: a busy SNMP thread must not make the values vanish. */
 #define STALE_FLOOR_MS 500u
@@ -43,11 +45,11 @@ static struct {
 	struct cm_image_header layout;
 	struct section s[CM_IMAGE_MAX_SECTIONS];
 	struct cm_image_enc enc;
-	char path[PATH_MAX];
+	size_t cap[CM_IMAGE_MAX_SECTIONS];  /* room each section last needed */
 	unsigned alarm;
 	uint32_t tick_ms;
-	uint64_t retry_at;
-	bool complained, running;
+	uint64_t retry_at, verify_at;
+	bool complained, announced, running;
 } P;
 
 /* ------------------------------------------------------------ layout */
@@ -197,25 +199,68 @@ static uint64_t generation(const struct mib_group *g)
 	return gen;
 }
 
-static void publish_section(unsigned i, uint64_t now)
+static const char *wanted_path_or_none(void);
+
+/* Stops publishing after a failure: one line names the path, the size
+ * and the reason; the file goes (readers step aside, as when clustermond
+ * is gone) and a new one is tried after RETRY_NS. */
+static void give_up(const char *what, size_t bytes, int err, uint64_t now)
+{
+	if (!P.complained)
+		snmp_log(LOG_ERR, "clustermond: snapshotFile %s: cannot %s (%zu bytes): %s; "
+			 "not publishing, retrying every %llu s\n",
+			 P.f != NULL ? image_file_path(P.f) : wanted_path_or_none(), what, bytes,
+			 strerror(err), RETRY_NS / 1000000000ull);
+	P.complained = true;
+	P.retry_at = now + RETRY_NS;
+	image_file_close(P.f);
+	P.f = NULL;
+}
+
+/* Writes section i, into a bigger file when it outgrew its room. */
+static int write_section(unsigned i, size_t len, uint64_t now)
+{
+	size_t bytes = 0;
+	int err;
+
+	if (len > image_file_cap(P.f, i)) {
+		if (image_file_grow(&P.f, i, len, &bytes) != 0) {
+			err = errno;
+			P.cap[i] = len * 2;
+			give_up("grow the image", bytes, err, now);
+			return -1;
+		}
+		P.cap[i] = image_file_cap(P.f, i);
+	}
+	if (image_file_write(P.f, i, P.enc.buf, len) != 0) {
+		give_up("write the image", len, errno, now);
+		return -1;
+	}
+	return 0;
+}
+
+static int publish_section(unsigned i, uint64_t now)
 {
 	struct section *s = &P.s[i];
 	uint64_t gen = generation(s->g);
 	size_t len;
 
 	if (s->done && s->g->sources != 0 && gen == s->gen)
-		return;
+		return 0;
 	if (s->done && now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
-		return;
+		return 0;
 	len = encode_group(s->g);
-	if (len == 0 || image_file_write(&P.f, i, P.enc.buf, len) != 0) {
-		snmp_log(LOG_ERR, "clustermond: image: cannot publish %s: %s\n", s->g->name,
-			 len == 0 ? "out of memory" : strerror(errno));
-		return;
+	if (len == 0) {
+		snmp_log(LOG_ERR, "clustermond: image: cannot publish %s: out of memory\n",
+			 s->g->name);
+		return 0;
 	}
+	if (write_section(i, len, now) != 0)
+		return -1;
 	s->gen = gen;
 	s->last_ns = now;
 	s->done = true;
+	return 0;
 }
 
 /* ------------------------------------------------------------ the file */
@@ -233,24 +278,53 @@ static const char *wanted_path(void)
 	return stat(DEFAULT_DIR, &st) == 0 && S_ISDIR(st.st_mode) ? DEFAULT_PATH : NULL;
 }
 
+static const char *wanted_path_or_none(void)
+{
+	const char *p = wanted_path();
+
+	return p != NULL ? p : "none";
+}
+
+/* A new file, committed once every section is in it (tick), so a reader
+ * never finds one with sections missing. */
 static void open_file(const char *path, uint64_t now)
 {
+	size_t bytes = 0;
+	int err;
+
 	if (now < P.retry_at)
 		return;
 	P.layout.stale_after_ms = 2 * (P.tick_ms > STALE_FLOOR_MS ? P.tick_ms : STALE_FLOOR_MS);
-	P.f = image_file_create(path, &P.layout, MIN_CAP);
+	P.f = image_file_create(path, &P.layout, P.cap, &bytes);
 	if (P.f == NULL) {
+		err = errno;
 		if (!P.complained)
-			snmp_log(LOG_ERR, "clustermond: snapshotFile %s: %s (retrying)\n", path,
-				 strerror(errno));
+			snmp_log(LOG_ERR, "clustermond: snapshotFile %s: cannot make the image "
+				 "(%zu bytes): %s; not publishing, retrying every %llu s\n", path,
+				 bytes, strerror(err), RETRY_NS / 1000000000ull);
 		P.complained = true;
 		P.retry_at = now + RETRY_NS;
 		return;
 	}
-	P.complained = false;
 	for (unsigned i = 0; i < P.layout.nsections; i++)
 		P.s[i].done = false;
-	snmp_log(LOG_INFO, "clustermond: publishing the image at %s\n", path);
+	P.verify_at = now + VERIFY_NS;
+}
+
+/* Another process changed the file (cut, overwrote, replaced or removed
+ * it): it is left to them and a new one published. */
+static void verify(uint64_t now)
+{
+	if (now < P.verify_at)
+		return;
+	P.verify_at = now + VERIFY_NS;
+	if (image_file_intact(P.f))
+		return;
+	snmp_log(LOG_WARNING, "clustermond: snapshotFile %s: changed by another process; "
+		 "publishing a new one\n", image_file_path(P.f));
+	image_file_abandon(P.f);
+	P.f = NULL;
+	P.retry_at = 0;
 }
 
 /* Follows the configuration (SIGHUP may change or drop the path). */
@@ -279,6 +353,25 @@ static uint32_t fastest_interval(void)
 
 static void arm(uint32_t ms);
 
+/* Publishes what changed into a committed file, then beats. */
+static void publish_all(uint64_t now, uint32_t floor)
+{
+	for (unsigned i = 0; i < P.layout.nsections; i++)
+		if (publish_section(i, now) != 0)
+			return;
+	if (image_file_commit(P.f) != 0) {
+		give_up("rename the image into place", 0, errno, now);
+		return;
+	}
+	if (P.complained || !P.announced)
+		snmp_log(LOG_INFO, "clustermond: publishing the image at %s\n",
+			 image_file_path(P.f));
+	P.complained = false;
+	P.announced = true;
+	if (image_file_beat(P.f, now, 2 * floor) != 0)
+		give_up("write the heartbeat", 0, errno, now);
+}
+
 static void tick(unsigned reg, void *arg)
 {
 	uint64_t now = cm_clock_ns();
@@ -286,12 +379,11 @@ static void tick(unsigned reg, void *arg)
 	uint32_t floor = want > STALE_FLOOR_MS ? want : STALE_FLOOR_MS;
 
 	(void)reg, (void)arg;
+	if (P.f != NULL)
+		verify(now);
 	follow_path(now);
-	if (P.f != NULL) {
-		for (unsigned i = 0; i < P.layout.nsections; i++)
-			publish_section(i, now);
-		image_file_beat(P.f, now, 2 * floor);
-	}
+	if (P.f != NULL)
+		publish_all(now, floor);
 	if (want != P.tick_ms)
 		arm(want);
 }
@@ -309,6 +401,8 @@ static void arm(uint32_t ms)
 void publish_start(void)
 {
 	build_layout();
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+		P.cap[i] = MIN_CAP;
 	P.running = true;
 	arm(fastest_interval());
 	tick(0, NULL);

@@ -1,8 +1,12 @@
 /*
- * fuzz_image.c - arbitrary bytes as the image file clustermon.so maps
+ * fuzz_image.c - arbitrary bytes as the image file clustermon.so reads
  * inside snmpd: the header check, freshness, and GET and GETNEXT for the
  * names a walk would send (the clusterMon root and its groups, every
  * section base and registration in the file, and names just past them).
+ * Each input is read twice: as a file of its own size, and as a file cut
+ * short under a reader that was told the size its header promises (the
+ * file truncated between fstat and pread), so every read past the end is
+ * short.
  *
  * With libFuzzer: tests/fuzz/run-fuzzers.sh (see tests/fuzz/README).
  * Without it (-DFUZZ_SMOKE_MAIN): smoke.h's TAP driver, run by make check.
@@ -49,11 +53,39 @@ static void check(int cond, const char *what)
 	}
 }
 
+/* The file as the module's pread sees it: data[0..size) and nothing after. */
+static struct {
+	const uint8_t *p;
+	size_t n;
+} file;
+static struct cm_image_reader reader;
+
+static size_t file_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx;
+	if (off >= file.n)
+		return 0;
+	if (len > file.n - off)
+		len = file.n - off;
+	memcpy(buf, file.p + off, len);
+	return len;
+}
+
 static void probe(const void *map, size_t size, const uint32_t *name, size_t len,
 		  const uint32_t *prefix, size_t plen)
 {
 	static struct cm_image_value v;
 
+	if (map == NULL) { /* through the persistent reader */
+		if (cm_image_reader_get(&reader, name, len, &v) == CM_IMAGE_FOUND)
+			check(cm_oid_compare(v.name, v.name_len, name, len) == 0 &&
+			      v.len <= CM_IMAGE_MAX_VAL, "a reader's GET answers the name");
+		if (cm_image_reader_next(&reader, name, len, prefix, plen, &v) == CM_IMAGE_FOUND)
+			check(cm_oid_compare(v.name, v.name_len, name, len) > 0 &&
+			      v.name_len >= plen && cm_oid_compare(v.name, plen, prefix, plen) == 0,
+			      "a reader's GETNEXT moves forward under its prefix");
+		return;
+	}
 	if (cm_image_get(map, size, name, len, &v) == CM_IMAGE_FOUND) {
 		check(v.len <= CM_IMAGE_MAX_VAL, "a value fits its buffer");
 		check(v.name_len <= CM_IMAGE_MAX_OID + CM_IMAGE_MAX_SUB, "a name fits its buffer");
@@ -84,8 +116,34 @@ static void probe_around(const void *map, size_t size, const uint32_t *name, siz
 	probe(map, size, next, len, root, sizeof(root) / 4);
 }
 
+/* The names a walk sends, through the persistent reader told the file
+ * holds claimed bytes. */
+static void read_as_file(const uint8_t *data, size_t size, uint64_t claimed)
+{
+	static struct cm_image_reg regs[CM_IMAGE_MAX_REGS];
+	int n;
+
+	file.p = data;
+	file.n = size;
+	cm_image_reader_init(&reader, file_read, NULL);
+	if (cm_image_reader_refresh(&reader, claimed)) {
+		cm_image_reader_fresh(&reader, 5000000000ull);
+		n = cm_image_reader_regs(&reader, regs);
+		check(n <= (int)CM_IMAGE_MAX_REGS, "registrations fit their table");
+		for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+			probe_around(NULL, 0, fixed[i].oid, fixed[i].len);
+		for (int i = 0; i < n; i++)
+			probe_around(NULL, 0, regs[i].oid, regs[i].len);
+		/* sections copied by the probes above are read again unchanged */
+		probe(NULL, 0, table, sizeof(table) / 4, root, sizeof(root) / 4);
+	}
+	cm_image_reader_free(&reader);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct cm_image_header head;
+	uint64_t promised = size;
 	/* The module maps the file page-aligned: so is our copy. */
 	void *map = aligned_alloc(4096, (size + 4095) / 4096 * 4096 + 4096);
 	const struct cm_image_header *h;
@@ -99,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	probe_around(map, size, root, sizeof(root) / 4);
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		probe_around(map, size, fixed[i].oid, fixed[i].len);
-	probe(map, size, NULL, 0, table, sizeof(table) / 4);
+	probe(map, size, root, 0, table, sizeof(table) / 4);
 	probe(map, size, longest, sizeof(longest) / 4, table, sizeof(table) / 4);
 	if (h != NULL) {
 		cm_image_fresh(h, 5000000000ull);
@@ -109,6 +167,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			probe_around(map, size, h->reg[i].oid, h->reg[i].len);
 	}
 	free(map);
+	read_as_file(data, size, size);
+	if (size >= offsetof(struct cm_image_header, state)) {
+		memcpy(&head, data, offsetof(struct cm_image_header, state));
+		promised = head.file_size;
+	}
+	/* A header that promises more than the file holds. */
+	read_as_file(data, size, promised > size ? promised : (uint64_t)size + 65536);
 	return 0;
 }
 

@@ -41,7 +41,7 @@ seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vms
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 
-# The image clustermon.so maps inside snmpd.
+# The image clustermon.so reads inside snmpd.
 sources[image]="$here/fuzz_image.c $core/image.c"
 seeds[image]="image/seed.bin"
 

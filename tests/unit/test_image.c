@@ -422,23 +422,26 @@ static void test_malformed(struct cm_image_header *h)
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "cut before the buffer", 0, 0, 0, boff, true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "bad magic", HDR(magic), 1, 'X', n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
-		/* The hot path leaves these to the check made when the file is
-		 * mapped; it only must not misread. */
-		{ "another version", HDR(version), 4, 2, n, false, ANY, ANY },
-		{ "another header size", HDR(header_size), 4, 64, n, false, ANY, ANY },
+		/* The reader checks its copy of the header whole at every refresh:
+		 * a count out of range makes the image invalid. */
+		{ "another version", HDR(version), 4, 2, n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "another header size", HDR(header_size), 4, 64, n, false,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "too many sections", HDR(nsections), 4, 1000, n, false,
-		  CM_IMAGE_FOUND, CM_IMAGE_FOUND },
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "sections past the table's room", HDR(nsections), 4, CM_IMAGE_MAX_SECTIONS + 1,
-		  n, false, CM_IMAGE_FOUND, CM_IMAGE_FOUND },
+		  n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "too many registrations", HDR(nregs), 4, CM_IMAGE_MAX_REGS + 1, n, false,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		/* Registrations are read apart (cm_image_reader_regs). */
+		{ "an empty registration", HDR(reg[1].len), 4, 0, n, false,
 		  CM_IMAGE_FOUND, CM_IMAGE_FOUND },
-		{ "an empty registration", HDR(reg[1].len), 4, 0, n, false, ANY, ANY },
 		{ "a registration too long", HDR(reg[1].len), 4, CM_IMAGE_MAX_OID + 1, n, false,
-		  ANY, ANY },
+		  CM_IMAGE_FOUND, CM_IMAGE_FOUND },
 		{ "an empty section base", HDR(sec[SEC_CPU].base_len), 4, 0, n, false,
-		  CM_IMAGE_NONE, CM_IMAGE_NONE },
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "a section base too long", HDR(sec[SEC_CPU].base_len), 4, CM_IMAGE_MAX_OID + 1,
-		  n, false, CM_IMAGE_NONE, CM_IMAGE_NONE },
+		  n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "a buffer past the end", BUF(a, off), 8, n - 4, n, true,
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "a buffer at the end", BUF(a, off), 8, n, n, true,
@@ -505,6 +508,80 @@ static void test_malformed(struct cm_image_header *h)
 	   "undamaged again: found");
 }
 
+/* A file as the module sees it through pread: its bytes may change or be
+ * cut between reads; a writer may strike in the middle of a section copy. */
+static struct {
+	unsigned char *p;
+	size_t n;           /* bytes the file holds */
+	unsigned reads;
+	unsigned strike_at; /* on this read, publish the cpu section again */
+	struct cm_image_header *h;
+} F;
+
+static size_t file_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx;
+	if (++F.reads == F.strike_at) { /* twice: the buffer being copied is rewritten */
+		publish_cpu(F.h, 1111);
+		publish_cpu(F.h, 1234);
+	}
+	if (off >= F.n)
+		return 0;
+	if (len > F.n - off)
+		len = F.n - off;
+	memcpy(buf, F.p + off, len);
+	return len;
+}
+
+static void test_reader(struct cm_image_header *h)
+{
+	static struct cm_image_value v;
+	struct cm_image_reader r;
+	const struct cm_image_section *s = &h->sec[SEC_CPU];
+	size_t boff;
+
+	memset(&F, 0, sizeof(F));
+	F.p = (unsigned char *)h;
+	F.n = image_size;
+	F.h = h;
+	cm_image_reader_init(&r, file_read, NULL);
+	ok(cm_image_reader_refresh(&r, image_size) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 2), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 7, "a reader over a file finds what was published");
+	boff = s->buf[s->active].off;
+	memset(F.p + boff, 0xff, 16);
+	ok(cm_image_reader_refresh(&r, image_size) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 2), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 7, "a section scribbled over under the same sequence: its copy is kept");
+	publish_cpu(h, 4321);
+	ok(cm_image_reader_refresh(&r, image_size) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 4321, "a new publication is copied again");
+	F.reads = 0;
+	F.strike_at = 3; /* header, section data, then the record read again */
+	publish_cpu(h, 5555);
+	ok(cm_image_reader_refresh(&r, image_size) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 1234 && F.reads == 6,
+	   "a copy the writer overtook is taken again");
+	F.strike_at = 0;
+	publish_cpu(h, 6666);
+	ok(cm_image_reader_refresh(&r, image_size) && (F.n = s->buf[s->active].off + 8, true) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY && !r.valid,
+	   "the file cut after its size was taken: a short read makes the image invalid");
+	ok(!cm_image_reader_refresh(&r, sizeof(*h) - 1) && !cm_image_reader_fresh(&r, h->heartbeat_ns),
+	   "a file shorter than a header is refused");
+	F.n = 4096;
+	ok(cm_image_reader_refresh(&r, image_size) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY && !r.valid,
+	   "a header promising more bytes than the file holds: nothing served");
+	F.n = image_size;
+	ok(cm_image_reader_refresh(&r, image_size) &&
+	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 6666, "whole again: served again");
+	cm_image_reader_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	struct cm_image_header *h = new_image();
@@ -530,6 +607,7 @@ int main(int argc, char **argv)
 	test_publication(h);
 	test_fresh(h);
 	test_malformed(h);
+	test_reader(h);
 	free(h);
 	return done_testing();
 }
