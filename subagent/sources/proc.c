@@ -83,15 +83,21 @@ static uint64_t read_boot_time(const char *root)
 	return t;
 }
 
-/* One fd per file per process: make room for tens of thousands. */
-static void raise_fd_limit(void)
+/* Processes whose stat and schedstat stay open (two fds each): the ones
+ * that ran most recently, within an eighth of the fd limit and never more
+ * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
+#define HOT_MAX 512
+
+static size_t hot_capacity(void)
 {
 	struct rlimit rl;
+	size_t n = 64;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = (size_t)rl.rlim_cur / 16;
+	else
+		n = HOT_MAX;
+	return n < HOT_MAX ? n : HOT_MAX;
 }
 
 static void proc_fini(void *ctx)
@@ -114,11 +120,10 @@ static void *proc_init(const char *root)
 
 	if (src == NULL)
 		return NULL;
-	raise_fd_limit();
 	snprintf(src->root, sizeof(src->root), "%s", root);
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
 	src->filter.uid = -1;
-	src->scanner = proc_scanner_new(root);
+	src->scanner = proc_scanner_new(root, hot_capacity());
 	src->hz = (unsigned)sysconf(_SC_CLK_TCK);
 	src->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	src->boot_time = read_boot_time(root);

@@ -252,15 +252,15 @@ static void appears(const char *dir, struct proc_scanner *ps, struct proc_sample
 	ok(n >= 2 && (*s)[n - 1].pid == 7777, "still sorted");
 }
 
-/* Out of descriptors: the processes that cannot be opened are skipped, the
- * rest served, and the skipped ones picked up once fds are back. */
+/* Under a low fd limit every process is still followed: only the hottest
+ * keep their files open, the rest are opened for one read. */
 static void out_of_fds(const char *dir)
 {
-	struct proc_scanner *ps = proc_scanner_new(dir);
+	struct proc_scanner *ps = proc_scanner_new(dir, 1);
 	struct proc_sample *s = NULL;
 	struct rlimit old, low;
-	size_t cap = 0;
-	int n, spare = dup(0);
+	size_t cap = 0, held;
+	int n, n2, spare = dup(0);
 
 	if (spare < 0 || getrlimit(RLIMIT_NOFILE, &old) != 0) {
 		skip("no descriptor to measure from");
@@ -268,18 +268,19 @@ static void out_of_fds(const char *dir)
 	}
 	close(spare);
 	low = old;
-	low.rlim_cur = (rlim_t)spare + 5; /* opendir plus about one process */
+	low.rlim_cur = (rlim_t)spare + 4; /* one kept process, one file at a time */
 	if (setrlimit(RLIMIT_NOFILE, &low) != 0) {
 		skip("cannot lower RLIMIT_NOFILE");
 		return;
 	}
 	n = proc_scanner_sample(ps, true, &s, &cap);
+	n2 = proc_scanner_sample(ps, false, &s, &cap);
+	held = proc_reader_open_fds(proc_scanner_reader(ps));
 	setrlimit(RLIMIT_NOFILE, &old);
-	ok(n >= 0 && n < 4, "with few fds, a rescan skips what it cannot open (%d)", n);
-	n = proc_scanner_sample(ps, true, &s, &cap);
-	ok(n == 4, "with fds back, the next rescan follows them all (%d)", n);
-	ok(s && n == 4 && strcmp(s[0].cmdline, "/sbin/init splash") == 0,
-	   "and a skipped process's cmdline is read then");
+	ok(n == 4 && n2 == 4, "with 4 spare fds, every process is followed (%d, %d)", n, n2);
+	ok(s && n2 == 4 && strcmp(s[0].cmdline, "/sbin/init splash") == 0,
+	   "and every cmdline read");
+	ok(held <= 2, "one process's files kept open (%zu fds)", held);
 	proc_scanner_free(ps);
 	free(s);
 }
@@ -298,7 +299,7 @@ static void scanner_on_fixtures(void)
 	}
 	ok(sh("cp -r '%s' '%s'", fixture_root(src, sizeof(src), "proc-procs/proc"), dir) == 0,
 	   "fixture tree copied");
-	ps = proc_scanner_new(dir);
+	ps = proc_scanner_new(dir, 64);
 	ok(ps != NULL, "scanner made");
 	if (ps == NULL)
 		return;
@@ -312,7 +313,7 @@ static void scanner_on_fixtures(void)
 	out_of_fds(dir);
 	memset(longroot, 'x', sizeof(longroot) - 1);
 	longroot[sizeof(longroot) - 1] = '\0';
-	ps = proc_scanner_new(longroot);
+	ps = proc_scanner_new(longroot, 64);
 	ok(ps == NULL && errno == ENAMETOOLONG, "a root too long is refused");
 	proc_scanner_free(ps);
 	ok(sh("rm -rf '%s'%s", dir, "") == 0, "fixture copy removed");
@@ -369,7 +370,7 @@ static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, si
 
 static void scanner_live(void)
 {
-	struct proc_scanner *ps = proc_scanner_new("");
+	struct proc_scanner *ps = proc_scanner_new("", 64);
 	struct proc_sample *s = NULL;
 	const struct proc_sample *me;
 	size_t cap = 0;
