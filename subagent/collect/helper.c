@@ -407,10 +407,11 @@ static bool parse_proc_line(void *ctx, const char *s)
 	p = &r->v[r->n];
 	if (!take_u64(&s, &tgid) || tgid == 0 || tgid > HELPER_MAX_PID ||
 	    !take_u64(&s, &p->cpu_ns) || !take_u64(&s, &p->run_delay_ns) ||
-	    !take_u64(&s, &mark) || *s != '\0' || mark < 1 || mark > 2)
+	    !take_u64(&s, &mark) || *s != '\0' || mark < 1 || mark > 3)
 		return false;
 	p->tgid = (uint32_t)tgid;
 	p->exited = mark == 2;
+	p->fresh = mark == 3;
 	r->n++;
 	return true;
 }

@@ -83,7 +83,8 @@ const struct helper_probe *helper_find_probe(const struct helper_reading *r, uin
 
 struct helper_proc {
 	uint32_t tgid;
-	bool exited;                /* its leader exited: check it is gone */
+	bool exited;                /* its leader exited: check it is gone (MARK 2) */
+	bool fresh;                 /* it forked or exec'd: read its identity (MARK 3) */
 	uint64_t cpu_ns;            /* summed over threads, since the fork or */
 	uint64_t run_delay_ns;      /* the helper's start */
 };

@@ -222,13 +222,17 @@ static void test_procs(void)
 		   !r.v[0].exited && r.v[1].tgid == 4194304 && r.v[1].exited &&
 		   r.v[1].cpu_ns == UINT64_MAX, "tgid, CPU time, run delay and the exit mark");
 	helper_procs_free(&r);
+	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 1\nproc 77 5 6 3\n", &r, why,
+			      sizeof(why)) == 0 && r.n == 1 && r.v[0].fresh && !r.v[0].exited &&
+		   r.v[0].cpu_ns == 5, "MARK 3: a new or exec'd process");
+	helper_procs_free(&r);
 	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 0\n", &r, why, sizeof(why)) == 0 &&
 		   r.n == 0 && r.v == NULL, "nothing ran");
 
 	static const struct { const char *text, *reason; } bad[] = {
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 0 1 1 1\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 4194305 1 1 1\n", "malformed" },
-		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 3\n", "malformed" },
+		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 4\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 0\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1\n", "malformed" },
 		{ "ok clustermon-kprobe 1 x\nok 1\nproc 5 1 1 1 9\n", "malformed" },
