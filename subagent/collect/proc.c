@@ -757,12 +757,12 @@ static int rescan(struct proc_scanner *ps)
 	return 0;
 }
 
-int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sample **out,
+int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap)
 {
 	size_t kept = 0, nout = 0;
 
-	if (do_rescan && rescan(ps) != 0)
+	if ((how & PROC_SCAN_LIST) && rescan(ps) != 0)
 		return -1;
 	if (*cap < ps->n) {
 		struct proc_sample *bigger = realloc(*out, ps->n * sizeof(*bigger));
@@ -775,7 +775,7 @@ int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sam
 	for (size_t i = 0; i < ps->n; i++) {
 		struct proc_entry *e = ps->e[i];
 
-		switch (sample_entry(ps, e, &(*out)[nout], do_rescan)) {
+		switch (sample_entry(ps, e, &(*out)[nout], how & PROC_SCAN_STATUS)) {
 		case S_OK:
 			nout++;
 			break;

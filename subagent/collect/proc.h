@@ -98,17 +98,20 @@ void proc_scanner_free(struct proc_scanner *ps);
 /* The scanner's reader, for single reads between samples. */
 struct proc_reader *proc_scanner_reader(struct proc_scanner *ps);
 
+/* What a scanner sample does besides reading every known process's stat:
+ * list /proc for new and gone PIDs, and read each one's status (uid and
+ * context switches: the costliest file by far; kept between such samples). */
+enum { PROC_SCAN_LIST = 1, PROC_SCAN_STATUS = 2, PROC_SCAN_FULL = 3 };
+
 /*
  * Takes one sample of every process into out[] (grown with realloc as
- * needed; *cap updated), sorted by pid; returns the count or -1. A rescan of
- * the /proc directory happens when rescan is true (the caller decides the
- * rate); between rescans only known PIDs are read, and those that vanished
- * are dropped. /proc/PID/status (uid, context switches) is the costliest file
- * by far: it is read when a process is first seen and on rescan samples only,
- * its values kept in between. A PID whose start time changed is a new
- * process. Processes that vanish mid-read are skipped, never half-filled.
+ * needed; *cap updated), sorted by pid; returns the count or -1. Between
+ * listings only known PIDs are read, and those that vanished are dropped.
+ * A process seen first has its status read at once. A PID whose start time
+ * changed is a new process. Processes that vanish mid-read are skipped,
+ * never half-filled.
  */
-int proc_scanner_sample(struct proc_scanner *ps, bool rescan, struct proc_sample **out,
+int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap);
 /* Processes followed now (after the last sample). */
 size_t proc_scanner_count(const struct proc_scanner *ps);

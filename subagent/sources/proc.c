@@ -17,8 +17,8 @@
  * listed only by a consistency sweep every 30 s, whose corrections are
  * counted (clusterMonProcSweepFixes): with no event lost there are none.
  *
- * Without the helper the scanner reads every process every sample and
- * lists /proc once a second; rows that read the same are still shared.
+ * Without the helper the scanner lists /proc and reads every process every
+ * sample (status once a second); rows that read the same are still shared.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -43,7 +43,7 @@
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
 #define SEC_NS 1000000000ull
-/* The scanner lists /proc for new PIDs at most this often. */
+/* The scanner reads every process's status at most this often. */
 #define RESCAN_NS SEC_NS
 /* Slow fields of a process that ran, at most this often. */
 #define SLOW_NS SEC_NS
@@ -52,6 +52,7 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 /* A helper that does not answer in this long is taken as gone; one that is
  * not there is asked again after a rescan interval. */
 #define HELPER_TIMEOUT_MS 200
+#define HELPER_GRACE_NS (300 * 1000000ull)
 /* Processes whose stat and schedstat stay open (two fds each): the ones
  * that ran most recently, within a sixteenth of the fd limit and never more
  * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
@@ -105,6 +106,7 @@ struct proc_source {
 	bool fed;                   /* the last sample was */
 	bool synced;                /* helper-fed: every process joined */
 	uint64_t last_try_ns;       /* of the helper, when it was not there */
+	uint64_t last_fed_ns;       /* its last answer */
 	char instance[64];          /* the helper's: a new one counts from zero */
 };
 
@@ -370,6 +372,26 @@ static void not_back(struct proc_row *r, const struct proc_row *old)
 		r->run_delay_ns = old->run_delay_ns;
 }
 
+/* A multi-threaded process's schedstat is its threads' summed: read again
+ * only when its ticks moved (it ran), the last sum kept otherwise. */
+static void threads_schedstat(struct proc_source *src, const struct pstate *s,
+			      const struct proc_sample *p, const struct proc_row *old,
+			      struct proc_row *r)
+{
+	bool moved = !s->have_ticks || p->utime_ticks + p->stime_ticks != s->utime + s->stime;
+
+	if (old != NULL && old->have_schedstat && !moved) {
+		r->have_schedstat = true;
+		r->cpu_ns = old->cpu_ns;
+		r->run_delay_ns = old->run_delay_ns;
+		return;
+	}
+	r->have_schedstat = proc_threads_schedstat(src->root, p->pid, &r->cpu_ns,
+						   &r->run_delay_ns) == 0;
+	if (!r->have_schedstat)
+		r->cpu_ns = r->run_delay_ns = 0;
+}
+
 /* One process as the scanner read it, against its last row. */
 static void scan_row(struct proc_source *src, const struct proc_sample *p, uint64_t elapsed)
 {
@@ -391,6 +413,8 @@ static void scan_row(struct proc_source *src, const struct proc_sample *p, uint6
 	r.have_schedstat = p->have_schedstat;
 	r.cpu_ns = p->have_schedstat ? p->cpu_ns : 0;
 	r.run_delay_ns = p->have_schedstat ? p->run_delay_ns : 0;
+	if (!p->have_schedstat && p->threads > 1)
+		threads_schedstat(src, s, p, old, &r);
 	not_back(&r, old);
 	r.util = old != NULL ? share_of(used_ns(src, s, p, old, &r), elapsed) : 0;
 	r.system_share = system_share(p, s);
@@ -401,12 +425,15 @@ static void scan_row(struct proc_source *src, const struct proc_sample *p, uint6
 
 static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapsed)
 {
-	bool rescan = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
-	int n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
+	/* Listing /proc costs a fraction of reading every stat: each sample
+	 * does it, so a new process shows at the next one. */
+	bool status = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
+	int n = proc_scanner_sample(src->scanner, PROC_SCAN_LIST | (status ? PROC_SCAN_STATUS : 0),
+				    &src->cur, &src->cur_cap);
 
 	if (n < 0)
 		return -1;
-	if (rescan)
+	if (status)
 		src->last_rescan_ns = now;
 	src->mark++;
 	for (int i = 0; i < n; i++)
@@ -670,9 +697,11 @@ static int fed_sample(struct proc_source *src, const struct helper_procs *hp, ui
 			src->st[i].acct.joined = false;
 		src->synced = false;
 	}
+	/* The processes in the reply join with the helper's figure for them
+	 * first; the sweep then joins the rest (which did not run lately). */
+	apply_news(src, hp, now, elapsed);
 	if (!src->synced && sweep(src, now) != 0)
 		return -1;
-	apply_news(src, hp, now, elapsed);
 	reap(src);
 	settle(src);
 	refresh_slow(src, now);
@@ -806,8 +835,14 @@ static int proc_sample(void *ctx)
 	struct helper_procs hp;
 	int rc;
 
-	if (helper_poll(src, now, &hp) != 0)
+	if (helper_poll(src, now, &hp) != 0) {
+		/* A helper that missed one answer (a loaded machine) keeps
+		 * its table: the next answer covers this interval too. */
+		if (src->fed && now - src->last_fed_ns < HELPER_GRACE_NS)
+			return 0;
 		return sample_with(src, NULL, now);
+	}
+	src->last_fed_ns = now;
 	rc = sample_with(src, &hp, now);
 	helper_procs_free(&hp);
 	return rc;

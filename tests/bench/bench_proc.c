@@ -115,7 +115,7 @@ static double per_process(struct proc_scanner *ps, struct proc_sample **s, size_
 {
 	double t0 = now_us();
 
-	*n = proc_scanner_sample(ps, false, s, cap);
+	*n = proc_scanner_sample(ps, 0, s, cap);
 	return (now_us() - t0) / (*n > 0 ? *n : 1);
 }
 
@@ -139,9 +139,9 @@ int main(void)
 		return 1;
 	}
 	t0 = now_us();
-	n = proc_scanner_sample(ps, true, &s, &cap); /* opens every process once */
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap); /* opens every process once */
 	rescan_us = now_us() - t0;
-	proc_scanner_sample(pb, true, &s, &cap);
+	proc_scanner_sample(pb, PROC_SCAN_FULL, &s, &cap);
 	wallmon_style(); /* warm the dentry cache for the other side too */
 	for (int r = 0; r < ROUNDS; r++) {
 		all[r] = per_process(ps, &s, &cap, &n);

@@ -29,7 +29,7 @@ wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $METHOD)\" = '\
 is "$(get "$METHOD")" '"helper"' "clusterMonSourceMethod.proc is helper while clustermon-kprobe runs"
 
 # kernel_ns PID: CPU time of all the threads of PID, as the kernel counts it.
-kernel_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+kernel_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
 # rate PID SECONDS: CpuNs growth per mille of the kernel's, and the kernel's
 # share of one CPU (per mille), over SECONDS.
 rate() {

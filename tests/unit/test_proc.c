@@ -194,14 +194,14 @@ static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc
 
 	fixture_put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
 				    "voluntary_ctxt_switches:\t70\nnonvoluntary_ctxt_switches:\t3\n");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->have_status && p->vol_ctxsw == 7, "status is not re-read between rescans");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "status is re-read on a rescan sample");
 	fixture_put(dir, "proc/812/status", "garbage\n");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->have_status && p->vol_ctxsw == 70, "a bad status keeps the last values");
 }
@@ -216,19 +216,19 @@ static void gone_and_reused(const char *dir, struct proc_scanner *ps, struct pro
 	 * regular file would still read, so empty it before removing. */
 	fixture_put(dir, "proc/812/stat", "");
 	sh("rm -rf '%s/proc/812'", dir, "");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	ok(n == 4 && !find(*s, n, 812), "a removed pid is gone after the next sample (%d)", n);
 	ok(proc_scanner_count(ps) == 5, "and no longer followed");
 
 	sh("rm -rf '%s/proc/2'", dir, "");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	ok(n == 3 && !find(*s, n, 2), "a pid missing from the listing is dropped by a rescan");
 
 	fixture_put(dir, "proc/4242/stat", "4242 (other) S 1 4242 4242 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
 				   "123456 1 7 1 1 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n");
 	fixture_put(dir, "proc/4242/cmdline", "other\0");
 	fixture_put(dir, "proc/4242/status", "Name:\tother\nUid:\t33\t33\t33\t33\n");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 4242);
 	ok(p && p->start_ticks == 123456 && strcmp(p->comm, "other") == 0,
 	   "a new start time under the same pid is another process");
@@ -244,9 +244,9 @@ static void appears(const char *dir, struct proc_scanner *ps, struct proc_sample
 
 	ok(sh("cp -r '%s/proc/1' '%s/proc/7777'", dir, dir) == 0, "a new process dir is made");
 	fixture_put(dir, "proc/7777/stat", "7777 (newbie) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 555 1 1 1\n");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	ok(!find(*s, n, 7777), "a new pid is not seen before a rescan");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	ok(find(*s, n, 7777) != NULL && strcmp(find(*s, n, 7777)->comm, "newbie") == 0,
 	   "and seen after one");
 	ok(n >= 2 && (*s)[n - 1].pid == 7777, "still sorted");
@@ -273,8 +273,8 @@ static void out_of_fds(const char *dir)
 		skip("cannot lower RLIMIT_NOFILE");
 		return;
 	}
-	n = proc_scanner_sample(ps, true, &s, &cap);
-	n2 = proc_scanner_sample(ps, false, &s, &cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap);
+	n2 = proc_scanner_sample(ps, 0, &s, &cap);
 	held = proc_reader_open_fds(proc_scanner_reader(ps));
 	setrlimit(RLIMIT_NOFILE, &old);
 	ok(n == 4 && n2 == 4, "with 4 spare fds, every process is followed (%d, %d)", n, n2);
@@ -303,7 +303,7 @@ static void scanner_on_fixtures(void)
 	ok(ps != NULL, "scanner made");
 	if (ps == NULL)
 		return;
-	n = proc_scanner_sample(ps, true, &s, &cap); /* before s is read */
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap); /* before s is read */
 	first_sample(s, n, ps);
 	status_cadence(dir, ps, &s, &cap);
 	gone_and_reused(dir, ps, &s, &cap);
@@ -347,7 +347,7 @@ static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, si
 	uint64_t ticks0 = 0;
 	int n;
 
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	me = n > 0 ? find(*s, n, getpid()) : NULL;
 	ticks0 = me ? me->utime_ticks + me->stime_ticks : 0;
 	atomic_store(&stop_spinning, false);
@@ -356,7 +356,7 @@ static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, si
 		return;
 	}
 	nanosleep(&pause_ns, NULL);
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	atomic_store(&stop_spinning, true);
 	pthread_join(spinner, NULL);
 	me = n > 0 ? find(*s, n, getpid()) : NULL;
@@ -378,7 +378,7 @@ static void scanner_live(void)
 	int n;
 
 	burn_cpu();
-	n = proc_scanner_sample(ps, true, &s, &cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap);
 	me = n > 0 ? find(s, n, getpid()) : NULL;
 	ok(n > 1, "the live system has processes (%d)", n);
 	/* Under libtool the binary may be lt-test_proc. */
@@ -399,11 +399,11 @@ static void scanner_live(void)
 		pause();
 		_exit(0);
 	}
-	n = proc_scanner_sample(ps, true, &s, &cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap);
 	ok(find(s, n, child) != NULL, "a forked child is followed after a rescan");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	n = proc_scanner_sample(ps, false, &s, &cap);
+	n = proc_scanner_sample(ps, 0, &s, &cap);
 	ok(find(s, n, child) == NULL, "and dropped once reaped, without a rescan");
 	ok(find(s, n, getpid()) != NULL, "while we stay");
 	two_threads_live(ps, &s, &cap);
