@@ -288,3 +288,31 @@ const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i
 	}
 	return &s->chunks[lo]->rows[i - s->first[lo]];
 }
+
+size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int32_t **pids,
+			     size_t *cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nchunks; i++) {
+		const struct proc_chunk *c = s->chunks[i];
+
+		if (c->made <= since)
+			continue; /* copied last no later: no row in it is newer */
+		for (uint32_t j = 0; j < c->n; j++) {
+			if (c->rows[j].gen <= since)
+				continue;
+			if (n == *cap) {
+				size_t bigger = *cap ? *cap * 2 : 64;
+				int32_t *grown = realloc(*pids, bigger * sizeof(*grown));
+
+				if (grown == NULL)
+					return n;
+				*pids = grown;
+				*cap = bigger;
+			}
+			(*pids)[n++] = c->rows[j].pid;
+		}
+	}
+	return n;
+}

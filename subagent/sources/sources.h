@@ -96,6 +96,11 @@ struct proc_snapshot {
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
 const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i);
+/* The pids of the rows that changed after generation since (processes that
+ * ran, appeared or had slow fields refreshed) into *pids (grown, *cap
+ * updated); the count. Chunks not copied since are skipped whole. */
+size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int32_t **pids,
+			     size_t *cap);
 
 /* clusterMonProcTable filters (procFilter, and the writable scalars). */
 struct proc_filter {
