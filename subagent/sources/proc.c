@@ -53,6 +53,7 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
  * not there is asked again after a rescan interval. */
 #define HELPER_TIMEOUT_MS 200
 #define HELPER_GRACE_NS (300 * 1000000ull)
+#define HELPER_MISSES 3
 /* Processes whose stat and schedstat stay open (two fds each): the ones
  * that ran most recently, within a sixteenth of the fd limit and never more
  * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
@@ -107,6 +108,7 @@ struct proc_source {
 	bool synced;                /* helper-fed: every process joined */
 	uint64_t last_try_ns;       /* of the helper, when it was not there */
 	uint64_t last_fed_ns;       /* its last answer */
+	unsigned helper_misses;     /* answers missed since */
 	char instance[64];          /* the helper's: a new one counts from zero */
 };
 
@@ -836,12 +838,16 @@ static int proc_sample(void *ctx)
 	int rc;
 
 	if (helper_poll(src, now, &hp) != 0) {
-		/* A helper that missed one answer (a loaded machine) keeps
-		 * its table: the next answer covers this interval too. */
-		if (src->fed && now - src->last_fed_ns < HELPER_GRACE_NS)
+		/* A helper that missed an answer or two (a loaded machine)
+		 * keeps its table: the next answer covers the gap. Falling
+		 * back to the scanner and returning would cost two full
+		 * reads of /proc. */
+		if (src->fed && (++src->helper_misses < HELPER_MISSES ||
+				 now - src->last_fed_ns < HELPER_GRACE_NS))
 			return 0;
 		return sample_with(src, NULL, now);
 	}
+	src->helper_misses = 0;
 	src->last_fed_ns = now;
 	rc = sample_with(src, &hp, now);
 	helper_procs_free(&hp);
