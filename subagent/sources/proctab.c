@@ -269,6 +269,17 @@ struct proc_snapshot *proctab_publish(struct proctab *t)
 	return s;
 }
 
+/* Where the last lookup on this thread landed: walks (GETNEXT, the image
+ * writer) ask for row after row, so the next one is in the same chunk or
+ * the one after, without a search. */
+static _Thread_local const struct proc_snapshot *cursor_snap;
+static _Thread_local size_t cursor_chunk;
+
+static bool in_chunk(const struct proc_snapshot *s, size_t c, size_t i)
+{
+	return c < s->nchunks && s->first[c] <= i && i < s->first[c] + s->chunks[c]->n;
+}
+
 const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i)
 {
 	size_t lo = 0, hi = s->nchunks;
@@ -277,15 +288,21 @@ const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i
 		return i < s->nrows ? s->view[i] : NULL;
 	if (i >= s->nall)
 		return NULL;
-	/* The last chunk whose first row is <= i. */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (cursor_snap == s && in_chunk(s, cursor_chunk, i))
+		lo = cursor_chunk;
+	else if (cursor_snap == s && in_chunk(s, cursor_chunk + 1, i))
+		lo = cursor_chunk + 1;
+	else /* the last chunk whose first row is <= i */
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (s->first[mid] <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
+			if (s->first[mid] <= i)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	cursor_snap = s;
+	cursor_chunk = lo;
 	return &s->chunks[lo]->rows[i - s->first[lo]];
 }
 

@@ -42,7 +42,7 @@ wait_for 600 grep -q ready "$T/idle.out" || { kill "$idlers"; bail "the $IDLE id
 busy=()
 for _ in $(seq 1 "$BUSY"); do sh -c 'while :; do :; done' & busy+=($!); done
 # Bounded even if this script dies.
-(sleep $(( RUNS * 4 * (SECONDS_EACH + 70) + 60 )); kill "${busy[@]}" "$idlers") 2>/dev/null &
+(sleep $(( RUNS * 4 * (SECONDS_EACH + 150) + 600 )); kill "${busy[@]}" "$idlers") 2>/dev/null &
 
 start_master >/dev/null || bail "snmpd did not start"
 start_helper >/dev/null || bail "clustermon-kprobe did not start"
