@@ -1,21 +1,16 @@
 /*
- * proc.c - every process from kept-open /proc/PID files (WallMon).
+ * proc.c - every process from /proc/PID files (WallMon).
  *
  * WallMon found that most of the cost of watching every process is opening
- * and parsing procfs files. Here each process's stat, schedstat and status
- * are opened once, when the process is first seen, and re-read with pread
- * from offset 0 (seq_file regenerates the text then). /proc is listed again
- * only when the caller asks for a rescan; between rescans a process that
- * exits is noticed because its kept-open files fail with ESRCH.
+ * and parsing procfs files. A kept-open file re-read with pread from offset 0
+ * (seq_file regenerates the text then) costs about half of open+read+close,
+ * but one fd per file per process runs out long before 10,000 processes. So
+ * the reader keeps files open for a bounded set of processes, the ones that
+ * ran most recently, and opens the rest for one read; the number of fds
+ * clustermond holds does not grow with the process count.
  *
- * A process is known by (pid, start time): the kernel ties a /proc/PID fd to
- * the task, so a reused pid normally shows up as "gone" and then "new" at the
- * next rescan, but a start time that changes under a kept-open file (fixture
- * trees, or any future kernel that rebinds) is handled as a new process too.
- *
- * Steady state (no process appearing) allocates nothing: one read buffer per
- * scanner, entries reached through an array of pointers so that dropping a
- * process moves 8 bytes per survivor rather than a whole entry.
+ * A process is known by (pid, start time): a start time that changes under
+ * a pid is a new process.
  */
 #include "proc.h"
 #include "collect.h"
@@ -168,112 +163,257 @@ bad:
 	return -1;
 }
 
-/* ------------------------------------------------------------------ scanner */
+/* ------------------------------------------------------------------ reader */
 
-/* What a followed process keeps between samples: its files, what identifies
- * it, and what is read less often than every sample. */
-struct proc_entry {
-	struct procfile stat, sched, status;
-	pid_t pid;
-	bool known;               /* start_ticks holds the first sample's */
-	uint64_t start_ticks;
-	bool have_status;
-	uint32_t uid;
-	uint64_t vol_ctxsw, invol_ctxsw;
-	char cmdline[PROC_CMDLINE_MAX];
+/*
+ * A bounded set of kept-open stat and schedstat files, for the processes
+ * that ran most recently. pread on a kept fd costs about half of
+ * open+read+close, but one fd per file per process runs out at 10,000
+ * processes: a process read while cold is opened, read and closed, and only
+ * a hot one (the caller says it ran) takes a slot, evicting the least
+ * recently run.
+ */
+#define NO_SLOT UINT32_MAX
+
+struct hot_slot {
+	pid_t pid;                /* 0: free */
+	struct procfile stat, sched;
+	uint32_t prev, next;      /* the LRU list: head is the most recent */
+	uint32_t chain;           /* the next slot in this hash bucket */
 };
 
-struct proc_scanner {
+struct proc_reader {
 	char root[256];
-	struct proc_entry **e;    /* followed processes, ascending pid */
-	struct proc_entry **next; /* a rescan merges into this one, then swaps */
-	size_t n, cap;
-	pid_t *pids;              /* the last listing of /proc, reused */
-	size_t pids_cap;
+	struct hot_slot *slot;
+	uint32_t nslots, nbuckets, *bucket;
+	uint32_t head, tail, nfree;
+	size_t open_fds;
 	/* Large enough for status with wide Cpus_allowed/Mems_allowed masks. */
 	char buf[16384];
 };
 
-/* How one read of a process turned out. */
-enum sample_rc { S_OK, S_SKIP, S_GONE };
-
-struct proc_scanner *proc_scanner_new(const char *root)
+struct proc_reader *proc_reader_new(const char *root, size_t max_hot)
 {
-	struct proc_scanner *ps;
+	struct proc_reader *r;
 
-	if (strlen(root) >= sizeof(ps->root)) {
+	if (strlen(root) >= sizeof(r->root)) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	ps = calloc(1, sizeof(*ps));
-	if (ps != NULL)
-		strcpy(ps->root, root);
-	return ps;
+	if (max_hot > 65536)
+		max_hot = 65536;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	strcpy(r->root, root);
+	r->nslots = (uint32_t)max_hot;
+	r->nbuckets = 16;
+	while (r->nbuckets < 2 * r->nslots)
+		r->nbuckets *= 2;
+	r->slot = calloc(r->nslots ? r->nslots : 1, sizeof(*r->slot));
+	r->bucket = malloc(r->nbuckets * sizeof(*r->bucket));
+	if (r->slot == NULL || r->bucket == NULL) {
+		proc_reader_free(r);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < r->nbuckets; i++)
+		r->bucket[i] = NO_SLOT;
+	r->head = r->tail = NO_SLOT;
+	r->nfree = r->nslots;
+	return r;
 }
 
-static void entry_close(struct proc_entry *e)
+static uint32_t *bucket_of(struct proc_reader *r, pid_t pid)
 {
-	procfile_close(&e->stat);
-	procfile_close(&e->sched);
-	procfile_close(&e->status);
+	return &r->bucket[((uint32_t)pid * 2654435761u) & (r->nbuckets - 1)];
 }
 
-static void entry_free(struct proc_entry *e)
+static uint32_t hot_find(struct proc_reader *r, pid_t pid)
 {
-	entry_close(e);
-	free(e);
+	uint32_t i = *bucket_of(r, pid);
+
+	while (i != NO_SLOT && r->slot[i].pid != pid)
+		i = r->slot[i].chain;
+	return i;
 }
 
-void proc_scanner_free(struct proc_scanner *ps)
+static void lru_unlink(struct proc_reader *r, uint32_t i)
 {
-	if (ps == NULL)
-		return;
-	for (size_t i = 0; i < ps->n; i++)
-		entry_free(ps->e[i]);
-	free(ps->e);
-	free(ps->next);
-	free(ps->pids);
-	free(ps);
+	struct hot_slot *s = &r->slot[i];
+
+	if (s->prev != NO_SLOT)
+		r->slot[s->prev].next = s->next;
+	else
+		r->head = s->next;
+	if (s->next != NO_SLOT)
+		r->slot[s->next].prev = s->prev;
+	else
+		r->tail = s->prev;
 }
 
-size_t proc_scanner_count(const struct proc_scanner *ps)
+static void lru_push(struct proc_reader *r, uint32_t i)
 {
-	return ps->n;
+	r->slot[i].prev = NO_SLOT;
+	r->slot[i].next = r->head;
+	if (r->head != NO_SLOT)
+		r->slot[r->head].prev = i;
+	r->head = i;
+	if (r->tail == NO_SLOT)
+		r->tail = i;
 }
 
-/* Out of descriptors: the process cannot be followed now, but one that
- * simply lacks the file (no CONFIG_SCHED_INFO, hidepid) can. */
-static bool out_of_fds(void)
+static void slot_close(struct proc_reader *r, struct hot_slot *s)
 {
-	return errno == EMFILE || errno == ENFILE;
+	r->open_fds -= (s->stat.fd >= 0) + (s->sched.fd >= 0);
+	procfile_close(&s->stat);
+	procfile_close(&s->sched);
 }
 
-static int open_one(struct proc_scanner *ps, struct procfile *pf, pid_t pid, const char *file)
+/* Frees slot i: its files closed, out of the list and its bucket. */
+static void hot_drop(struct proc_reader *r, uint32_t i)
+{
+	uint32_t *link = bucket_of(r, r->slot[i].pid);
+
+	while (*link != i)
+		link = &r->slot[*link].chain;
+	*link = r->slot[i].chain;
+	lru_unlink(r, i);
+	slot_close(r, &r->slot[i]);
+	r->slot[i].pid = 0;
+	r->nfree++;
+}
+
+static int open_one(const char *root, struct procfile *pf, pid_t pid, const char *file)
 {
 	char rel[64];
 
 	snprintf(rel, sizeof(rel), "proc/%d/%s", (int)pid, file);
-	return procfile_open(pf, ps->root, rel);
+	return procfile_open(pf, root, rel);
+}
+
+/* A slot for pid with its files open, the least recently run evicted when
+ * all are taken; NO_SLOT when it cannot have one. */
+static uint32_t hot_take(struct proc_reader *r, pid_t pid)
+{
+	uint32_t i, *b;
+
+	if (r->nslots == 0)
+		return NO_SLOT;
+	if (r->nfree == 0)
+		hot_drop(r, r->tail);
+	for (i = 0; r->slot[i].pid != 0; i++)
+		;
+	if (open_one(r->root, &r->slot[i].stat, pid, "stat") != 0)
+		return NO_SLOT;
+	if (open_one(r->root, &r->slot[i].sched, pid, "schedstat") != 0)
+		r->slot[i].sched.fd = -1;
+	r->open_fds += 1 + (r->slot[i].sched.fd >= 0);
+	r->slot[i].pid = pid;
+	b = bucket_of(r, pid);
+	r->slot[i].chain = *b;
+	*b = i;
+	lru_push(r, i);
+	r->nfree--;
+	return i;
+}
+
+void proc_reader_free(struct proc_reader *r)
+{
+	if (r == NULL)
+		return;
+	for (uint32_t i = 0; r->slot != NULL && i < r->nslots; i++)
+		if (r->slot[i].pid != 0)
+			slot_close(r, &r->slot[i]);
+	free(r->slot);
+	free(r->bucket);
+	free(r);
+}
+
+size_t proc_reader_open_fds(const struct proc_reader *r)
+{
+	return r->open_fds;
+}
+
+/* A failed read: ESRCH (the task is gone), ENOENT, or nothing at all mean
+ * the process exited (errno ESRCH then); anything else is a bad read of a
+ * live process (EINVAL unless the OS said otherwise). */
+static int read_failed(ssize_t n)
+{
+	if (n == 0 || errno == ESRCH || errno == ENOENT)
+		errno = ESRCH;
+	return -1;
+}
+
+/* One file of pid into r->buf: through the kept fd when there is one,
+ * else opened for this read alone. */
+static ssize_t read_file(struct proc_reader *r, struct procfile *kept, pid_t pid,
+			 const char *file)
+{
+	struct procfile pf;
+	ssize_t n;
+	int err;
+
+	if (kept != NULL && kept->fd >= 0)
+		return procfile_read(kept, r->buf, sizeof(r->buf));
+	if (open_one(r->root, &pf, pid, file) != 0)
+		return -1;
+	n = procfile_read(&pf, r->buf, sizeof(r->buf));
+	err = errno;
+	procfile_close(&pf);
+	errno = err;
+	return n;
+}
+
+/* stat and, for a single-threaded process, schedstat (a multi-threaded
+ * one's counts its main thread alone; stat's utime and stime cover every
+ * thread, dead ones included). */
+static int read_stat(struct proc_reader *r, uint32_t i, pid_t pid, struct proc_sample *o)
+{
+	struct hot_slot *s = i != NO_SLOT ? &r->slot[i] : NULL;
+	ssize_t n = read_file(r, s ? &s->stat : NULL, pid, "stat");
+
+	if (n <= 0)
+		return read_failed(n);
+	if (procstat_parse(r->buf, o) != 0 || o->pid != pid) {
+		errno = EINVAL;
+		return -1;
+	}
+	o->have_schedstat = false;
+	if (o->threads > 1 || (s != NULL && s->sched.fd < 0))
+		return 0;
+	/* A missing schedstat (no CONFIG_SCHED_INFO) leaves the stat fields
+	 * good; a process that exited meanwhile fails its next stat read. */
+	n = read_file(r, s ? &s->sched : NULL, pid, "schedstat");
+	o->have_schedstat = n > 0 &&
+			    schedstat_parse(r->buf, &o->cpu_ns, &o->run_delay_ns) == 0;
+	return 0;
+}
+
+static int read_status(struct proc_reader *r, pid_t pid, struct proc_sample *o)
+{
+	ssize_t n = read_file(r, NULL, pid, "status");
+
+	if (n <= 0)
+		return read_failed(n);
+	o->have_status = procstatus_parse(r->buf, o) == 0;
+	return 0;
 }
 
 /*
- * The command line, read once per process: it is long, and changes only when
- * a process rewrites its argv. NULs between arguments become spaces; the
- * trailing ones are dropped. Kernel threads and zombies have none: "".
+ * The command line: NULs between arguments become spaces, the trailing ones
+ * are dropped. Kernel threads and zombies have none: "". Not procfile_read:
+ * a command line longer than ours is cut, not refused.
  */
-static int read_cmdline(struct proc_scanner *ps, struct proc_entry *e)
+static int read_cmdline(struct proc_reader *r, pid_t pid, char *out, size_t cap)
 {
 	struct procfile pf;
 	size_t len = 0;
 
-	e->cmdline[0] = '\0';
-	if (open_one(ps, &pf, e->pid, "cmdline") != 0)
-		return out_of_fds() ? -1 : 0;
-	/* Not procfile_read: a command line longer than ours is cut, not
-	 * refused. */
-	while (len < sizeof(e->cmdline) - 1) {
-		ssize_t n = pread(pf.fd, e->cmdline + len, sizeof(e->cmdline) - 1 - len,
-				  (off_t)len);
+	out[0] = '\0';
+	if (open_one(r->root, &pf, pid, "cmdline") != 0)
+		return read_failed(-1);
+	while (len < cap - 1) {
+		ssize_t n = pread(pf.fd, out + len, cap - 1 - len, (off_t)len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -282,129 +422,196 @@ static int read_cmdline(struct proc_scanner *ps, struct proc_entry *e)
 		len += (size_t)n;
 	}
 	procfile_close(&pf);
-	for (size_t i = 0; i < len; i++)
-		if (e->cmdline[i] == '\0')
-			e->cmdline[i] = ' ';
-	while (len > 0 && e->cmdline[len - 1] == ' ')
+	for (size_t k = 0; k < len; k++)
+		if (out[k] == '\0')
+			out[k] = ' ';
+	while (len > 0 && out[len - 1] == ' ')
 		len--;
-	e->cmdline[len] = '\0';
+	out[len] = '\0';
 	return 0;
 }
 
-/* Opens a process's files and reads its command line; -1 when it cannot be
- * followed (gone already, or out of descriptors), with nothing left open. */
-static int entry_open(struct proc_scanner *ps, struct proc_entry *e)
+/* The stat part, through a kept fd when pid has (or, hot, may take) one. A
+ * kept fd that says the task is gone may belong to an earlier process under
+ * the same pid: the path is tried once more. */
+static int read_stat_kept(struct proc_reader *r, pid_t pid, bool hot, struct proc_sample *o)
 {
-	e->known = false;
-	e->have_status = false;
-	e->stat.fd = e->sched.fd = e->status.fd = -1;
-	if (open_one(ps, &e->stat, e->pid, "stat") != 0)
-		goto fail;
-	if (open_one(ps, &e->sched, e->pid, "schedstat") != 0 && out_of_fds())
-		goto fail;
-	if (open_one(ps, &e->status, e->pid, "status") != 0 && out_of_fds())
-		goto fail;
-	if (read_cmdline(ps, e) != 0)
-		goto fail;
-	return 0;
-fail:
-	entry_close(e);
-	return -1;
+	uint32_t i = hot_find(r, pid);
+
+	if (i != NO_SLOT) {
+		lru_unlink(r, i);
+		lru_push(r, i);
+		if (read_stat(r, i, pid, o) == 0)
+			return 0;
+		if (errno != ESRCH)
+			return -1;
+		hot_drop(r, i);
+	}
+	if (hot && (i = hot_take(r, pid)) != NO_SLOT) {
+		if (read_stat(r, i, pid, o) == 0)
+			return 0;
+		hot_drop(r, i);
+		return -1;
+	}
+	return read_stat(r, NO_SLOT, pid, o);
 }
 
+int proc_read(struct proc_reader *r, pid_t pid, unsigned what, bool hot, struct proc_sample *o)
+{
+	if ((what & PROC_READ_STAT) && read_stat_kept(r, pid, hot, o) != 0)
+		return -1;
+	if ((what & PROC_READ_STATUS) && read_status(r, pid, o) != 0)
+		return -1;
+	if ((what & PROC_READ_CMDLINE) && read_cmdline(r, pid, o->cmdline, sizeof(o->cmdline)) != 0)
+		return -1;
+	return 0;
+}
+
+void proc_reader_forget(struct proc_reader *r, pid_t pid)
+{
+	uint32_t i = hot_find(r, pid);
+
+	if (i != NO_SLOT)
+		hot_drop(r, i);
+}
+
+/* ------------------------------------------------------------------ scanner */
+
+/* What a followed process keeps between samples: what identifies it, and
+ * what is read less often than every sample. No file stays open here: the
+ * reader keeps a bounded set for the processes that ran. */
+struct proc_entry {
+	pid_t pid;
+	bool known;               /* start_ticks holds the first sample's */
+	bool ran;                 /* its CPU time moved at the last read */
+	uint64_t start_ticks, ticks;
+	bool have_status;
+	uint32_t uid;
+	uint64_t vol_ctxsw, invol_ctxsw;
+	char cmdline[PROC_CMDLINE_MAX];
+};
+
+struct proc_scanner {
+	char root[256];
+	struct proc_reader *reader;
+	struct proc_entry **e;    /* followed processes, ascending pid */
+	struct proc_entry **next; /* a rescan merges into this one, then swaps */
+	size_t n, cap;
+	pid_t *pids;              /* the last listing of /proc, reused */
+	size_t pids_cap;
+};
+
+/* How one read of a process turned out. */
+enum sample_rc { S_OK, S_SKIP, S_GONE };
+
+struct proc_scanner *proc_scanner_new(const char *root, size_t max_hot)
+{
+	struct proc_scanner *ps;
+
+	if (strlen(root) >= sizeof(ps->root)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	ps = calloc(1, sizeof(*ps));
+	if (ps == NULL)
+		return NULL;
+	strcpy(ps->root, root);
+	ps->reader = proc_reader_new(root, max_hot);
+	if (ps->reader == NULL) {
+		free(ps);
+		return NULL;
+	}
+	return ps;
+}
+
+void proc_scanner_free(struct proc_scanner *ps)
+{
+	if (ps == NULL)
+		return;
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->e[i]);
+	free(ps->e);
+	free(ps->next);
+	free(ps->pids);
+	proc_reader_free(ps->reader);
+	free(ps);
+}
+
+size_t proc_scanner_count(const struct proc_scanner *ps)
+{
+	return ps->n;
+}
+
+struct proc_reader *proc_scanner_reader(struct proc_scanner *ps)
+{
+	return ps->reader;
+}
+
+/* The command line, read when a process is first seen: it is long, and
+ * changes only when a process rewrites its argv. */
 static struct proc_entry *entry_new(struct proc_scanner *ps, pid_t pid)
 {
-	struct proc_entry *e = malloc(sizeof(*e));
+	struct proc_entry *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)
 		return NULL;
 	e->pid = pid;
-	if (entry_open(ps, e) != 0) {
+	if (read_cmdline(ps->reader, pid, e->cmdline, sizeof(e->cmdline)) != 0 &&
+	    (errno == ESRCH || errno == EMFILE || errno == ENFILE)) {
 		free(e);
 		return NULL;
 	}
 	return e;
 }
 
-/* A failed read: ESRCH (the task is gone), ENOENT, or nothing at all mean
- * the process exited; anything else is a bad sample of a live process. */
-static enum sample_rc read_failed(ssize_t n)
+static enum sample_rc sample_rc_of(void)
 {
-	if (n == 0 || errno == ESRCH || errno == ENOENT)
-		return S_GONE;
-	return S_SKIP;
-}
-
-/* stat and schedstat into o; o is left unused unless this returns S_OK. */
-static enum sample_rc read_stat(struct proc_scanner *ps, struct proc_entry *e,
-				struct proc_sample *o)
-{
-	ssize_t n = procfile_read(&e->stat, ps->buf, sizeof(ps->buf));
-
-	if (n <= 0)
-		return read_failed(n);
-	if (procstat_parse(ps->buf, o) != 0 || o->pid != e->pid)
-		return S_SKIP;
-	o->have_schedstat = false;
-	/* /proc/PID/schedstat is the main thread's alone; a multi-threaded
-	 * process would be undercounted, so it gets none (stat's utime and
-	 * stime cover every thread, dead ones included). */
-	if (e->sched.fd < 0 || o->threads > 1)
-		return S_OK;
-	n = procfile_read(&e->sched, ps->buf, sizeof(ps->buf));
-	if (n <= 0 && read_failed(n) == S_GONE)
-		return S_GONE; /* exited between the two reads */
-	o->have_schedstat = n > 0 &&
-			    schedstat_parse(ps->buf, &o->cpu_ns, &o->run_delay_ns) == 0;
-	return S_OK;
+	return errno == ESRCH ? S_GONE : S_SKIP;
 }
 
 /* status into the entry; a bad read keeps the last values. */
-static enum sample_rc read_status(struct proc_scanner *ps, struct proc_entry *e)
+static enum sample_rc entry_status(struct proc_scanner *ps, struct proc_entry *e)
 {
 	struct proc_sample tmp;
-	ssize_t n;
 
-	if (e->status.fd < 0)
-		return S_OK;
-	n = procfile_read(&e->status, ps->buf, sizeof(ps->buf));
-	if (n <= 0)
-		return read_failed(n) == S_GONE ? S_GONE : S_OK;
-	if (procstatus_parse(ps->buf, &tmp) != 0)
-		return S_OK;
-	e->have_status = true;
-	e->uid = tmp.uid;
-	e->vol_ctxsw = tmp.vol_ctxsw;
-	e->invol_ctxsw = tmp.invol_ctxsw;
+	tmp.have_status = false;
+	if (proc_read(ps->reader, e->pid, PROC_READ_STATUS, false, &tmp) != 0)
+		return errno == ESRCH ? S_GONE : S_OK;
+	if (tmp.have_status) {
+		e->have_status = true;
+		e->uid = tmp.uid;
+		e->vol_ctxsw = tmp.vol_ctxsw;
+		e->invol_ctxsw = tmp.invol_ctxsw;
+	}
 	return S_OK;
 }
 
-/* The pid now belongs to another process: start over with fresh files. */
-static enum sample_rc reopen(struct proc_scanner *ps, struct proc_entry *e,
-			     struct proc_sample *o)
+/* The pid now belongs to another process: forget what the old one had. */
+static void renew(struct proc_scanner *ps, struct proc_entry *e)
 {
-	entry_close(e);
-	if (entry_open(ps, e) != 0)
-		return S_GONE;
-	return read_stat(ps, e, o);
+	e->known = false;
+	e->have_status = false;
+	if (read_cmdline(ps->reader, e->pid, e->cmdline, sizeof(e->cmdline)) != 0)
+		e->cmdline[0] = '\0';
 }
 
 /* One process into o: stat fields fresh, status fields as last read. */
 static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e,
 				   struct proc_sample *o, bool with_status)
 {
-	enum sample_rc rc = read_stat(ps, e, o);
-
-	if (rc == S_OK && e->known && o->start_ticks != e->start_ticks)
-		rc = reopen(ps, e, o);
-	if (rc != S_OK)
-		return rc;
+	if (proc_read(ps->reader, e->pid, PROC_READ_STAT, e->ran || !e->known, o) != 0)
+		return sample_rc_of();
+	if (e->known && o->start_ticks != e->start_ticks)
+		renew(ps, e);
 	if (!e->known) {
 		e->known = true;
 		e->start_ticks = o->start_ticks;
+		e->ticks = o->utime_ticks + o->stime_ticks;
 		with_status = true;
 	}
-	if (with_status && read_status(ps, e) == S_GONE)
+	e->ran = o->utime_ticks + o->stime_ticks != e->ticks;
+	e->ticks = o->utime_ticks + o->stime_ticks;
+	if (with_status && entry_status(ps, e) == S_GONE)
 		return S_GONE;
 	o->have_status = e->have_status;
 	o->uid = e->have_status ? e->uid : 0;
@@ -514,8 +721,8 @@ ssize_t proc_list_pids(const char *root, pid_t **pids, size_t *cap)
 
 /*
  * Merges the fresh listing into the followed set: pids no longer listed are
- * closed, new ones opened (one that cannot be, because it is gone already or
- * we are out of descriptors, is skipped and tried again next rescan). Both
+ * dropped, new ones added (one that cannot be read, because it is gone already
+ * or we are out of descriptors, is skipped and tried again next rescan). Both
  * lists ascend, so one pass does it.
  */
 static int rescan(struct proc_scanner *ps)
@@ -532,7 +739,8 @@ static int rescan(struct proc_scanner *ps)
 	out = ps->next;
 	while (i < ps->n || j < npids) {
 		if (j == npids || (i < ps->n && ps->e[i]->pid < ps->pids[j])) {
-			entry_free(ps->e[i++]);
+			proc_reader_forget(ps->reader, ps->e[i]->pid);
+			free(ps->e[i++]);
 		} else if (i == ps->n || ps->pids[j] < ps->e[i]->pid) {
 			struct proc_entry *e = entry_new(ps, ps->pids[j++]);
 
@@ -549,12 +757,12 @@ static int rescan(struct proc_scanner *ps)
 	return 0;
 }
 
-int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sample **out,
+int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap)
 {
 	size_t kept = 0, nout = 0;
 
-	if (do_rescan && rescan(ps) != 0)
+	if ((how & PROC_SCAN_LIST) && rescan(ps) != 0)
 		return -1;
 	if (*cap < ps->n) {
 		struct proc_sample *bigger = realloc(*out, ps->n * sizeof(*bigger));
@@ -567,14 +775,15 @@ int proc_scanner_sample(struct proc_scanner *ps, bool do_rescan, struct proc_sam
 	for (size_t i = 0; i < ps->n; i++) {
 		struct proc_entry *e = ps->e[i];
 
-		switch (sample_entry(ps, e, &(*out)[nout], do_rescan)) {
+		switch (sample_entry(ps, e, &(*out)[nout], how & PROC_SCAN_STATUS)) {
 		case S_OK:
 			nout++;
 			break;
 		case S_SKIP:
 			break; /* alive but unreadable now: follow, don't report */
 		case S_GONE:
-			entry_free(e);
+			proc_reader_forget(ps->reader, e->pid);
+			free(e);
 			continue;
 		}
 		ps->e[kept++] = e;

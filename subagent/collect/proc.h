@@ -1,8 +1,8 @@
 /*
  * proc.h - the per-process reader behind clusterMonProcTable (WallMon).
  *
- * Built to make 10-100 Hz sampling of every process affordable: each
- * process's /proc/PID files are opened once and re-read with pread; /proc is
+ * Built to make 10-100 Hz sampling of every process affordable: a bounded
+ * set of /proc/PID files is kept open and re-read with pread; /proc is
  * rescanned only to find new and gone PIDs; parsing is by hand (comm may hold
  * spaces and parentheses); PID reuse is caught by the start time. No net-snmp
  * headers, no threads here: the caller owns scheduling.
@@ -62,24 +62,56 @@ int procstatus_parse(const char *buf, struct proc_sample *out);
  * updated), ascending; the count, or -1 when ROOT/proc cannot be listed. */
 ssize_t proc_list_pids(const char *root, pid_t **pids, size_t *cap);
 
-/* The set of processes being followed, with their kept-open files. */
+/*
+ * Reads single processes, keeping stat and schedstat open for at most
+ * max_hot of them (the ones that ran most recently, evicting the least
+ * recent); the others are opened for one read and closed. root as in
+ * collect.h. NULL on allocation failure.
+ */
+struct proc_reader;
+struct proc_reader *proc_reader_new(const char *root, size_t max_hot);
+void proc_reader_free(struct proc_reader *r);
+
+enum { PROC_READ_STAT = 1, PROC_READ_STATUS = 2, PROC_READ_CMDLINE = 4 };
+
+/*
+ * What names into o: STAT fills the /proc/PID/stat fields and, for a
+ * single-threaded process, schedstat (have_schedstat); STATUS uid and
+ * context switches (have_status false when the file did not parse); CMDLINE
+ * the command line. hot: the process ran, keep its files open. 0, or -1
+ * with errno ESRCH when the process is gone, EINVAL when its stat did not
+ * parse, or the OS's (EMFILE...).
+ */
+int proc_read(struct proc_reader *r, pid_t pid, unsigned what, bool hot, struct proc_sample *o);
+/* Closes whatever pid keeps open (it exited). */
+void proc_reader_forget(struct proc_reader *r, pid_t pid);
+/* Descriptors the reader holds now. */
+size_t proc_reader_open_fds(const struct proc_reader *r);
+
+/* The set of processes being followed without the helper. */
 struct proc_scanner;
 
-/* root as in collect.h ("" = live system). NULL on allocation failure. */
-struct proc_scanner *proc_scanner_new(const char *root);
+/* root as in collect.h ("" = live system); max_hot as for proc_reader_new.
+ * NULL on allocation failure. */
+struct proc_scanner *proc_scanner_new(const char *root, size_t max_hot);
 void proc_scanner_free(struct proc_scanner *ps);
+/* The scanner's reader, for single reads between samples. */
+struct proc_reader *proc_scanner_reader(struct proc_scanner *ps);
+
+/* What a scanner sample does besides reading every known process's stat:
+ * list /proc for new and gone PIDs, and read each one's status (uid and
+ * context switches: the costliest file by far; kept between such samples). */
+enum { PROC_SCAN_LIST = 1, PROC_SCAN_STATUS = 2, PROC_SCAN_FULL = 3 };
 
 /*
  * Takes one sample of every process into out[] (grown with realloc as
- * needed; *cap updated), sorted by pid; returns the count or -1. A rescan of
- * the /proc directory happens when rescan is true (the caller decides the
- * rate); between rescans only known PIDs are read, and those that vanished
- * are dropped. /proc/PID/status (uid, context switches) is the costliest file
- * by far: it is read when a process is first seen and on rescan samples only,
- * its values kept in between. A PID whose start time changed is a new process: its files are
- * reopened. Processes that vanish mid-read are skipped, never half-filled.
+ * needed; *cap updated), sorted by pid; returns the count or -1. Between
+ * listings only known PIDs are read, and those that vanished are dropped.
+ * A process seen first has its status read at once. A PID whose start time
+ * changed is a new process. Processes that vanish mid-read are skipped,
+ * never half-filled.
  */
-int proc_scanner_sample(struct proc_scanner *ps, bool rescan, struct proc_sample **out,
+int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap);
 /* Processes followed now (after the last sample). */
 size_t proc_scanner_count(const struct proc_scanner *ps);

@@ -86,6 +86,38 @@ int sock_owners_read(struct sock_owners *so, const char *root)
 	return 0;
 }
 
+void sock_owners_add(struct sock_owners *so, const char *root, const pid_t *pids, size_t n)
+{
+	size_t before = so->n;
+
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		scan_fds(so, root, pids[i]);
+	if (so->n == before)
+		return;
+	qsort(so->v, so->n, sizeof(*so->v), by_inode);
+	/* A process added twice must not fill the table with copies. */
+	for (size_t i = 0; i < so->n; i++)
+		if (kept == 0 || so->v[kept - 1].inode != so->v[i].inode ||
+		    so->v[kept - 1].pid != so->v[i].pid)
+			so->v[kept++] = so->v[i];
+	so->n = kept;
+}
+
+void sock_owners_keep(struct sock_owners *so, const uint32_t *inodes, size_t n)
+{
+	size_t kept = 0, j = 0;
+
+	for (size_t i = 0; i < so->n; i++) {
+		while (j < n && inodes[j] < so->v[i].inode)
+			j++;
+		if (j < n && inodes[j] == so->v[i].inode)
+			so->v[kept++] = so->v[i];
+	}
+	so->n = kept;
+}
+
 uint32_t sock_owners_pid(const struct sock_owners *so, uint32_t inode)
 {
 	size_t lo = 0, hi = so->n;

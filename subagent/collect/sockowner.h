@@ -2,7 +2,8 @@
  * sockowner.h - which process holds a socket: inode -> pid from the
  * "socket:[INODE]" links in ROOT/proc/PID/fd, the way ss -p finds owners.
  * Reading every process's fd links costs far more than a socket dump, so
- * the caller decides how often to rebuild. No net-snmp, no threads.
+ * the caller decides how often to rebuild, or adds only the processes that
+ * ran (sock_owners_add). No net-snmp, no threads.
  */
 #ifndef CLUSTERMON_SOCKOWNER_H
 #define CLUSTERMON_SOCKOWNER_H
@@ -29,6 +30,12 @@ struct sock_owners {
  * that exits meanwhile, or whose fds we may not read, is skipped; a socket
  * held by several processes goes to the lowest pid. */
 int sock_owners_read(struct sock_owners *so, const char *root);
+/* Adds the sockets the given processes hold (their fd links) to the table,
+ * which stays sorted: for a caller that knows which processes ran, so a new
+ * socket's owner is found without reading every process's fds. */
+void sock_owners_add(struct sock_owners *so, const char *root, const pid_t *pids, size_t n);
+/* Keeps only the entries whose inode is in inodes[] (ascending). */
+void sock_owners_keep(struct sock_owners *so, const uint32_t *inodes, size_t n);
 /* The owner of a socket inode, 0 when unknown (inode 0 included). */
 uint32_t sock_owners_pid(const struct sock_owners *so, uint32_t inode);
 void sock_owners_free(struct sock_owners *so);

@@ -62,12 +62,12 @@ static size_t proc_rows(void *view)
 
 static void proc_index(void *view, size_t row, oid *out)
 {
-	out[0] = (oid)((const struct proc_snapshot *)view)->rows[row].pid;
+	out[0] = (oid)proc_snapshot_row(view, row)->pid;
 }
 
 static int proc_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	const struct proc_row *r = &((const struct proc_snapshot *)view)->rows[row];
+	const struct proc_row *r = proc_snapshot_row(view, row);
 
 	switch (col) {
 	case COL_NAME: return mib_string(v, r->comm);
@@ -261,6 +261,22 @@ static void undo_top(const oid *idx, size_t len, const struct mib_undo *undo)
 	filter_set(&f);
 }
 
+static int get_sweep_fixes(void *view, struct mib_value *v)
+{
+	const struct proc_snapshot *s = view;
+
+	return s ? mib_u64(v, ASN_COUNTER64, s->sweep_fixes) : MIB_ABSENT;
+}
+
+static int get_agent_rss(void *view, struct mib_value *v)
+{
+	const struct proc_snapshot *s = view;
+
+	if (s == NULL || s->agent_rss_kb == 0)
+		return MIB_ABSENT;
+	return mib_u64(v, ASN_GAUGE, s->agent_rss_kb > UINT32_MAX ? UINT32_MAX : s->agent_rss_kb);
+}
+
 static const struct mib_setter name_setter = { check_name, apply_name, undo_name };
 static const struct mib_setter uid_setter = { check_uid, apply_uid, undo_uid };
 static const struct mib_setter top_setter = { check_top, apply_top, undo_top };
@@ -280,6 +296,8 @@ static const struct mib_object proc_objects[] = {
 	{ .arc = CM_ARC_clusterMonProcFilterUid, .get = get_filter_uid, .setter = &uid_setter },
 	{ .arc = CM_ARC_clusterMonProcFilterTopN, .get = get_filter_top, .setter = &top_setter },
 	{ .arc = CM_ARC_clusterMonProcCount, .get = get_count },
+	{ .arc = CM_ARC_clusterMonProcSweepFixes, .get = get_sweep_fixes },
+	{ .arc = CM_ARC_clusterMonProcAgentRssKB, .get = get_agent_rss },
 };
 
 static const struct mib_group proc_group = {

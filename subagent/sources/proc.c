@@ -1,26 +1,33 @@
 /*
- * proc.c - the "proc" source (WallMon): every process at 10-100 Hz from the
- * kept-open files of collect/proc.c, turned into rates and a filtered,
- * pid-sorted proc_snapshot. It runs on a thread of its own.
+ * proc.c - the "proc" source (WallMon): every process at 10-100 Hz, as a
+ * pid-sorted table that keeps its state across samples. It runs on a thread
+ * of its own.
  *
- * When clustermon-kprobe runs with its per-process accounting, the source is
- * helper-fed: each sample asks the helper which processes ran since the last
- * one (with their CPU time and run delay summed over threads) and touches only
- * those; /proc is read in full once a second (new processes, names, uids,
- * memory, faults, context switches, exits the helper did not report).
- * Without the helper the scanner reads every process every sample.
+ * Cost follows change (issue 23). A sample touches only the processes that
+ * changed, and the snapshot it publishes shares every other row with the
+ * last one (sources/proctab.h).
+ *
+ * Helper-fed (clustermon-kprobe's per-process accounting): each sample asks
+ * the helper which processes ran, appeared (MARK 3: a fork or an exec) or
+ * exited since the last one, and touches those alone. A process seen for the
+ * first time has its identity read (stat, status, cmdline, and what it used
+ * before the helper counted); one that ran has its CPU time and run delay
+ * from the helper every sample, and its slow fields (state, memory, faults,
+ * context switches, cmdline) from /proc at most once a second. /proc is
+ * listed only by a consistency sweep every 30 s, whose corrections are
+ * counted (clusterMonProcSweepFixes): with no event lost there are none.
+ *
+ * Without the helper the scanner lists /proc and reads every process every
+ * sample (status once a second); rows that read the same are still shared.
  */
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../collect/cgroup.h"
@@ -31,15 +38,27 @@
 #include "../core/number.h"
 #include "../core/counter.h"
 #include "probes.h"
+#include "proctab.h"
 #include "sources.h"
 
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
-/* A full rescan of /proc for new PIDs at most this often. */
-#define RESCAN_NS 1000000000ull
+#define SEC_NS 1000000000ull
+/* The scanner reads every process's status at most this often. */
+#define RESCAN_NS SEC_NS
+/* Slow fields of a process that ran, at most this often. */
+#define SLOW_NS SEC_NS
+/* The helper-fed table is checked against a listing of /proc this often. */
+#define SWEEP_NS (30 * SEC_NS)
 /* A helper that does not answer in this long is taken as gone; one that is
  * not there is asked again after a rescan interval. */
 #define HELPER_TIMEOUT_MS 200
+#define HELPER_GRACE_NS (300 * 1000000ull)
+#define HELPER_MISSES 3
+/* Processes whose stat and schedstat stay open (two fds each): the ones
+ * that ran most recently, within a sixteenth of the fd limit and never more
+ * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
+#define HOT_MAX 512
 
 static atomic_bool helper_fed;
 
@@ -48,25 +67,161 @@ const char *proc_method(void)
 	return atomic_load(&helper_fed) ? "helper" : "scanner";
 }
 
+/* What the source keeps of one process between samples. */
+struct pstate {
+	int32_t pid;                /* 0: a free slot */
+	uint64_t start_ticks;
+	bool have_ticks;            /* utime and stime hold the last stat read's */
+	uint64_t utime, stime;
+	uint64_t slow_ns;           /* the last read of its slow fields */
+	uint64_t ran;               /* the sample it last ran in (helper-fed) */
+	uint32_t mark;              /* the scan or sweep that last saw it */
+	bool queued;                /* on the slow list */
+	bool busy;                  /* its row's util is not 0 */
+	struct proc_acct acct;
+};
+
+/* A list of pids (kept small: what ran lately). */
+struct pidlist {
+	int32_t *v;
+	size_t n, cap;
+};
+
 struct proc_source {
 	struct proc_scanner *scanner;
-	struct proc_sample *cur, *prev;
-	size_t cur_cap, prev_cap, nprev;
-	uint64_t prev_ns, last_rescan_ns;
+	struct proc_reader *reader;
+	struct proctab tab;
+	struct pstate *st;          /* open addressing on pid, linear probing */
+	size_t st_cap, st_n;
+	struct pidlist slow, busy, zombies;
+	struct proc_sample *cur;    /* the scanner's output */
+	size_t cur_cap;
+	uint64_t prev_ns, last_rescan_ns, last_sweep_ns, last_self_ns, nsample;
+	uint32_t mark;
+	uint64_t sweep_fixes, agent_rss_kb;
 	unsigned hz;
 	long page_kb;
 	uint64_t boot_time;
-	struct proc_filter filter; /* this thread's own: set by configure and commands */
+	struct proc_filter filter;  /* this thread's own: set by configure and commands */
 	struct cg_pid_cache *cgroups; /* each process's cgroup, re-read every 10 s */
 	char root[256];
-	/* helper-fed mode */
 	char helper_socket[PROBE_SOCKET_MAX]; /* helperSocket, by configure */
 	bool fed;                   /* the last sample was */
+	bool synced;                /* helper-fed: every process joined */
 	uint64_t last_try_ns;       /* of the helper, when it was not there */
+	uint64_t last_fed_ns;       /* its last answer */
+	unsigned helper_misses;     /* answers missed since */
 	char instance[64];          /* the helper's: a new one counts from zero */
-	struct helper_proc *pending; /* processes that ran, not followed yet */
-	size_t npending, pending_cap;
 };
+
+/* ------------------------------------------------------------ pid state */
+
+static size_t slot_of(const struct proc_source *src, int32_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (src->st_cap - 1);
+}
+
+static struct pstate *ps_find(struct proc_source *src, int32_t pid)
+{
+	if (src->st_cap == 0)
+		return NULL;
+	for (size_t i = slot_of(src, pid);; i = (i + 1) & (src->st_cap - 1)) {
+		if (src->st[i].pid == pid)
+			return &src->st[i];
+		if (src->st[i].pid == 0)
+			return NULL;
+	}
+}
+
+static int ps_grow(struct proc_source *src)
+{
+	size_t old_cap = src->st_cap, cap = old_cap ? old_cap * 2 : 1024;
+	struct pstate *old = src->st, *fresh = calloc(cap, sizeof(*fresh));
+
+	if (fresh == NULL)
+		return -1;
+	src->st = fresh;
+	src->st_cap = cap;
+	for (size_t i = 0; i < old_cap; i++) {
+		size_t j = slot_of(src, old[i].pid);
+
+		if (old[i].pid == 0)
+			continue;
+		while (fresh[j].pid != 0)
+			j = (j + 1) & (cap - 1);
+		fresh[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* pid's state, made (zeroed) when there is none; NULL when out of memory. */
+static struct pstate *ps_get(struct proc_source *src, int32_t pid)
+{
+	struct pstate *s = ps_find(src, pid);
+	size_t i;
+
+	if (s != NULL)
+		return s;
+	if ((src->st_n + 1) * 2 > src->st_cap && ps_grow(src) != 0)
+		return NULL;
+	for (i = slot_of(src, pid); src->st[i].pid != 0; i = (i + 1) & (src->st_cap - 1))
+		;
+	memset(&src->st[i], 0, sizeof(src->st[i]));
+	src->st[i].pid = pid;
+	src->st_n++;
+	return &src->st[i];
+}
+
+/* Removal with backward shift: no tombstones, lookups stay short. */
+static void ps_del(struct proc_source *src, struct pstate *s)
+{
+	size_t mask = src->st_cap - 1, i = (size_t)(s - src->st), j = i;
+
+	src->st[i].pid = 0;
+	src->st_n--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (src->st[j].pid == 0)
+			return;
+		home = slot_of(src, src->st[j].pid);
+		/* j may move to i unless its home lies cyclically in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			src->st[i] = src->st[j];
+			src->st[j].pid = 0;
+			i = j;
+		}
+	}
+}
+
+static void pl_add(struct pidlist *l, int32_t pid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		int32_t *grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (grown == NULL)
+			return; /* a refresh missed, not an error */
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n++] = pid;
+}
+
+/* A process gone: its row, its state, and its open files. */
+static void forget(struct proc_source *src, int32_t pid)
+{
+	struct pstate *s = ps_find(src, pid);
+
+	proctab_del(&src->tab, pid);
+	proc_reader_forget(src->reader, pid);
+	if (s != NULL)
+		ps_del(src, s);
+}
+
+/* ------------------------------------------------------------ set-up */
 
 /* btime from /proc/stat: process start times are relative to boot. */
 static uint64_t read_boot_time(const char *root)
@@ -85,15 +240,14 @@ static uint64_t read_boot_time(const char *root)
 	return t;
 }
 
-/* One fd per file per process: make room for tens of thousands. */
-static void raise_fd_limit(void)
+static size_t hot_capacity(void)
 {
 	struct rlimit rl;
+	size_t n = HOT_MAX;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = (size_t)rl.rlim_cur / 16;
+	return n < HOT_MAX ? n : HOT_MAX;
 }
 
 static void proc_fini(void *ctx)
@@ -102,11 +256,13 @@ static void proc_fini(void *ctx)
 
 	if (src == NULL)
 		return;
-	if (src->scanner)
-		proc_scanner_free(src->scanner);
+	proc_scanner_free(src->scanner);
+	proctab_free(&src->tab);
+	free(src->st);
+	free(src->slow.v);
+	free(src->busy.v);
+	free(src->zombies.v);
 	free(src->cur);
-	free(src->prev);
-	free(src->pending);
 	cg_pid_cache_free(src->cgroups);
 	free(src);
 }
@@ -117,11 +273,11 @@ static void *proc_init(const char *root)
 
 	if (src == NULL)
 		return NULL;
-	raise_fd_limit();
 	snprintf(src->root, sizeof(src->root), "%s", root);
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
 	src->filter.uid = -1;
-	src->scanner = proc_scanner_new(root);
+	proctab_init(&src->tab);
+	src->scanner = proc_scanner_new(root, hot_capacity());
 	/* Processes seldom change cgroups after start; 10,000 of them re-read
 	 * every second would cost 5% of a core. */
 	src->cgroups = cg_pid_cache_new(10 * RESCAN_NS);
@@ -132,79 +288,27 @@ static void *proc_init(const char *root)
 		proc_fini(src);
 		return NULL;
 	}
+	src->reader = proc_scanner_reader(src->scanner);
 	return src;
 }
 
-/* The previous sample of the same process (same pid and start time). */
-static const struct proc_sample *previous(const struct proc_source *src,
-					  const struct proc_sample *p)
+/* ------------------------------------------------------------ rows */
+
+/* The fields a stat, status and cmdline read give. */
+static void fill_fields(const struct proc_source *src, const struct proc_sample *p,
+			struct proc_row *r)
 {
-	size_t lo = 0, hi = src->nprev;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (src->prev[mid].pid < p->pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < src->nprev && src->prev[lo].pid == p->pid &&
-	    src->prev[lo].start_ticks == p->start_ticks)
-		return &src->prev[lo];
-	return NULL;
-}
-
-/* CPU share of one CPU over the interval: schedstat ns where the kernel has
- * it (exact), else USER_HZ ticks (coarse at 10 ms). */
-static uint32_t interval_util(const struct proc_source *src, const struct proc_sample *p,
-			      const struct proc_sample *q, uint64_t elapsed_ns)
-{
-	uint64_t used_ns;
-
-	if (q == NULL || elapsed_ns == 0)
-		return 0;
-	if (p->have_schedstat && q->have_schedstat)
-		used_ns = p->cpu_ns >= q->cpu_ns ? p->cpu_ns - q->cpu_ns : 0;
-	else
-		used_ns = (p->utime_ticks + p->stime_ticks - q->utime_ticks - q->stime_ticks) *
-			  (1000000000u / src->hz);
-	return (uint32_t)((used_ns * 10000 + elapsed_ns / 2) / elapsed_ns);
-}
-
-static uint32_t system_share(const struct proc_sample *p, const struct proc_sample *q)
-{
-	uint64_t u = p->utime_ticks, s = p->stime_ticks;
-
-	/* Over the interval when the ticks moved, else over the lifetime. */
-	if (q != NULL && u + s > q->utime_ticks + q->stime_ticks) {
-		u -= q->utime_ticks;
-		s -= q->stime_ticks;
-	}
-	return u + s == 0 ? 0 : util_hundredths(s, u + s);
-}
-
-static void fill_row(const struct proc_source *src, const struct proc_sample *p,
-		     uint64_t elapsed_ns, struct proc_row *r)
-{
-	const struct proc_sample *q = previous(src, p);
-
 	r->pid = p->pid;
 	r->state = p->state;
-	r->uid = p->uid;
+	r->uid = p->have_status ? p->uid : 0;
 	r->threads = p->threads;
-	r->util = interval_util(src, p, q, elapsed_ns);
-	r->system_share = system_share(p, q);
 	r->user_ms = ticks_to_ms(p->utime_ticks, src->hz);
 	r->system_ms = ticks_to_ms(p->stime_ticks, src->hz);
-	r->have_schedstat = p->have_schedstat;
-	r->cpu_ns = p->cpu_ns;
-	r->run_delay_ns = p->run_delay_ns;
 	r->rss_kb = p->rss_pages * (uint64_t)src->page_kb;
 	r->minflt = p->minflt;
 	r->majflt = p->majflt;
-	r->vol_ctxsw = p->vol_ctxsw;
-	r->invol_ctxsw = p->invol_ctxsw;
+	r->vol_ctxsw = p->have_status ? p->vol_ctxsw : 0;
+	r->invol_ctxsw = p->have_status ? p->invol_ctxsw : 0;
 	r->start_time = src->boot_time + p->start_ticks / src->hz;
 	snprintf(r->comm, sizeof(r->comm), "%s", p->comm);
 	snprintf(r->cmdline, sizeof(r->cmdline), "%s", p->cmdline);
@@ -212,37 +316,148 @@ static void fill_row(const struct proc_source *src, const struct proc_sample *p,
 		 p->pid, p->start_ticks, cm_clock_ns()));
 }
 
-static bool passes(const struct proc_filter *f, const struct proc_row *r)
+static uint32_t share_of(uint64_t used_ns, uint64_t elapsed_ns)
 {
-	if (f->uid >= 0 && (int64_t)r->uid != f->uid)
-		return false;
-	return f->name[0] == '\0' || fnmatch(f->name, r->comm, 0) == 0;
+	if (elapsed_ns == 0)
+		return 0;
+	return (uint32_t)((used_ns * 10000 + elapsed_ns / 2) / elapsed_ns);
 }
 
-static int by_util_desc(const void *a, const void *b)
+/* The share of its CPU time spent in the kernel: over the interval when
+ * the ticks moved, else over the lifetime. */
+static uint32_t system_share(const struct proc_sample *p, const struct pstate *s)
 {
-	const struct proc_row *x = a, *y = b;
+	uint64_t u = p->utime_ticks, st = p->stime_ticks;
 
-	if (x->util != y->util)
-		return x->util < y->util ? 1 : -1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	if (s->have_ticks && u >= s->utime && st >= s->stime && u + st > s->utime + s->stime) {
+		u -= s->utime;
+		st -= s->stime;
+	}
+	return u + st == 0 ? 0 : util_hundredths(st, u + st);
 }
 
-static int by_pid(const void *a, const void *b)
+static void keep_ticks(struct pstate *s, const struct proc_sample *p)
 {
-	const struct proc_row *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	s->have_ticks = true;
+	s->utime = p->utime_ticks;
+	s->stime = p->stime_ticks;
 }
 
-/* Keeps the top N busiest rows, back in pid order. */
-static void keep_top(struct proc_snapshot *snap, uint32_t top)
+/* Sets pid's row; a row whose util is not 0 must be revisited when the
+ * process stops running, so it goes on the busy list. */
+static void put_row(struct proc_source *src, struct pstate *s, const struct proc_row *r)
 {
-	if (top == 0 || snap->nrows <= top)
+	if (r->util != 0 && !s->busy) {
+		s->busy = true;
+		pl_add(&src->busy, r->pid);
+	}
+	proctab_put(&src->tab, r);
+}
+
+/* ------------------------------------------------------------ scanner */
+
+/* CPU used since the last row: schedstat where both have it (exact), else
+ * USER_HZ ticks (coarse at 10 ms). */
+static uint64_t used_ns(const struct proc_source *src, const struct pstate *s,
+			const struct proc_sample *p, const struct proc_row *old,
+			const struct proc_row *r)
+{
+	uint64_t t = p->utime_ticks + p->stime_ticks;
+
+	if (old->have_schedstat && r->have_schedstat)
+		return r->cpu_ns - old->cpu_ns;
+	if (!s->have_ticks || t < s->utime + s->stime)
+		return 0;
+	return (t - s->utime - s->stime) * (SEC_NS / src->hz);
+}
+
+/* From the helper to the scanner, a counter never goes back. */
+static void not_back(struct proc_row *r, const struct proc_row *old)
+{
+	if (old == NULL || !old->have_schedstat || !r->have_schedstat)
 		return;
-	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_util_desc);
-	snap->nrows = top;
-	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_pid);
+	if (r->cpu_ns < old->cpu_ns)
+		r->cpu_ns = old->cpu_ns;
+	if (r->run_delay_ns < old->run_delay_ns)
+		r->run_delay_ns = old->run_delay_ns;
+}
+
+/* A multi-threaded process's schedstat is its threads' summed: read again
+ * only when its ticks moved (it ran), the last sum kept otherwise. */
+static void threads_schedstat(struct proc_source *src, const struct pstate *s,
+			      const struct proc_sample *p, const struct proc_row *old,
+			      struct proc_row *r)
+{
+	bool moved = !s->have_ticks || p->utime_ticks + p->stime_ticks != s->utime + s->stime;
+
+	if (old != NULL && old->have_schedstat && !moved) {
+		r->have_schedstat = true;
+		r->cpu_ns = old->cpu_ns;
+		r->run_delay_ns = old->run_delay_ns;
+		return;
+	}
+	r->have_schedstat = proc_threads_schedstat(src->root, p->pid, &r->cpu_ns,
+						   &r->run_delay_ns) == 0;
+	if (!r->have_schedstat)
+		r->cpu_ns = r->run_delay_ns = 0;
+}
+
+/* One process as the scanner read it, against its last row. */
+static void scan_row(struct proc_source *src, const struct proc_sample *p, uint64_t elapsed)
+{
+	struct pstate *s = ps_get(src, p->pid);
+	const struct proc_row *old;
+	struct proc_row r;
+
+	if (s == NULL)
+		return;
+	old = proctab_find(&src->tab, p->pid);
+	if (s->start_ticks != p->start_ticks) {
+		memset(&s->acct, 0, sizeof(s->acct));
+		s->start_ticks = p->start_ticks;
+		s->have_ticks = false;
+		old = NULL;
+	}
+	memset(&r, 0, sizeof(r));
+	fill_fields(src, p, &r);
+	r.have_schedstat = p->have_schedstat;
+	r.cpu_ns = p->have_schedstat ? p->cpu_ns : 0;
+	r.run_delay_ns = p->have_schedstat ? p->run_delay_ns : 0;
+	if (!p->have_schedstat && p->threads > 1)
+		threads_schedstat(src, s, p, old, &r);
+	not_back(&r, old);
+	r.util = old != NULL ? share_of(used_ns(src, s, p, old, &r), elapsed) : 0;
+	r.system_share = system_share(p, s);
+	keep_ticks(s, p);
+	s->mark = src->mark;
+	put_row(src, s, &r);
+}
+
+static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapsed)
+{
+	/* Listing /proc costs a fraction of reading every stat: each sample
+	 * does it, so a new process shows at the next one. */
+	bool status = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
+	int n = proc_scanner_sample(src->scanner, PROC_SCAN_LIST | (status ? PROC_SCAN_STATUS : 0),
+				    &src->cur, &src->cur_cap);
+
+	if (n < 0)
+		return -1;
+	if (status)
+		src->last_rescan_ns = now;
+	src->mark++;
+	for (int i = 0; i < n; i++)
+		scan_row(src, &src->cur[i], elapsed);
+	/* Unread processes are gone (or unreadable now): O(n), as the scan. */
+	for (size_t i = 0; i < src->st_cap; i++)
+		if (src->st[i].pid != 0 && src->st[i].mark != src->mark) {
+			forget(src, src->st[i].pid);
+			i--; /* a backward shift may have moved another here */
+		}
+	src->busy.n = 0; /* every row was recomputed */
+	for (size_t i = 0; i < src->st_cap; i++)
+		src->st[i].busy = false;
+	return n;
 }
 
 /* ------------------------------------------------ fed by clustermon-kprobe */
@@ -266,234 +481,398 @@ static int helper_poll(struct proc_source *src, uint64_t now, struct helper_proc
 	return rc;
 }
 
-static struct proc_sample *find_pid(struct proc_sample *v, size_t n, pid_t pid)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].pid == pid ? &v[lo] : NULL;
-}
-
-/* Between full reads the rows are the last sample's, touched where the
- * helper has news. */
-static int carry_previous(struct proc_source *src)
-{
-	if (src->cur_cap < src->nprev) {
-		struct proc_sample *bigger = realloc(src->cur, src->nprev * sizeof(*bigger));
-
-		if (bigger == NULL)
-			return -1;
-		src->cur = bigger;
-		src->cur_cap = src->nprev;
-	}
-	memcpy(src->cur, src->prev, src->nprev * sizeof(*src->cur));
-	return (int)src->nprev;
-}
-
-/* After a read by the scanner: each process keeps its account (unless the
- * helper is a new one), and one the helper reported before it was followed
- * takes that. */
-static void adopt_accounts(struct proc_source *src, size_t n, bool fresh)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct proc_sample *p = &src->cur[i];
-		const struct proc_sample *q = fresh ? NULL : previous(src, p);
-
-		p->acct = q ? q->acct : (struct proc_acct){ 0 };
-		for (size_t j = src->npending; !p->acct.joined && j-- > 0;)
-			if ((pid_t)src->pending[j].tgid == p->pid) {
-				p->acct.cpu_ns = src->pending[j].cpu_ns;
-				p->acct.run_delay_ns = src->pending[j].run_delay_ns;
-				break;
-			}
-	}
-	src->npending = 0;
-}
-
-static void remember_pending(struct proc_source *src, const struct helper_proc *e)
-{
-	if (src->npending == src->pending_cap) {
-		size_t cap = src->pending_cap ? src->pending_cap * 2 : 64;
-		struct helper_proc *grown;
-
-		if (cap > HELPER_MAX_PROCS ||
-		    (grown = realloc(src->pending, cap * sizeof(*grown))) == NULL)
-			return;
-		src->pending = grown;
-		src->pending_cap = cap;
-	}
-	src->pending[src->npending++] = *e;
-}
-
-/* The helper's news into the rows. */
-static void apply_news(struct proc_source *src, size_t n, const struct helper_procs *hp)
-{
-	for (size_t i = 0; i < hp->n; i++) {
-		const struct helper_proc *e = &hp->v[i];
-		struct proc_sample *p = find_pid(src->cur, n, (pid_t)e->tgid);
-
-		if (p == NULL) {
-			if (!e->exited)
-				remember_pending(src, e);
-			continue;
-		}
-		p->acct.exited = p->acct.exited || e->exited;
-		p->acct.cpu_ns = e->cpu_ns;
-		p->acct.run_delay_ns = e->run_delay_ns;
-	}
-}
-
-/* A process seen first: what it used before the helper counted (the sum
- * over its threads now, less what the helper has for it). */
-static void join(struct proc_source *src, struct proc_sample *p)
+/* What a process used before the helper counted it: the sum over its
+ * threads now, less what the helper has for it. */
+static void join(struct proc_source *src, struct pstate *s)
 {
 	uint64_t cpu, delay;
 
-	p->acct.joined = true;
-	if (proc_threads_schedstat(src->root, p->pid, &cpu, &delay) != 0)
+	s->acct.joined = true;
+	s->acct.cpu_base = s->acct.run_delay_base = 0;
+	if (proc_threads_schedstat(src->root, s->pid, &cpu, &delay) != 0)
 		return;
-	p->acct.cpu_base = cpu > p->acct.cpu_ns ? cpu - p->acct.cpu_ns : 0;
-	p->acct.run_delay_base = delay > p->acct.run_delay_ns ? delay - p->acct.run_delay_ns : 0;
+	s->acct.cpu_base = cpu > s->acct.cpu_ns ? cpu - s->acct.cpu_ns : 0;
+	s->acct.run_delay_base = delay > s->acct.run_delay_ns ? delay - s->acct.run_delay_ns : 0;
 }
 
-/* Rows with the helper's figures, gone ones dropped (a process whose leader
- * exited, as soon as it is reaped: checked every sample, zombies are few);
- * the count left.
- * Carried rows still hold the last sample's values: none goes back (the
- * helper's figure for a running task may fall short of the last one's by a
- * stretch it had not yet seen). */
-static int fed_rows(struct proc_source *src, size_t n, const struct helper_procs *hp,
-		    bool carried)
+/* The helper's figures into r, never going back from old. */
+static void fed_counters(const struct pstate *s, const struct proc_row *old, struct proc_row *r)
+{
+	r->have_schedstat = true;
+	r->cpu_ns = s->acct.cpu_ns + s->acct.cpu_base;
+	r->run_delay_ns = s->acct.run_delay_ns + s->acct.run_delay_base;
+	not_back(r, old);
+}
+
+/*
+ * A process read whole (identity and slow fields): one new to the table, or
+ * one whose slow fields are due. A start time other than the one known is
+ * another process under the same pid: it joins afresh. -1 when it is gone.
+ */
+static int read_whole(struct proc_source *src, int32_t pid, const struct helper_proc *e,
+		      bool hot, uint64_t now)
+{
+	struct proc_sample p;
+	const struct proc_row *old;
+	struct pstate *s;
+	struct proc_row r;
+
+	memset(&p, 0, sizeof(p));
+	if (proc_read(src->reader, pid, PROC_READ_STAT | PROC_READ_STATUS | PROC_READ_CMDLINE,
+		      hot, &p) != 0)
+		return errno == ESRCH ? -1 : 0;
+	if ((s = ps_get(src, pid)) == NULL)
+		return 0;
+	old = proctab_find(&src->tab, pid);
+	if (old == NULL || s->start_ticks != p.start_ticks || !s->acct.joined) {
+		memset(&s->acct, 0, sizeof(s->acct));
+		s->start_ticks = p.start_ticks;
+		s->have_ticks = false;
+		old = NULL;
+		if (e != NULL)
+			s->acct.cpu_ns = e->cpu_ns, s->acct.run_delay_ns = e->run_delay_ns;
+		join(src, s);
+	}
+	memset(&r, 0, sizeof(r));
+	fill_fields(src, &p, &r);
+	fed_counters(s, old, &r);
+	r.util = old != NULL ? old->util : 0;
+	r.system_share = system_share(&p, s);
+	keep_ticks(s, &p);
+	s->slow_ns = now;
+	s->mark = src->mark;
+	put_row(src, s, &r);
+	return 0;
+}
+
+/* A known process ran: its counters and share of the interval; its slow
+ * fields queued. */
+static void ran(struct proc_source *src, struct pstate *s, const struct helper_proc *e,
+		uint64_t elapsed)
+{
+	const struct proc_row *old = proctab_find(&src->tab, s->pid);
+	struct proc_row r;
+
+	if (old == NULL)
+		return;
+	s->acct.cpu_ns = e->cpu_ns;
+	s->acct.run_delay_ns = e->run_delay_ns;
+	r = *old;
+	fed_counters(s, old, &r);
+	r.util = share_of(r.cpu_ns >= old->cpu_ns ? r.cpu_ns - old->cpu_ns : 0, elapsed);
+	s->ran = src->nsample;
+	if (!s->queued) {
+		s->queued = true;
+		pl_add(&src->slow, s->pid);
+	}
+	put_row(src, s, &r);
+}
+
+/* The helper's news: MARK 3 (fork or exec) and pids not in the table are
+ * read whole; exits are checked until the process is reaped. */
+static void apply_news(struct proc_source *src, const struct helper_procs *hp, uint64_t now,
+		       uint64_t elapsed)
+{
+	for (size_t i = 0; i < hp->n; i++) {
+		const struct helper_proc *e = &hp->v[i];
+		struct pstate *s = ps_find(src, (int32_t)e->tgid);
+
+		if (s != NULL && s->acct.joined)
+			ran(src, s, e, elapsed);
+		if (e->exited) {
+			if (s != NULL)
+				pl_add(&src->zombies, (int32_t)e->tgid);
+		} else if (s == NULL || e->mark == HELPER_PROC_NEW || !s->acct.joined) {
+			read_whole(src, (int32_t)e->tgid, e, true, now);
+		}
+	}
+}
+
+/* A process whose leader exited stays until it is reaped (a zombie's stat
+ * still reads). */
+static void reap(struct proc_source *src)
 {
 	size_t kept = 0;
 
-	apply_news(src, n, hp);
-	for (size_t i = 0; i < n; i++) {
-		struct proc_sample *p = &src->cur[i];
-		uint64_t cpu, delay;
+	for (size_t i = 0; i < src->zombies.n; i++) {
+		struct proc_sample p;
+		int32_t pid = src->zombies.v[i];
 
-		if (p->acct.exited && kill(p->pid, 0) != 0 && errno == ESRCH)
-			continue;
-		if (!p->acct.joined)
-			join(src, p);
-		cpu = p->acct.cpu_ns + p->acct.cpu_base;
-		delay = p->acct.run_delay_ns + p->acct.run_delay_base;
-		if (carried && cpu < p->cpu_ns)
-			cpu = p->cpu_ns;
-		if (carried && delay < p->run_delay_ns)
-			delay = p->run_delay_ns;
-		p->have_schedstat = true;
-		p->cpu_ns = cpu;
-		p->run_delay_ns = delay;
-		src->cur[kept++] = *p;
+		if (proc_read(src->reader, pid, PROC_READ_STAT, false, &p) != 0 && errno == ESRCH)
+			forget(src, pid);
+		else if (ps_find(src, pid) != NULL)
+			src->zombies.v[kept++] = pid;
 	}
-	return (int)kept;
+	src->zombies.n = kept;
 }
 
-/* Switching between the helper and the scanner (or to a new helper) must
- * not take a counter back: the two agree to within what ran while one of
- * them was read. */
-static void keep_monotonic(struct proc_source *src, size_t n)
+/* Rows whose util is not 0 for processes that did not run this sample. */
+static void settle(struct proc_source *src)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct proc_sample *p = &src->cur[i];
-		const struct proc_sample *q = previous(src, p);
+	size_t kept = 0;
 
-		if (q == NULL || !p->have_schedstat || !q->have_schedstat)
+	for (size_t i = 0; i < src->busy.n; i++) {
+		struct pstate *s = ps_find(src, src->busy.v[i]);
+		const struct proc_row *old;
+		struct proc_row r;
+
+		if (s == NULL)
 			continue;
-		if (p->cpu_ns < q->cpu_ns)
-			p->cpu_ns = q->cpu_ns;
-		if (p->run_delay_ns < q->run_delay_ns)
-			p->run_delay_ns = q->run_delay_ns;
+		if (s->ran == src->nsample) {
+			src->busy.v[kept++] = s->pid;
+			continue;
+		}
+		s->busy = false;
+		if ((old = proctab_find(&src->tab, s->pid)) != NULL && old->util != 0) {
+			r = *old;
+			r.util = 0;
+			proctab_put(&src->tab, &r);
+		}
 	}
+	src->busy.n = kept;
 }
 
-/* One sample's rows into src->cur: the count, or -1. A new helper (another
- * instance) counts from zero, so every process joins again; the same one
- * after a failed exchange has kept counting, so the accounts stay. */
-static int read_rows(struct proc_source *src, uint64_t now)
+/* Slow fields of the processes that ran, each at most once a second. */
+static void refresh_slow(struct proc_source *src, uint64_t now)
 {
-	uint64_t since = now - src->last_rescan_ns;
-	/* Processes the helper saw run that are not followed yet: read /proc
-	 * after half the interval, so they show within a second end to end. */
-	bool rescan = src->last_rescan_ns == 0 || since >= RESCAN_NS ||
-		      (src->fed && src->npending > 0 && since >= RESCAN_NS / 2);
-	bool was_fed = src->fed, fresh = false, carried;
-	struct helper_procs hp;
-	int n;
+	size_t kept = 0;
 
-	src->fed = helper_poll(src, now, &hp) == 0;
-	if (src->fed && strcmp(hp.instance, src->instance) != 0) {
-		fresh = true;
-		snprintf(src->instance, sizeof(src->instance), "%s", hp.instance);
+	for (size_t i = 0; i < src->slow.n; i++) {
+		int32_t pid = src->slow.v[i];
+		struct pstate *s = ps_find(src, pid);
+
+		if (s == NULL)
+			continue;
+		if (now - s->slow_ns < SLOW_NS) {
+			src->slow.v[kept++] = pid;
+			continue;
+		}
+		s->queued = false;
+		if (read_whole(src, pid, NULL, true, now) != 0)
+			forget(src, pid);
 	}
-	rescan = rescan || (src->fed && !was_fed);
-	carried = src->fed && !rescan;
-	if (carried) {
-		n = carry_previous(src);
+	src->slow.n = kept;
+}
+
+/*
+ * The table against a listing of /proc: a process listed that the table
+ * lacks is read whole, a row whose process is not listed goes. Counted as
+ * corrections once the table was synced: the helper's events should have
+ * said. The first sweep after the helper appears joins every process.
+ */
+static int sweep(struct proc_source *src, uint64_t now)
+{
+	pid_t *pids = NULL;
+	size_t cap = 0, fixes = 0;
+	ssize_t n = proc_list_pids(src->root, &pids, &cap);
+
+	if (n < 0) {
+		free(pids);
+		return -1;
+	}
+	src->mark++;
+	for (ssize_t i = 0; i < n; i++) {
+		struct pstate *s = ps_find(src, (int32_t)pids[i]);
+
+		if (s != NULL && s->acct.joined) {
+			s->mark = src->mark;
+			continue;
+		}
+		if (read_whole(src, (int32_t)pids[i], NULL, false, now) != 0)
+			forget(src, (int32_t)pids[i]);
+		else if (s == NULL && ps_find(src, (int32_t)pids[i]) != NULL)
+			fixes++;
+	}
+	free(pids);
+	for (size_t i = 0; i < src->st_cap; i++)
+		if (src->st[i].pid != 0 && src->st[i].mark != src->mark) {
+			forget(src, src->st[i].pid);
+			fixes++;
+			i--; /* a backward shift may have moved another here */
+		}
+	if (src->synced)
+		src->sweep_fixes += fixes;
+	src->synced = true;
+	src->last_sweep_ns = now;
+	return 0;
+}
+
+static int fed_sample(struct proc_source *src, const struct helper_procs *hp, uint64_t now,
+		      uint64_t elapsed)
+{
+	if (strcmp(hp->instance, src->instance) != 0) {
+		/* Another helper counts from zero: every process joins again. */
+		snprintf(src->instance, sizeof(src->instance), "%s", hp->instance);
+		for (size_t i = 0; i < src->st_cap; i++)
+			src->st[i].acct.joined = false;
+		src->synced = false;
+	}
+	/* The processes in the reply join with the helper's figure for them
+	 * first; the sweep then joins the rest (which did not run lately). */
+	apply_news(src, hp, now, elapsed);
+	if (!src->synced && sweep(src, now) != 0)
+		return -1;
+	reap(src);
+	settle(src);
+	refresh_slow(src, now);
+	if (now - src->last_sweep_ns >= SWEEP_NS)
+		sweep(src, now);
+	return 0;
+}
+
+/* ------------------------------------------------------------ a sample */
+
+/* clustermond's own resident memory, from the live /proc whatever the
+ * root: it describes this process, not the one observed. */
+static uint64_t self_rss_kb(const struct proc_source *src)
+{
+	struct procfile pf;
+	char buf[256];
+	const char *p;
+	uint64_t size, rss = 0;
+
+	if (procfile_open(&pf, "", "proc/self/statm") != 0)
+		return 0;
+	/* statm: "size resident shared ..." in pages */
+	if (procfile_read(&pf, buf, sizeof(buf)) <= 0 || num_scan_u64(buf, &p, &size) != NUM_OK ||
+	    *p != ' ' || num_scan_u64(p + 1, NULL, &rss) != NUM_OK)
+		rss = 0;
+	procfile_close(&pf);
+	return rss * (uint64_t)src->page_kb;
+}
+
+static bool passes(const struct proc_filter *f, const struct proc_row *r)
+{
+	if (f->uid >= 0 && (int64_t)r->uid != f->uid)
+		return false;
+	return f->name[0] == '\0' || fnmatch(f->name, r->comm, 0) == 0;
+}
+
+static int by_util_desc(const void *a, const void *b)
+{
+	const struct proc_row *x = *(const struct proc_row *const *)a;
+	const struct proc_row *y = *(const struct proc_row *const *)b;
+
+	if (x->util != y->util)
+		return x->util < y->util ? 1 : -1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct proc_row *x = *(const struct proc_row *const *)a;
+	const struct proc_row *y = *(const struct proc_row *const *)b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* With a filter, the rows it passes (the top N busiest, in pid order):
+ * O(rows), paid only while a filter is set. */
+static int filter_view(struct proc_snapshot *snap, const struct proc_filter *f)
+{
+	const struct proc_row **view;
+	size_t n = 0;
+
+	if (f->name[0] == '\0' && f->uid < 0 && f->top == 0)
+		return 0;
+	view = malloc((snap->nall ? snap->nall : 1) * sizeof(*view));
+	if (view == NULL)
+		return -1;
+	for (size_t i = 0; i < snap->nall; i++) {
+		const struct proc_row *r = proc_snapshot_row(snap, i);
+
+		if (passes(f, r))
+			view[n++] = r;
+	}
+	if (f->top != 0 && n > f->top) {
+		qsort(view, n, sizeof(*view), by_util_desc);
+		n = f->top;
+		qsort(view, n, sizeof(*view), by_pid);
+	}
+	snap->view = view;
+	snap->nrows = n;
+	return 0;
+}
+
+static int publish(struct proc_source *src, size_t followed)
+{
+	struct proc_snapshot *snap = proctab_publish(&src->tab);
+
+	if (snap == NULL)
+		return -1;
+	if (filter_view(snap, &src->filter) != 0) {
+		snap->hdr.destroy(&snap->hdr);
+		return -1;
+	}
+	snap->followed = followed;
+	snap->sweep_fixes = src->sweep_fixes;
+	snap->agent_rss_kb = src->agent_rss_kb;
+	snapshot_publish(&proc_slot, &snap->hdr);
+	return 0;
+}
+
+/* One sample, fed by hp when it is not NULL, else by the scanner. */
+static int sample_with(struct proc_source *src, const struct helper_procs *hp, uint64_t now)
+{
+	uint64_t elapsed = src->prev_ns ? now - src->prev_ns : 0;
+	int rc;
+
+	src->nsample++;
+	if (hp != NULL) {
+		rc = fed_sample(src, hp, now, elapsed);
 	} else {
-		n = proc_scanner_sample(src->scanner, rescan, &src->cur, &src->cur_cap);
-		if (n >= 0 && src->instance[0] != '\0') /* ever fed */
-			adopt_accounts(src, (size_t)n, fresh);
+		src->synced = false;
+		if (src->fed)
+			src->last_rescan_ns = 0; /* back to the scanner: list /proc now */
+		rc = scanner_sample(src, now, elapsed);
 	}
-	if (n >= 0 && rescan)
-		src->last_rescan_ns = now;
-	if (n >= 0 && src->fed)
-		n = fed_rows(src, (size_t)n, &hp, carried);
-	if (n >= 0 && (src->fed || was_fed) && !carried)
-		keep_monotonic(src, (size_t)n);
-	if (src->fed)
-		helper_procs_free(&hp);
+	src->fed = hp != NULL;
 	atomic_store(&helper_fed, src->fed);
-	return n;
-}
-
-static void proc_snapshot_destroy(struct snapshot *s)
-{
-	free(s);
+	if (rc < 0)
+		return -1;
+	if (now - src->last_self_ns >= SEC_NS) {
+		src->agent_rss_kb = self_rss_kb(src);
+		src->last_self_ns = now;
+	}
+	src->prev_ns = now;
+	return publish(src, src->tab.nrows);
 }
 
 static int proc_sample(void *ctx)
 {
 	struct proc_source *src = ctx;
 	uint64_t now = cm_clock_ns();
-	int n = read_rows(src, now);
-	struct proc_snapshot *snap;
-	struct proc_filter f;
-	struct proc_sample *swap;
-	size_t swap_cap;
+	struct helper_procs hp;
+	int rc;
 
-	if (n < 0)
-		return -1;
-	snap = malloc(sizeof(*snap) + (size_t)n * sizeof(snap->rows[0]));
-	if (snap == NULL)
-		return -1;
-	snap->hdr.refs = 1;
-	snap->hdr.destroy = proc_snapshot_destroy;
-	snap->nrows = 0;
-	snap->followed = (size_t)n;
-	f = src->filter;
-	for (int i = 0; i < n; i++) {
-		fill_row(src, &src->cur[i], src->prev_ns ? now - src->prev_ns : 0,
-			 &snap->rows[snap->nrows]);
-		if (passes(&f, &snap->rows[snap->nrows]))
-			snap->nrows++;
+	if (helper_poll(src, now, &hp) != 0) {
+		/* A helper that missed an answer or two (a loaded machine)
+		 * keeps its table: the next answer covers the gap. Falling
+		 * back to the scanner and returning would cost two full
+		 * reads of /proc. */
+		if (src->fed && (++src->helper_misses < HELPER_MISSES ||
+				 now - src->last_fed_ns < HELPER_GRACE_NS))
+			return 0;
+		return sample_with(src, NULL, now);
 	}
-	keep_top(snap, f.top);
-	snapshot_publish(&proc_slot, &snap->hdr);
-	/* This sample is the next one's baseline. */
-	swap = src->prev, swap_cap = src->prev_cap;
-	src->prev = src->cur, src->prev_cap = src->cur_cap, src->nprev = (size_t)n;
-	src->cur = swap, src->cur_cap = swap_cap;
-	src->prev_ns = now;
-	return 0;
+	src->helper_misses = 0;
+	src->last_fed_ns = now;
+	rc = sample_with(src, &hp, now);
+	helper_procs_free(&hp);
+	return rc;
+}
+
+int proc_source_feed(void *ctx, const char *reply)
+{
+	struct helper_procs hp;
+	char why[256];
+	int rc;
+
+	if (helper_parse_procs(reply, &hp, why, sizeof(why)) != 0)
+		return -1;
+	rc = sample_with(ctx, &hp, cm_clock_ns());
+	helper_procs_free(&hp);
+	return rc;
 }
 
 static void proc_configure(void *ctx, const struct sources_conf *c)
@@ -513,8 +892,9 @@ static void proc_command(void *ctx, const struct source_cmd *cmd)
 
 const struct source_ops proc_source_ops = {
 	.name = "proc",
-	/* 1 Hz by default: a node with thousands of processes pays milliseconds
-	 * a sample. sampleInterval proc 100 (or 10) gives WallMon's rates. */
+	/* 1 Hz by default: without the helper a node with thousands of
+	 * processes pays milliseconds a sample. sampleInterval proc 100 (or
+	 * 10) gives WallMon's rates. */
 	.default_interval_ms = 1000,
 	.own_thread = true,
 	.init = proc_init,

@@ -72,17 +72,37 @@ struct proc_row {
 	uint64_t cpu_ns, run_delay_ns;
 	uint64_t rss_kb, minflt, majflt, vol_ctxsw, invol_ctxsw;
 	uint64_t start_time;   /* seconds since the epoch */
+	uint64_t gen;          /* the snapshot (proc_snapshot.gen) it last changed in */
 	char comm[64];
 	char cmdline[256];
 	char cgroup[CG_PID_PATH_MAX]; /* its cgroup's path, as clusterMonCgroupPath */
 };
 
+/* Rows in chunks shared between snapshots (sources/proctab.h). */
+#define PROC_CHUNK_ROWS 16
+struct proc_chunk;
+
 struct proc_snapshot {
 	struct snapshot hdr;
-	size_t nrows;
+	uint64_t gen;          /* rows with this gen changed in this sample */
+	size_t nrows;          /* served, after the filter */
+	size_t nall;           /* rows in the chunks: every process followed */
 	size_t followed;       /* processes read, before filtering */
-	struct proc_row rows[]; /* ascending pid */
+	uint64_t sweep_fixes;  /* clusterMonProcSweepFixes */
+	uint64_t agent_rss_kb; /* clustermond's own resident memory */
+	size_t nchunks;
+	struct proc_chunk **chunks;   /* every row, ascending pid */
+	size_t *first;         /* the row number of each chunk's first row */
+	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
 };
+
+/* Row i (0 .. nrows-1) in pid order: O(log chunks). */
+const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i);
+/* The pids of the rows that changed after generation since (processes that
+ * ran, appeared or had slow fields refreshed) into *pids (grown, *cap
+ * updated); the count. Chunks not copied since are skipped whole. */
+size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int32_t **pids,
+			     size_t *cap);
 
 /* clusterMonProcTable filters (procFilter, and the writable scalars). */
 struct proc_filter {
@@ -90,6 +110,11 @@ struct proc_filter {
 	int64_t uid;    /* -1 = any */
 	uint32_t top;   /* 0 = all; else the N busiest over the last interval */
 };
+
+/* One helper-fed sample from the text of a reply to the helper's procs
+ * request (as if the helper had sent it): for tests. 0, or -1 when the
+ * reply does not parse or the sample failed. */
+int proc_source_feed(void *ctx, const char *reply);
 
 /* How the proc source reads: "helper" (clustermon-kprobe's per-process
  * accounting) or "scanner" (every /proc/PID each sample). */

@@ -29,7 +29,7 @@ struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
 
 /* Every state but LISTEN (10); not the kernel's request sockets (12). */
 #define CONN_STATES (((1u << 12) - 2) & ~(1u << 10))
-#define PID_MAP_EVERY_MS 5000
+#define FULL_OWNERS_MS 60000
 #define TCP_RTT_BUCKETS 32
 
 struct key {
@@ -57,7 +57,10 @@ struct tcp_source {
 	size_t nmap, keycap;
 	uint32_t next_index;
 	struct sock_owners owners;
-	uint64_t owners_at_ms;
+	uint64_t owners_at_ms;     /* the last read of every process's fds */
+	uint64_t owners_gen;       /* the proc snapshot's generation at the last look */
+	int32_t *ran;              /* pids that ran since then */
+	size_t ran_cap;
 	struct procfile snmp, netstat;
 	char buf[64 * 1024];
 	unsigned rtt_dist;
@@ -82,6 +85,7 @@ static void tcp_fini(void *ctx)
 	free(ts->wide);
 	free(ts->wide_next);
 	sock_owners_free(&ts->owners);
+	free(ts->ran);
 	free(ts);
 }
 
@@ -254,14 +258,61 @@ static int assign_indexes(struct tcp_source *ts, uint32_t *index_of)
 
 /* ------------------------------------------------------------ owners */
 
-/* inode -> pid for every socket (collect/sockowner.c), rebuilt every few
- * seconds: reading every process's fd links costs far more than the dump. */
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The table kept to this dump's sockets; true when one has no owner yet. */
+static bool keep_listed(struct tcp_source *ts)
+{
+	uint32_t *inodes = malloc((ts->nconns ? ts->nconns : 1) * sizeof(*inodes));
+	bool unknown = false;
+	size_t n = 0;
+
+	if (inodes == NULL)
+		return false;
+	for (size_t i = 0; i < ts->nconns; i++)
+		if (ts->conns[i].inode != 0)
+			inodes[n++] = ts->conns[i].inode;
+	qsort(inodes, n, sizeof(*inodes), by_u32);
+	sock_owners_keep(&ts->owners, inodes, n);
+	for (size_t i = 0; i < n && !unknown; i++)
+		unknown = sock_owners_pid(&ts->owners, inodes[i]) == 0;
+	free(inodes);
+	return unknown;
+}
+
+/*
+ * inode -> pid (collect/sockowner.c). Reading every process's fd links
+ * costs far more than the dump, so that happens once; afterwards a socket
+ * with no owner yet is looked for only among the processes that ran since
+ * the last look (the proc snapshot's rows that changed): whoever created or
+ * accepted it ran. Without a proc source, every process is read again at
+ * most every FULL_OWNERS_MS, and only while a socket has no owner.
+ */
 static void refresh_owners(struct tcp_source *ts)
 {
-	if (ts->owners_at_ms != 0 && cm_clock_ms() - ts->owners_at_ms < PID_MAP_EVERY_MS)
+	struct proc_snapshot *ps;
+	uint64_t now = cm_clock_ms();
+	size_t n;
+
+	if (!keep_listed(ts) && ts->owners_at_ms != 0)
 		return;
-	ts->owners_at_ms = cm_clock_ms();
-	sock_owners_read(&ts->owners, ts->root);
+	ps = (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+	if (ts->owners_at_ms == 0 || (ps == NULL && now - ts->owners_at_ms >= FULL_OWNERS_MS)) {
+		ts->owners_at_ms = now;
+		sock_owners_read(&ts->owners, ts->root);
+	} else if (ps != NULL && ps->gen > ts->owners_gen) {
+		n = proc_snapshot_changed(ps, ts->owners_gen, &ts->ran, &ts->ran_cap);
+		sock_owners_add(&ts->owners, ts->root, ts->ran, n);
+	}
+	if (ps != NULL) {
+		ts->owners_gen = ps->gen;
+		snapshot_release(&proc_slot, &ps->hdr);
+	}
 }
 
 /* ------------------------------------------------------------ the sample */

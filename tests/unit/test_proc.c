@@ -194,14 +194,14 @@ static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc
 
 	fixture_put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
 				    "voluntary_ctxt_switches:\t70\nnonvoluntary_ctxt_switches:\t3\n");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->have_status && p->vol_ctxsw == 7, "status is not re-read between rescans");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "status is re-read on a rescan sample");
 	fixture_put(dir, "proc/812/status", "garbage\n");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->have_status && p->vol_ctxsw == 70, "a bad status keeps the last values");
 }
@@ -216,19 +216,19 @@ static void gone_and_reused(const char *dir, struct proc_scanner *ps, struct pro
 	 * regular file would still read, so empty it before removing. */
 	fixture_put(dir, "proc/812/stat", "");
 	sh("rm -rf '%s/proc/812'", dir, "");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	ok(n == 4 && !find(*s, n, 812), "a removed pid is gone after the next sample (%d)", n);
 	ok(proc_scanner_count(ps) == 5, "and no longer followed");
 
 	sh("rm -rf '%s/proc/2'", dir, "");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	ok(n == 3 && !find(*s, n, 2), "a pid missing from the listing is dropped by a rescan");
 
 	fixture_put(dir, "proc/4242/stat", "4242 (other) S 1 4242 4242 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
 				   "123456 1 7 1 1 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n");
 	fixture_put(dir, "proc/4242/cmdline", "other\0");
 	fixture_put(dir, "proc/4242/status", "Name:\tother\nUid:\t33\t33\t33\t33\n");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 4242);
 	ok(p && p->start_ticks == 123456 && strcmp(p->comm, "other") == 0,
 	   "a new start time under the same pid is another process");
@@ -244,23 +244,23 @@ static void appears(const char *dir, struct proc_scanner *ps, struct proc_sample
 
 	ok(sh("cp -r '%s/proc/1' '%s/proc/7777'", dir, dir) == 0, "a new process dir is made");
 	fixture_put(dir, "proc/7777/stat", "7777 (newbie) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 555 1 1 1\n");
-	n = proc_scanner_sample(ps, false, s, cap);
+	n = proc_scanner_sample(ps, 0, s, cap);
 	ok(!find(*s, n, 7777), "a new pid is not seen before a rescan");
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	ok(find(*s, n, 7777) != NULL && strcmp(find(*s, n, 7777)->comm, "newbie") == 0,
 	   "and seen after one");
 	ok(n >= 2 && (*s)[n - 1].pid == 7777, "still sorted");
 }
 
-/* Out of descriptors: the processes that cannot be opened are skipped, the
- * rest served, and the skipped ones picked up once fds are back. */
+/* Under a low fd limit every process is still followed: only the hottest
+ * keep their files open, the rest are opened for one read. */
 static void out_of_fds(const char *dir)
 {
-	struct proc_scanner *ps = proc_scanner_new(dir);
+	struct proc_scanner *ps = proc_scanner_new(dir, 1);
 	struct proc_sample *s = NULL;
 	struct rlimit old, low;
-	size_t cap = 0;
-	int n, spare = dup(0);
+	size_t cap = 0, held;
+	int n, n2, spare = dup(0);
 
 	if (spare < 0 || getrlimit(RLIMIT_NOFILE, &old) != 0) {
 		skip("no descriptor to measure from");
@@ -268,18 +268,19 @@ static void out_of_fds(const char *dir)
 	}
 	close(spare);
 	low = old;
-	low.rlim_cur = (rlim_t)spare + 5; /* opendir plus about one process */
+	low.rlim_cur = (rlim_t)spare + 4; /* one kept process, one file at a time */
 	if (setrlimit(RLIMIT_NOFILE, &low) != 0) {
 		skip("cannot lower RLIMIT_NOFILE");
 		return;
 	}
-	n = proc_scanner_sample(ps, true, &s, &cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap);
+	n2 = proc_scanner_sample(ps, 0, &s, &cap);
+	held = proc_reader_open_fds(proc_scanner_reader(ps));
 	setrlimit(RLIMIT_NOFILE, &old);
-	ok(n >= 0 && n < 4, "with few fds, a rescan skips what it cannot open (%d)", n);
-	n = proc_scanner_sample(ps, true, &s, &cap);
-	ok(n == 4, "with fds back, the next rescan follows them all (%d)", n);
-	ok(s && n == 4 && strcmp(s[0].cmdline, "/sbin/init splash") == 0,
-	   "and a skipped process's cmdline is read then");
+	ok(n == 4 && n2 == 4, "with 4 spare fds, every process is followed (%d, %d)", n, n2);
+	ok(s && n2 == 4 && strcmp(s[0].cmdline, "/sbin/init splash") == 0,
+	   "and every cmdline read");
+	ok(held <= 2, "one process's files kept open (%zu fds)", held);
 	proc_scanner_free(ps);
 	free(s);
 }
@@ -298,11 +299,11 @@ static void scanner_on_fixtures(void)
 	}
 	ok(sh("cp -r '%s' '%s'", fixture_root(src, sizeof(src), "proc-procs/proc"), dir) == 0,
 	   "fixture tree copied");
-	ps = proc_scanner_new(dir);
+	ps = proc_scanner_new(dir, 64);
 	ok(ps != NULL, "scanner made");
 	if (ps == NULL)
 		return;
-	n = proc_scanner_sample(ps, true, &s, &cap); /* before s is read */
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap); /* before s is read */
 	first_sample(s, n, ps);
 	status_cadence(dir, ps, &s, &cap);
 	gone_and_reused(dir, ps, &s, &cap);
@@ -312,7 +313,7 @@ static void scanner_on_fixtures(void)
 	out_of_fds(dir);
 	memset(longroot, 'x', sizeof(longroot) - 1);
 	longroot[sizeof(longroot) - 1] = '\0';
-	ps = proc_scanner_new(longroot);
+	ps = proc_scanner_new(longroot, 64);
 	ok(ps == NULL && errno == ENAMETOOLONG, "a root too long is refused");
 	proc_scanner_free(ps);
 	ok(sh("rm -rf '%s'%s", dir, "") == 0, "fixture copy removed");
@@ -346,7 +347,7 @@ static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, si
 	uint64_t ticks0 = 0;
 	int n;
 
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	me = n > 0 ? find(*s, n, getpid()) : NULL;
 	ticks0 = me ? me->utime_ticks + me->stime_ticks : 0;
 	atomic_store(&stop_spinning, false);
@@ -355,7 +356,7 @@ static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, si
 		return;
 	}
 	nanosleep(&pause_ns, NULL);
-	n = proc_scanner_sample(ps, true, s, cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	atomic_store(&stop_spinning, true);
 	pthread_join(spinner, NULL);
 	me = n > 0 ? find(*s, n, getpid()) : NULL;
@@ -369,7 +370,7 @@ static void two_threads_live(struct proc_scanner *ps, struct proc_sample **s, si
 
 static void scanner_live(void)
 {
-	struct proc_scanner *ps = proc_scanner_new("");
+	struct proc_scanner *ps = proc_scanner_new("", 64);
 	struct proc_sample *s = NULL;
 	const struct proc_sample *me;
 	size_t cap = 0;
@@ -377,7 +378,7 @@ static void scanner_live(void)
 	int n;
 
 	burn_cpu();
-	n = proc_scanner_sample(ps, true, &s, &cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap);
 	me = n > 0 ? find(s, n, getpid()) : NULL;
 	ok(n > 1, "the live system has processes (%d)", n);
 	/* Under libtool the binary may be lt-test_proc. */
@@ -398,11 +399,11 @@ static void scanner_live(void)
 		pause();
 		_exit(0);
 	}
-	n = proc_scanner_sample(ps, true, &s, &cap);
+	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap);
 	ok(find(s, n, child) != NULL, "a forked child is followed after a rescan");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	n = proc_scanner_sample(ps, false, &s, &cap);
+	n = proc_scanner_sample(ps, 0, &s, &cap);
 	ok(find(s, n, child) == NULL, "and dropped once reaped, without a rescan");
 	ok(find(s, n, getpid()) != NULL, "while we stay");
 	two_threads_live(ps, &s, &cap);

@@ -23,11 +23,29 @@ static void put(const char *rel, const char *text)
 	fixture_put(dir, rel, text);
 }
 
+static void mkdirs(const char *rel)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", dir, rel);
+	if (system(cmd) != 0)
+		diag("mkdir %s failed", rel);
+}
+
+static void rmtree(const char *rel)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s'", dir, rel);
+	if (system(cmd) != 0)
+		diag("rm %s failed", rel);
+}
+
 static const struct proc_row *row(const struct proc_snapshot *s, int32_t pid)
 {
 	for (size_t i = 0; i < s->nrows; i++)
-		if (s->rows[i].pid == pid)
-			return &s->rows[i];
+		if (proc_snapshot_row(s, i)->pid == pid)
+			return proc_snapshot_row(s, i);
 	return NULL;
 }
 
@@ -47,7 +65,7 @@ static struct proc_snapshot *sample(void *ctx, const struct proc_filter *f, char
 	pids[0] = '\0';
 	for (size_t i = 0; i < s->nrows && at < len; i++)
 		at += (size_t)snprintf(pids + at, len - at, "%s%d", i ? " " : "",
-				       (int)s->rows[i].pid);
+				       (int)proc_snapshot_row(s, i)->pid);
 	return s;
 }
 
@@ -89,7 +107,7 @@ static void filters(void *ctx, const struct proc_filter *all)
 	top1.top = 1;
 	s = sample(ctx, &top1, pids, sizeof(pids));
 	ok(strcmp(pids, "4242") == 0, "top=1 keeps the busiest process (got %s)", pids);
-	ok(s->nrows == 1 && s->rows[0].util == 5000,
+	ok(s->nrows == 1 && proc_snapshot_row(s, 0)->util == 5000,
 	   "50 ticks of CPU time in 1 s: 50.00%% of one CPU");
 	snapshot_release(&proc_slot, &s->hdr);
 
@@ -104,6 +122,103 @@ static void filters(void *ctx, const struct proc_filter *all)
 	ok(strcmp(pids, "1 2") == 0, "name=*d matches systemd and kthreadd (got %s)", pids);
 	ok(s->followed == 5, "filters hide rows, not processes followed");
 	snapshot_release(&proc_slot, &s->hdr);
+}
+
+/* One helper-fed sample, DT after the last, from a procs reply whose
+ * lines follow the hello and count lines. */
+static struct proc_snapshot *feed(void *ctx, uint64_t dt, const char *lines)
+{
+	char reply[1024];
+	int n = 0;
+
+	for (const char *p = lines; *p; p++)
+		n += *p == '\n';
+	snprintf(reply, sizeof(reply), "ok clustermon-kprobe 1 test-1\nok %d\n%s", n, lines);
+	fake_now += dt;
+	ok(proc_source_feed(ctx, reply) == 0, "helper-fed sample");
+	return (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+}
+
+static void done(struct proc_snapshot *s)
+{
+	snapshot_release(&proc_slot, &s->hdr);
+}
+
+#define MS (FAKE_SEC / 1000)
+
+/* The helper's news: ran (MARK 1), exited (2), new or exec'd (3). */
+static void fed(void *ctx, const struct proc_filter *all)
+{
+	struct source_cmd cmd = { .kind = SOURCE_CMD_PROC_FILTER, .proc_filter = *all };
+	struct proc_snapshot *s, *before;
+	const struct proc_row *r;
+	uint64_t rss;
+
+	proc_source_ops.command(ctx, &cmd);
+	/* Two threads that used 3 ms and 4 ms before the helper counted. */
+	mkdirs("proc/4242/task/4242");
+	mkdirs("proc/4242/task/4243");
+	put("proc/4242/task/4242/schedstat", "3000000 100 5\n");
+	put("proc/4242/task/4243/schedstat", "4000000 200 5\n");
+	s = feed(ctx, SEC, "");
+	r = row(s, 4242);
+	ok(r && r->have_schedstat && r->cpu_ns == 7000000 && r->run_delay_ns == 300,
+	   "joining: CpuNs is its threads' schedstat summed (%llu)",
+	   r ? (unsigned long long)r->cpu_ns : 0ull);
+	ok(s->sweep_fixes == 0 && s->followed == 5, "the first sweep joins, fixing nothing");
+	rss = r ? r->rss_kb : 0;
+	before = s;
+
+	put("proc/4242/stat", "4242 (a b) c) R 1 4242 4242 34816 4242 4194304 1234 0 5 0 "
+	    "800 400 0 0 -2 0 3 0 99999 2000000 999 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 "
+	    "17 1 1 1 0 0 0 0 0 0 0 0 0 0 0\n");
+	s = feed(ctx, 10 * MS, "proc 4242 5000000 0 1\n");
+	r = row(s, 4242);
+	ok(r && r->cpu_ns == 12000000 && r->util == 5000,
+	   "it ran 5 ms of 10: CpuNs 7 + 5 ms, 50.00%% of a CPU (%u)", r ? r->util : 0);
+	ok(r && r->rss_kb == rss, "its slow fields wait for their second");
+	ok(r && r->gen == s->gen && row(s, 1)->gen < s->gen,
+	   "only its row is new in this sample");
+	ok(row(before, 4242)->cpu_ns == 7000000, "a reader of the older snapshot sees it unchanged");
+	done(before);
+	done(s);
+
+	s = feed(ctx, 10 * MS, "");
+	r = row(s, 4242);
+	ok(r && r->util == 0 && r->cpu_ns == 12000000, "not run since: util 0, CpuNs kept");
+	done(s);
+	s = feed(ctx, SEC, "");
+	r = row(s, 4242);
+	ok(r && r->rss_kb != rss && r->user_ms == 8000, "a second later its slow fields are read");
+	done(s);
+
+	mkdirs("proc/7777");
+	fixture_put(dir, "proc/7777/stat", "7777 (newbie) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
+		    "555 1 1 1\n");
+	put("proc/7777/status", "Name:\tnewbie\nUid:\t7\t7\t7\t7\n");
+	put("proc/7777/cmdline", "newbie");
+	s = feed(ctx, 10 * MS, "proc 7777 1000 5 3\n");
+	r = row(s, 7777);
+	ok(r && strcmp(r->comm, "newbie") == 0 && r->uid == 7 && strcmp(r->cmdline, "newbie") == 0,
+	   "MARK 3: a new process's row, with its identity");
+	done(s);
+	put("proc/7777/stat", "");
+	rmtree("proc/7777");
+	s = feed(ctx, 10 * MS, "proc 7777 2000 5 2\n");
+	ok(row(s, 7777) == NULL, "MARK 2: gone once reaped");
+	done(s);
+
+	mkdirs("proc/8888");
+	fixture_put(dir, "proc/8888/stat", "8888 (quiet) S 1 1 1 0 -1 1 1 0 0 0 1 1 0 0 20 0 1 0 "
+		    "556 1 1 1\n");
+	put("proc/8888/status", "Name:\tquiet\nUid:\t0\t0\t0\t0\n");
+	put("proc/8888/cmdline", "quiet");
+	s = feed(ctx, 10 * MS, "");
+	ok(row(s, 8888) == NULL, "a process no event announced waits for the sweep");
+	done(s);
+	s = feed(ctx, 31 * SEC, "");
+	ok(row(s, 8888) != NULL && s->sweep_fixes == 1, "the sweep adds it and counts one fix");
+	done(s);
 }
 
 int main(void)
@@ -126,6 +241,7 @@ int main(void)
 	if (ok(ctx != NULL, "init on the copy")) {
 		first(ctx, &all);
 		filters(ctx, &all);
+		fed(ctx, &all);
 		proc_source_ops.fini(ctx);
 	}
 	fake_clock_stop();

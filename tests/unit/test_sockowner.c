@@ -92,6 +92,21 @@ int main(void)
 	is_u64(sock_owners_pid(&so, 1002), 0, "a closed socket lost its owner");
 	is_u64(sock_owners_pid(&so, 3001), 100, "a new socket of pid 100");
 	is_u64(sock_owners_pid(&so, 2500), 250, "a new process's socket");
+
+	/* Only what ran: pid 200's sockets added, twice, to a table kept to
+	 * the sockets a dump still lists. */
+	{
+		static const uint32_t listed[] = { 1001, 2500, 3001 };
+		static const pid_t ran[] = { 200, 200 };
+
+		sock_owners_keep(&so, listed, 3);
+		ok(so.n == 4 && sock_owners_pid(&so, 2001) == 0 && sock_owners_pid(&so, 3001) == 100,
+		   "keep drops the sockets no longer listed (%zu left)", so.n);
+		link_fd("200", "9", "socket:[2002]");
+		sock_owners_add(&so, root, ran, 2);
+		is_u64(sock_owners_pid(&so, 2002), 200, "a new socket of a process that ran");
+		ok(so.n == 6, "each link once, however often its process is added (%zu)", so.n);
+	}
 	sock_owners_free(&so);
 	ok(so.v == NULL && so.n == 0, "free leaves an empty table");
 

@@ -2,8 +2,9 @@
  * test_tcp_source.c - the tcp source's sample path: sockets from the live
  * kernel (a loopback connection made here, found by its ports), counters and
  * socket owners from a fixture root written here, so the owner must come from
- * ROOT/proc/PID/fd (collect/sockowner.c) and not from our own /proc. A fake
- * clock (core/clock.h) drives the owner table's five-second refresh.
+ * ROOT/proc/PID/fd (collect/sockowner.c) and not from our own /proc. After
+ * the first read of every process, a new socket's owner is looked for only
+ * among the processes the proc snapshot says ran (published here by hand).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sources/proctab.h"
 #include "sources/sources.h"
 #include "fixture.h"
 #include "fake_clock.h"
@@ -75,6 +77,31 @@ static const struct tcp_row *find(const struct tcp_snapshot *s, uint16_t sport, 
 	return NULL;
 }
 
+static uint16_t lp;
+
+/* The owner of the client end fd (connected to the listener on lp). */
+static uint32_t owner_of(const struct tcp_snapshot *snap, int fd)
+{
+	const struct tcp_row *r = find(snap, port_of(fd), lp);
+
+	return r ? r->pid : UINT32_MAX;
+}
+
+/* A proc snapshot in which pid ran (its row changed). */
+static void ran(struct proctab *t, int32_t pid)
+{
+	const struct proc_row *old = proctab_find(t, pid);
+	struct proc_row r;
+	struct proc_snapshot *ps;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = pid;
+	r.cpu_ns = old ? old->cpu_ns + 1 : 1;
+	proctab_put(t, &r);
+	if ((ps = proctab_publish(t)) != NULL)
+		snapshot_publish(&proc_slot, &ps->hdr);
+}
+
 static struct tcp_snapshot *sample(void *ctx)
 {
 	ok(tcp_source_ops.sample(ctx) == 0, "sample succeeds");
@@ -84,10 +111,10 @@ static struct tcp_snapshot *sample(void *ctx)
 int main(void)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int l = socket(AF_INET, SOCK_STREAM, 0), c1, s1, c2, s2;
+	int l = socket(AF_INET, SOCK_STREAM, 0), c1, s1, c2, s2, c3, s3;
+	struct proctab t;
 	const struct tcp_row *a, *b;
 	struct tcp_snapshot *snap;
-	uint16_t lp;
 	uint32_t ia, ib;
 	char path[256];
 	void *ctx;
@@ -106,6 +133,7 @@ int main(void)
 	    "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
 	    "Tcp: 1 200 120000 -1 11 22 0 0 3 1000 2000 33 44 55 0\n");
 	own("4321", c1);
+	proctab_init(&t);
 	fake_clock_start(10 * SEC);
 	ctx = tcp_source_ops.init(dir);
 	if (!ok(ctx != NULL && c1 >= 0 && s1 >= 0, "init (inet_diag socket) and a loopback connection"))
@@ -141,18 +169,30 @@ int main(void)
 	   "a connection keeps its index from sample to sample");
 	b = find(snap, port_of(c2), lp);
 	ok(b != NULL && b->index > ia && b->index > ib, "a new connection gets a new index");
-	ok(b != NULL && b->pid == 0, "4 s later the owner table is not rebuilt yet");
+	ok(b != NULL && b->pid == 0,
+	   "without a proc source, a new socket's owner is not looked for by reading every process again within a minute");
 	snapshot_release(&tcp_slot, &snap->hdr);
 
-	fake_now += 1 * SEC;
+	/* The proc source says who ran: only those processes are read. */
+	c3 = connect_to(l, &s3);
+	own("5555", c3);
+	ran(&t, 1);
 	snap = sample(ctx);
-	b = find(snap, port_of(c2), lp);
-	ok(b != NULL && b->pid == 4321, "5 s after the last build it is, and finds the new owner");
+	ok(owner_of(snap, c2) == 0 && owner_of(snap, c3) == 0,
+	   "a process that did not run is not read for owners");
 	snapshot_release(&tcp_slot, &snap->hdr);
+	ran(&t, 4321);
+	ran(&t, 5555);
+	snap = sample(ctx);
+	ok(owner_of(snap, c2) == 4321 && owner_of(snap, c3) == 5555,
+	   "the owners of new sockets found among the processes that ran");
+	snapshot_release(&tcp_slot, &snap->hdr);
+	proctab_free(&t);
+	snapshot_clear(&proc_slot);
 
 	tcp_source_ops.fini(ctx);
 	fake_clock_stop();
-	close(c1), close(s1), close(c2), close(s2), close(l);
+	close(c1), close(s1), close(c2), close(s2), close(c3), close(s3), close(l);
 	fixture_remove(dir);
 	return done_testing();
 }

@@ -226,6 +226,10 @@ static void test_procs(void)
 	ok(r.v[2].tgid == 7 && r.v[2].mark == HELPER_PROC_NEW && !r.v[2].exited,
 	   "mark 3: a new process or an exec");
 	helper_procs_free(&r);
+	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 1\nproc 77 5 6 3\n", &r, why,
+			      sizeof(why)) == 0 && r.n == 1 && r.v[0].mark == HELPER_PROC_NEW && !r.v[0].exited &&
+		   r.v[0].cpu_ns == 5, "MARK 3: a new or exec'd process");
+	helper_procs_free(&r);
 	ok(helper_parse_procs("ok clustermon-kprobe 1 7-1\nok 0\n", &r, why, sizeof(why)) == 0 &&
 		   r.n == 0 && r.v == NULL, "nothing ran");
 

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * proctab.h - the process table as the proc source builds it: rows in
+ * pid order, in chunks of PROC_CHUNK_ROWS shared copy-on-write between the
+ * builder and every snapshot published from it.
+ *
+ * Publishing a sample costs what changed: a snapshot copies the array of
+ * chunk pointers (and takes a reference on each chunk), never the rows; the
+ * builder copies a chunk only the first time one of its rows changes after
+ * a publish. A reader holding an old snapshot keeps the chunks it saw.
+ *
+ * Every row carries the generation (publish number) in which it last
+ * changed, so a writer of the image can re-encode only newer rows.
+ *
+ * One thread builds; snapshots may be released on any thread (chunk
+ * reference counts are atomic).
+ */
+#ifndef CLUSTERMON_PROCTAB_H
+#define CLUSTERMON_PROCTAB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sources.h"
+
+struct proc_chunk {
+	atomic_uint refs;      /* the builder's table, and each snapshot */
+	uint64_t made;         /* the builder's generation when it was made */
+	uint32_t n;
+	struct proc_row rows[PROC_CHUNK_ROWS]; /* ascending pid */
+};
+
+struct proctab {
+	uint64_t gen;          /* of the next publish; chunks made in it are private */
+	size_t n, cap, nrows;
+	struct proc_chunk **chunk;
+};
+
+void proctab_init(struct proctab *t);
+void proctab_free(struct proctab *t);
+
+/* The row of pid, or NULL. Valid until the next change to t. */
+const struct proc_row *proctab_find(const struct proctab *t, int32_t pid);
+/* Sets the row of r->pid (added if new). A row equal to the one there
+ * (generation aside) changes nothing. 1 changed, 0 same, -1 no memory. */
+int proctab_put(struct proctab *t, const struct proc_row *r);
+/* Removes pid's row; 1 if there was one, 0 if not, -1 no memory. */
+int proctab_del(struct proctab *t, int32_t pid);
+
+/* Calls fn on each row in pid order (rows must not be changed meanwhile). */
+void proctab_each(const struct proctab *t, void (*fn)(const struct proc_row *, void *),
+		  void *arg);
+
+/* The table as a snapshot (refs 1; the caller fills the other fields):
+ * NULL when out of memory. Every chunk becomes shared. */
+struct proc_snapshot *proctab_publish(struct proctab *t);
+
+#endif

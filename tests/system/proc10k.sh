@@ -1,0 +1,87 @@
+#!/bin/bash
+# proc10k.sh - the process table at 10,000 processes with clustermond under
+# `ulimit -n 4096` (issue 23), fed by clustermon-kprobe and by the scanner
+# alone: the table covers every process, clustermond's open fds stay bounded
+# (the figure is printed), and a 4-thread process started afterwards has its
+# row within a second, its CpuNs growing as its threads' schedstat summed.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (BPF programs, 10,000 processes)"
+need_helper
+IDLE=${IDLE:-10000}
+plan 10
+PT="$clusterMonProcEntry"
+SPINNERS="$top_builddir/tests/system/spinners"
+
+# IDLE processes that pause, forked by one python (copy-on-write: a few
+# pages each); gone when it gets SIGTERM, or after 10 minutes whatever
+# happens to this script.
+python3 -c '
+import os, signal, sys
+kids = []
+for _ in range(int(sys.argv[1])):
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.alarm(600)
+        signal.pause()
+        os._exit(0)
+    kids.append(pid)
+def stop(*_):
+    for k in kids:
+        os.kill(k, signal.SIGTERM)
+    for k in kids:
+        os.waitpid(k, 0)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+while True:
+    signal.pause()
+' "$IDLE" >"$T/idle.out" &
+idlers=$!
+wait_for 300 grep -q ready "$T/idle.out" || { kill "$idlers"; bail "the $IDLE idle processes did not start"; }
+
+ulimit -n 4096
+procs() { find /proc -maxdepth 1 -name '[0-9]*' | wc -l; }
+all_fds() { find "/proc/$AGENT_PID/fd" -mindepth 1 | wc -l; }
+kernel_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
+count_covers() { [ "$(get "$clusterMonProcCount.0")" -ge "$IDLE" ]; }
+
+# one MODE: the checks with clustermond fed by the helper or the scanner.
+one() {
+	local socket=$T/no-helper.sock n p fds spin t0 ms c0 k0 c1 k1 r
+	[ "$1" = helper ] && socket=$HELPER_SOCK
+	printf 'helperSocket %s\nsampleInterval proc 100\n' "$socket" >"$T/clustermond.conf"
+	AGENT_WAIT=60 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
+	wait_for 60 count_covers
+	n=$(get "$clusterMonProcCount.0") p=$(procs)
+	check "$1: clusterMonProcCount $n covers the $IDLE idle processes ($p in /proc)" \
+		test "$n" -ge "$IDLE" -a "$n" -ge $(( p * 98 / 100 ))
+	is "$(get "$CM.2.1.1.8.3")" "\"$1\"" "$1: clusterMonSourceMethod.proc"
+	fds=$(all_fds)
+	diag "$1: clustermond holds $fds fds with $n processes in its table (ulimit -n $(ulimit -n))"
+	check "$1: its fds stay bounded ($fds < 1100)" test "$fds" -lt 1100
+
+	"$SPINNERS" 4 30 &
+	spin=$! t0=$(date +%s%N)
+	wait_for 3 get "$PT.6.$spin"
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	check "$1: a 4-thread process started afterwards has its CpuNs row within 1 s ($ms ms)" \
+		test "$ms" -le 1000
+	sleep 0.5
+	c0=$(get "$PT.6.$spin") k0=$(kernel_ns "$spin")
+	sleep 2
+	c1=$(get "$PT.6.$spin") k1=$(kernel_ns "$spin")
+	r=$(( (c1 - c0) * 1000 / (k1 - k0 + 1) ))
+	check "$1: its CpuNs grows as its threads' schedstat summed within 15% ($r per mille over $(( (k1 - k0) / 1000000 )) ms of CPU)" \
+		test "$r" -ge 850 -a "$r" -le 1150
+	kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null
+	stop_agent
+}
+
+start_master || bail "snmpd did not start"
+start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
+one helper
+one scanner
+kill "$idlers"; wait "$idlers" 2>/dev/null
+finish
