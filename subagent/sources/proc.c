@@ -8,7 +8,9 @@
  * one (with their CPU time and run delay summed over threads) and touches only
  * those; /proc is read in full once a second (new processes, names, uids,
  * memory, faults, context switches, exits the helper did not report).
- * Without the helper the scanner reads every process every sample.
+ * Without the helper the scanner reads every process every sample, and so
+ * it does in a PID namespace of its own (a container, a node of the fleet
+ * in docs/fleet.md): the helper names processes by the kernel's pids.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -58,6 +60,7 @@ struct proc_source {
 	struct proc_filter filter; /* this thread's own: set by configure and commands */
 	char root[256];
 	/* helper-fed mode */
+	bool child_pidns;           /* the helper's pids are not ours: scanner only */
 	char helper_socket[PROBE_SOCKET_MAX]; /* helperSocket, by configure */
 	bool fed;                   /* the last sample was */
 	uint64_t last_try_ns;       /* of the helper, when it was not there */
@@ -122,6 +125,7 @@ static void *proc_init(const char *root)
 	src->hz = (unsigned)sysconf(_SC_CLK_TCK);
 	src->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	src->boot_time = read_boot_time(root);
+	src->child_pidns = proc_self_in_child_pidns(root);
 	if (src->scanner == NULL) {
 		proc_fini(src);
 		return NULL;
@@ -246,7 +250,7 @@ static int helper_poll(struct proc_source *src, uint64_t now, struct helper_proc
 	char why[256], *reply = NULL;
 	int rc = -1;
 
-	if (src->root[0] != '\0' ||
+	if (src->root[0] != '\0' || src->child_pidns ||
 	    (!src->fed && src->last_try_ns != 0 && now - src->last_try_ns < RESCAN_NS))
 		return -1;
 	src->last_try_ns = now;
