@@ -63,6 +63,9 @@ check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitize
 extra_check "$top/build" check-timing
 extra_check "$top/build-sanitize" check-timing
 
+# A fleet polled by sharded Prometheus and a vmagent cluster (make check-fleet).
+extra_check "$top/build" check-fleet
+
 # Operations consoles (make check-consoles): the console packages are
 # installed here, so a failed install is a failure, not a skip.
 if "$top/tests/setup-consoles.sh"; then
