@@ -203,16 +203,22 @@ fleet_up() {
 	wait_for 20 inp curl -sf "$VM/health" || bail "VictoriaMetrics did not start"
 }
 
+# Bash reports each killed job on stderr: not news here.
 fleet_down() {
-	local p d
-	for p in "${FLEET_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	for d in "$T"/n*/unshare.pid; do
-		[ -f "$d" ] && kill -9 "$(cat "$d")" 2>/dev/null
-	done
-	for p in "${FLEET_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	for d in $(ip netns list | awk -v p="cmf$FID-" 'index($1, p) == 1 { print $1 }'); do
-		ip netns del "$d"
-	done
+	{
+		local p d
+		for p in "${FLEET_PIDS[@]}"; do kill -9 "$p"; done
+		for d in "$T"/n*/unshare.pid; do
+			[ -f "$d" ] && kill -9 "$(cat "$d")"
+		done
+		for p in "${FLEET_PIDS[@]}"; do wait "$p"; done
+		for d in "$T"/n*/unshare.pid; do
+			[ -f "$d" ] && wait "$(cat "$d")"
+		done
+		for d in $(ip netns list | awk -v p="cmf$FID-" 'index($1, p) == 1 { print $1 }'); do
+			ip netns del "$d"
+		done
+	} 2>/dev/null
 }
 
 # q PROMQL: an instant query to VictoriaMetrics, one line per series:

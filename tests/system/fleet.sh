@@ -48,7 +48,7 @@ is "$(q 'count by (node) (up{engine="prometheus"}) > 1')$(q 'count by (node) (up
 M0=$(nodes_of 'up{engine="vmagent",member="0"}') M1=$(nodes_of 'up{engine="vmagent",member="1"}')
 diag "vmagent: member 0 polls $M0, member 1 polls $M1"
 is "$(tr ' ' '\n' <<<"$M0 $M1" | grep . | sort | tr '\n' ' ')" "$ALL" \
-	"the vmagent members split the nodes between them"
+	"each node is polled by exactly one vmagent member (the members split them by hash)"
 
 # The workload window: 5% loss on node 4's link, a minute of the kernel's
 # CPU count for each node's busy loop.
