@@ -84,5 +84,5 @@ awk -v n="$N" -v polls="$polls" -v idle="$IDLE" -v w="$W" -v iv="$IV" \
 	printf "per node per poll: snmpd %.0f us CPU, clustermond %.0f us CPU (polled %.2f, unpolled %.2f ms CPU/s per node); ", sp, ap, (a3 - a2) / w / n / 1e6, ab / n / 1e6
 	printf "clustermond RSS %.1f MB per node (max %.1f); ", r[1] / 1024, r[2] / 1024
 	printf "%.0f samples per scrape; pollers %.0f us CPU per poll, RSS %d MB in all; ", samples, (p3 - p2) / polls / 1000, prss
-	printf "snmpd CPU polled/unpolled %.1fx (machine shared)\n", sb > 0 ? (s3 - s2) / w / sb : 0
+	printf "snmpd CPU polled/unpolled %.1fx (machine shared)\n", (sb > 0 ? (s3 - s2) / w / sb : 0)
 }'
