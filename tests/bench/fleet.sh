@@ -46,10 +46,11 @@ s1=$(proc_cpu_ns $SNMPDS) a1=$(proc_cpu_ns $AGENTS)
 fleet_pollers "$N" "$IV"
 wait_for 20 inp curl -sf "$VM/health" || bail "VictoriaMetrics did not start"
 POLLERS=$(cat "$T"/prom?.pid "$T"/vmagent?.pid "$T"/exporter?.pid "$T"/vm.pid "$T"/vmalert.pid)
+EXPORTERS=$(cat "$T"/exporter?.pid)
 sleep $((2 * IV + 5))
-s2=$(proc_cpu_ns $SNMPDS) a2=$(proc_cpu_ns $AGENTS) p2=$(proc_cpu_ns $POLLERS)
+s2=$(proc_cpu_ns $SNMPDS) a2=$(proc_cpu_ns $AGENTS) p2=$(proc_cpu_ns $POLLERS) e2=$(proc_cpu_ns $EXPORTERS)
 sleep $W
-s3=$(proc_cpu_ns $SNMPDS) a3=$(proc_cpu_ns $AGENTS) p3=$(proc_cpu_ns $POLLERS) t3=$(date +%s)
+s3=$(proc_cpu_ns $SNMPDS) a3=$(proc_cpu_ns $AGENTS) p3=$(proc_cpu_ns $POLLERS) e3=$(proc_cpu_ns $EXPORTERS) t3=$(date +%s)
 sleep 3   # the last scrapes reach VictoriaMetrics
 prss=$(for p in $POLLERS; do awk '/^VmRSS:/ { print $2 }' "/proc/$p/status"; done |
 	awk '{ s += $1 } END { printf "%.0f", s / 1024 }')
@@ -76,7 +77,7 @@ read -r polls ok_ratio p50 p99 <"$T/scrapes"
 # Per poll, in microseconds of CPU; the baseline rate taken out.
 awk -v n="$N" -v polls="$polls" -v idle="$IDLE" -v w="$W" -v iv="$IV" \
 	-v s0="$s0" -v s1="$s1" -v s2="$s2" -v s3="$s3" -v a0="$a0" -v a1="$a1" -v a2="$a2" -v a3="$a3" \
-	-v p2="$p2" -v p3="$p3" -v prss="$prss" -v samples="${samples:-0}" -v rss="$rss" -v ok="$ok_ratio" -v p50="$p50" -v p99="$p99" 'BEGIN {
+	-v p2="$p2" -v p3="$p3" -v e2="$e2" -v e3="$e3" -v prss="$prss" -v samples="${samples:-0}" -v rss="$rss" -v ok="$ok_ratio" -v p50="$p50" -v p99="$p99" 'BEGIN {
 	split(rss, r, " ")
 	sb = (s1 - s0) / idle; ab = (a1 - a0) / idle     # ns per second, all nodes
 	sp = ((s3 - s2) - sb * w) / polls / 1000
@@ -84,6 +85,6 @@ awk -v n="$N" -v polls="$polls" -v idle="$IDLE" -v w="$W" -v iv="$IV" \
 	printf "N=%d interval %ds: %d scrapes in %ds, success %.3f, duration p50 %.1f ms p99 %.1f ms; ", n, iv, polls, w, ok, p50, p99
 	printf "per node per poll: snmpd %.0f us CPU, clustermond %.0f us CPU (polled %.2f, unpolled %.2f ms CPU/s per node); ", sp, ap, (a3 - a2) / w / n / 1e6, ab / n / 1e6
 	printf "clustermond RSS %.1f MB per node (max %.1f); ", r[1] / 1024, r[2] / 1024
-	printf "%.0f samples per scrape; pollers %.0f ms CPU/s (%.0f us per poll), RSS %d MB in all; ", samples, (p3 - p2) / w / 1e6, (p3 - p2) / polls / 1000, prss
+	printf "%.0f samples per scrape; pollers %.0f ms CPU/s (%.0f us per poll, of which snmp_exporter %.0f), RSS %d MB in all; ", samples, (p3 - p2) / w / 1e6, (p3 - p2) / polls / 1000, (e3 - e2) / polls / 1000, prss
 	printf "clustermond CPU polled/unpolled %.2fx (machine shared)\n", (ab > 0 ? (a3 - a2) / w / ab : 0)
 }'
