@@ -141,7 +141,7 @@ is "$(q "min_over_time(up{node!=\"node$STOPPED\"}[20s]) < 1")" "" "the other nod
 R=1
 kill -TERM "$(fleet_pid $R snmpd)"
 t_r=$(date +%s)
-while fleet_pid $R snmpd | grep -q .; do sleep 0.1; done
+for _ in $(seq 1 50); do fleet_pid $R snmpd | grep -q . || break; sleep 0.1; done
 d="$T/n$R"
 nsenter -t "$(fleet_pid $R fleetload)" -p -m -n -u env SNMP_PERSISTENT_DIR="$d/persist" \
 	"$SNMPD" -C -c "$d/snmpd.conf" -Lf "$d/snmpd.log" -p "$d/snmpd.pid" -I -smux,mteTrigger,mteTriggerConf
