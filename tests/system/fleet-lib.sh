@@ -6,8 +6,8 @@
 #   cmf<ID>-p     the pollers' network namespace: bridge br0 at 10.77.100.1/24,
 #                 VictoriaMetrics, two Prometheus shards, two vmagent
 #                 members, vmalert; an snmp_exporter for each Prometheus
-#                 and one that both vmagent members reach at the same
-#                 address (contrib/victoriametrics/vmagent.yml says why);
+#                 (:9117, :9118) and one that both vmagent members reach at
+#                 the address vmagent.yml names (:9116; the file says why);
 #                 all on 127.0.0.1 of this namespace only
 #   cmf<ID>-nI    node I: a network namespace with eth0 (10.77.100.(10+I)) on
 #                 the bridge, and its own PID, mount (/proc) and UTS
@@ -158,7 +158,7 @@ fleet_pollers() {
 			'evaluation_interval: 30s' "evaluation_interval: ${iv}s" \
 			'shard: "0"' "shard: \"$s\"" 'regex: "0"' "regex: \"$s\"" \
 			/etc/prometheus/clustermon-targets.json "$T/targets.json" \
-			127.0.0.1:9116 "127.0.0.1:$((9116 + s))" \
+			127.0.0.1:9116 "127.0.0.1:$((9117 + s))" \
 			'- url: http://127.0.0.1:8428/api/v1/write' \
 			"- url: $VM/api/v1/write
     queue_config: {batch_send_deadline: 1s}" >"$T/prom$s.yml"
@@ -170,8 +170,7 @@ fleet_pollers() {
 		fleet_shipped "$top_srcdir/contrib/victoriametrics/vmagent.yml" \
 			'scrape_interval: 30s' "scrape_interval: ${iv}s" \
 			'scrape_timeout: 20s' "scrape_timeout: ${iv}s" \
-			/etc/victoriametrics/clustermon-targets.json "$T/targets.json" \
-			127.0.0.1:9116 127.0.0.1:9118 >"$T/vmagent$s.yml"
+			/etc/victoriametrics/clustermon-targets.json "$T/targets.json" >"$T/vmagent$s.yml"
 		bg "vmagent$s" vmagent -promscrape.config="$T/vmagent$s.yml" \
 			-promscrape.cluster.membersCount=2 -promscrape.cluster.memberNum="$s" \
 			-remoteWrite.url="$VM/api/v1/write" -remoteWrite.label=engine=vmagent \
