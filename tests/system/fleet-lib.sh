@@ -90,7 +90,7 @@ sampleInterval proc 1000
 sampleInterval tcp 1000
 threshold procs $clusterMonProcCount.0 rising=6 falling=5 interval=1000
 EOC
-	ip netns exec "$ns" unshare --pid --fork --mount-proc --uts --kill-child \
+	ip netns exec "$ns" setpriv --pdeathsig KILL unshare --pid --fork --mount-proc --uts --kill-child \
 		env SNMP_PERSISTENT_DIR="$d/persist" SNMPCONFPATH="$d/conf:$d/persist" \
 		sh -c "hostname node$i
 			$SNMPD -C -c $d/snmpd.conf -Lf $d/snmpd.log -p $d/snmpd.pid -I -smux,mteTrigger,mteTriggerConf
@@ -119,10 +119,11 @@ fleet_targets() { # fleet_targets N: file_sd JSON, one entry per node
 	printf ']\n'
 }
 
-# bg NAME COMMAND...: a poller in the pollers' namespace, logged to $T/NAME.log.
+# bg NAME COMMAND...: a poller in the pollers' namespace, logged to $T/NAME.log;
+# like each node, it is killed when the script that started it ends, however.
 bg() {
 	local n=$1; shift
-	ip netns exec "$FP" "$@" >"$T/$n.log" 2>&1 &
+	ip netns exec "$FP" setpriv --pdeathsig KILL "$@" >"$T/$n.log" 2>&1 &
 	FLEET_PIDS+=($!)
 	echo $! >"$T/$n.pid"
 }
