@@ -34,7 +34,9 @@ N=$2
 export FLEET_LIGHT=1
 IV=${FLEET_INTERVAL:-10} IDLE=${FLEET_IDLE:-30} W=${FLEET_WINDOW:-60}
 trap 'fleet_down; cleanup' EXIT
-fleet_nodes "$N" $((IDLE + W + 120 + N))
+# Starting N nodes on a loaded machine takes seconds each: the loads last
+# well past that, and the window below refuses to count a node that ended.
+fleet_nodes "$N" $((IDLE + W + 300 + 4 * N))
 
 pids_of() { local i; for i in $(seq 1 "$N"); do fleet_pid "$i" "$1"; done; }
 SNMPDS=$(pids_of snmpd) AGENTS=$(pids_of clustermond)
@@ -51,6 +53,7 @@ sleep $((2 * IV + 5))
 s2=$(proc_cpu_ns $SNMPDS) a2=$(proc_cpu_ns $AGENTS) p2=$(proc_cpu_ns $POLLERS) e2=$(proc_cpu_ns $EXPORTERS)
 sleep $W
 s3=$(proc_cpu_ns $SNMPDS) a3=$(proc_cpu_ns $AGENTS) p3=$(proc_cpu_ns $POLLERS) e3=$(proc_cpu_ns $EXPORTERS) t3=$(date +%s)
+for p in $SNMPDS $AGENTS; do [ -d "/proc/$p" ] || bail "N=$N: a node ended before the window did"; done
 sleep 3   # the last scrapes reach VictoriaMetrics
 prss=$(for p in $POLLERS; do awk '/^VmRSS:/ { print $2 }' "/proc/$p/status"; done |
 	awk '{ s += $1 } END { printf "%.0f", s / 1024 }')
