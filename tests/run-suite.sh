@@ -63,6 +63,9 @@ check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitize
 extra_check "$top/build" check-timing
 extra_check "$top/build-sanitize" check-timing
 
+# A fleet polled by sharded Prometheus and a vmagent cluster (make check-fleet).
+extra_check "$top/build" check-fleet
+
 echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"
 while read -r verdict rest; do
 	echo "$verdict $rest"

@@ -18,12 +18,15 @@ libcap-dev libbpf-dev bpftool clang snmpd snmp"
 # real consumers (Nagios, snmp_exporter, pysnmp), bpftrace as the independent
 # peer of the helper's run-queue latency, perf and gnuplot for the
 # benchmarks, babeltrace2 (the independent reader of the CTF traces), the
-# tools the system tests call, and debootstrap and lintian for
+# tools the system tests call, the fleet's pollers (Prometheus, VictoriaMetrics
+# with vmagent and vmalert) and nftables for its lossy link, and debootstrap
+# and lintian for
 # the Debian package test (it builds in a root of its own, so debhelper is
 # installed there, not here).
 TEST_PACKAGES="snmptrapd smitools valgrind libclang-rt-14-dev llvm systemd iproute2 procps
 util-linux tcpdump linux-perf bpftrace python3-pysnmp4 nagios4-core prometheus-snmp-exporter
-python3-yaml gnuplot-nox debootstrap lintian git babeltrace2"
+python3-yaml gnuplot-nox debootstrap lintian git babeltrace2
+prometheus victoria-metrics nftables curl"
 
 case ${1:-} in
 --build) PACKAGES=$BUILD_PACKAGES ;;

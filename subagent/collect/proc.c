@@ -15,6 +15,7 @@
 #include "proc.h"
 #include "collect.h"
 #include "parse.h"
+#include "core/number.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -162,6 +163,37 @@ bad:
 	errno = EINVAL;
 	return -1;
 }
+
+int pidns_link_parse(const char *link, uint64_t *ino)
+{
+	const char *end;
+
+	if (strncmp(link, "pid:[", 5) != 0 || num_scan_u64(link + 5, &end, ino) != NUM_OK ||
+	    strcmp(end, "]") != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Its own /proc shows a namespace's pids from its own level down (NSpid
+ * there has one field), so the namespace's inode tells instead: the
+ * initial one's is fixed (PROC_PID_INIT_INO). */
+bool proc_self_in_child_pidns(const char *root)
+{
+	char path[PATH_MAX], link[64];
+	uint64_t ino;
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/proc/self/ns/pid", root) >= (int)sizeof(path))
+		return false;
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return pidns_link_parse(link, &ino) == 0 && ino != PIDNS_INIT_INO;
+}
+
 
 /* ------------------------------------------------------------------ reader */
 

@@ -58,6 +58,15 @@ int schedstat_parse(const char *buf, uint64_t *cpu_ns, uint64_t *run_delay_ns);
 /* /proc/PID/status: Uid (real), voluntary/nonvoluntary_ctxt_switches. */
 int procstatus_parse(const char *buf, struct proc_sample *out);
 
+/* The initial PID namespace's inode number (the kernel's PROC_PID_INIT_INO). */
+#define PIDNS_INIT_INO 0xEFFFFFFCu
+/* /proc/PID/ns/pid's link text, "pid:[INODE]": 0 with *ino, or -1 (EINVAL). */
+int pidns_link_parse(const char *link, uint64_t *ino);
+/* True when ROOT/proc/self is in a PID namespace below the initial one, where
+ * the pids clustermon-kprobe reports (the kernel's) are not the ones /proc
+ * shows. False when it cannot tell. */
+bool proc_self_in_child_pidns(const char *root);
+
 /* The numeric entries of ROOT/proc into *pids (grown with realloc, *cap
  * updated), ascending; the count, or -1 when ROOT/proc cannot be listed. */
 ssize_t proc_list_pids(const char *root, pid_t **pids, size_t *cap);

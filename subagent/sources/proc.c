@@ -19,6 +19,9 @@
  *
  * Without the helper the scanner lists /proc and reads every process every
  * sample (status once a second); rows that read the same are still shared.
+ * In a PID namespace of its own (a container, a node of the fleet in
+ * docs/fleet.md) it is always the scanner: the helper names processes by
+ * the kernel's pids.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -105,6 +108,8 @@ struct proc_source {
 	struct proc_filter filter;  /* this thread's own: set by configure and commands */
 	struct cg_pid_cache *cgroups; /* each process's cgroup, re-read every 10 s */
 	char root[256];
+	/* helper-fed mode */
+	bool child_pidns;           /* the helper's pids are not ours: scanner only */
 	char helper_socket[PROBE_SOCKET_MAX]; /* helperSocket, by configure */
 	bool fed;                   /* the last sample was */
 	bool synced;                /* helper-fed: every process joined */
@@ -284,6 +289,7 @@ static void *proc_init(const char *root)
 	src->hz = (unsigned)sysconf(_SC_CLK_TCK);
 	src->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	src->boot_time = read_boot_time(root);
+	src->child_pidns = proc_self_in_child_pidns(root);
 	if (src->scanner == NULL) {
 		proc_fini(src);
 		return NULL;
@@ -469,7 +475,7 @@ static int helper_poll(struct proc_source *src, uint64_t now, struct helper_proc
 	char why[256], *reply = NULL;
 	int rc = -1;
 
-	if (src->root[0] != '\0' ||
+	if (src->root[0] != '\0' || src->child_pidns ||
 	    (!src->fed && src->last_try_ns != 0 && now - src->last_try_ns < RESCAN_NS))
 		return -1;
 	src->last_try_ns = now;

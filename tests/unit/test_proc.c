@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,6 +146,27 @@ static void status_cases(void)
 	ok(procstatus_parse("Uid:\t1\t0\t0\t0\nvoluntary_ctxt_switches:\t99999999999999999999\n",
 			    &s) == -1, "a count past 2^64 is refused");
 	ok(procstatus_parse("\x01\xfe garbage\n", &s) == -1, "garbage status is refused");
+}
+
+static void pidns_cases(void)
+{
+	uint64_t ino = 0;
+
+	ok(pidns_link_parse("pid:[4026531836]", &ino) == 0 && ino == PIDNS_INIT_INO,
+	   "the initial PID namespace's link");
+	ok(pidns_link_parse("pid:[4026532301]", &ino) == 0 && ino == 4026532301u, "a child's link");
+	ok(pidns_link_parse("net:[4026531840]", &ino) == -1 && pidns_link_parse("pid:[12", &ino) == -1 &&
+	   pidns_link_parse("pid:[]", &ino) == -1 && pidns_link_parse("pid:[1]x", &ino) == -1 &&
+	   pidns_link_parse("pid:[99999999999999999999]", &ino) == -1,
+	   "a malformed link is refused");
+	ok(!proc_self_in_child_pidns("/nonexistent"), "no link: not taken as a child namespace");
+	/* The test runs in the namespace make check was started in. */
+	{
+		struct stat st;
+		bool child = stat("/proc/self/ns/pid", &st) == 0 && st.st_ino != PIDNS_INIT_INO;
+
+		ok(proc_self_in_child_pidns("") == child, "this process's namespace as stat sees it");
+	}
 }
 
 static int sh(const char *fmt, const char *a, const char *b)
@@ -417,6 +439,7 @@ int main(void)
 	stat_bad();
 	schedstat_cases();
 	status_cases();
+	pidns_cases();
 	scanner_on_fixtures();
 	scanner_live();
 	return done_testing();
