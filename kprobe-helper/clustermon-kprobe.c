@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clustermon-kprobe - the one privileged part of clustermon: loads the BPF
  * sensors and run-time probes and answers a unix control socket (wire.h),

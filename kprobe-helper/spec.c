@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* spec.c - parse and print probe specs and their filters. */
 #include "spec.h"
 

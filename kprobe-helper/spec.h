@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * spec.h - probe specs and filters as users write them (in SET requests,
  * probe directives and the helper's control socket), parsed once and

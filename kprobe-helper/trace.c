@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* trace.c - trace sessions: load, drain into CTF, end (see trace.h). */
 #include "trace.h"
 

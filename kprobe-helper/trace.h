@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trace.h - trace sessions of clustermon-kprobe: a loaded copy of
  * trace.bpf.c recording one tracepoint into per-CPU ring buffers, drained

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* wire.c - request lines of the helper's control socket. */
 #include "wire.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clustermonctl - look at a node's CLUSTER-MON-MIB without reading OIDs:
  * per-CPU bars, the busiest processes, histograms as bcc draws them, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * check_clustermon - a Monitoring Plugins style check of CLUSTER-MON-MIB:
  * one value read over SNMP, compared with -w/-c ranges, printed as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tracelist.c - parse the helper's list of trace sessions (tracelist.h). */
 #include "tracelist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* number.c - strict decimal parsing with a reason for every refusal. */
 #include "number.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * number.h - the one strict decimal parser: configuration words, saved rows,
  * kernel files and the helper's replies all read numbers through it. No sign,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * probes.c - clusterMonProbes: clusterMonProbeTable (read-create, on the
  * rowtable engine) and clusterMonProbeCpuTable, served from the probes

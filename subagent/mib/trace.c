@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trace.c - clusterMonTraces: clusterMonTraceTable (read-create, on the
  * rowtable engine) served from the traces source, and the notifications

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * proc.c - the "proc" source (WallMon): every process at 10-100 Hz from the
  * kept-open files of collect/proc.c, turned into rates and a filtered,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_number.c - core/number.c, the one strict decimal parser: every reason
  * for a refusal, the edges of 64 and 32 bits, and what scanning leaves.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_spec.c - probe specs and filters: every valid form round-trips, every
  * malformed one is refused with the reason a user sees. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_wire.c - the helper's control protocol: request lines split out of
  * a byte stream however it arrives, truncated and oversized requests, every
