@@ -6,12 +6,13 @@
 set -u
 top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 
-# Source files, not build trees (any directory with a config.status, where
-# the generated cm-oids.h and BPF skeletons live) nor git's own files.
+# Source files: not build trees below the top (a directory with a
+# config.status), not what a build in the tree generates (config.h,
+# cm-oids.h, the BPF skeletons), not git's own files.
 sources() {
-	find "$top" \( -name .git -o -name autom4te.cache \
+	find "$top" -mindepth 1 \( -name .git -o -name autom4te.cache \
 		-o -type d -exec test -e '{}/config.status' ';' \) -prune \
-		-o -type f \( -name '*.c' -o -name '*.h' \) \
+		-o -type f \( -name '*.c' -o -name '*.h' \) ! -path "$top/config.h" \
 		! -name cm-oids.h ! -name '*.skel.h' -print | sort
 }
 files=$(sources)
