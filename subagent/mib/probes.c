@@ -232,27 +232,22 @@ static void save(const struct rt_row *r, char *buf, size_t len)
 {
 	const struct probe_row *p = (const struct probe_row *)r;
 
-	/* Specs hold no spaces (spec_parse refuses them). */
-	snprintf(buf, len, "%s %d %d %u", p->spec, (int)p->filter.tgid, (int)p->filter.cpu,
-		 p->filter.every);
+	spec_filter_save(p->spec, &p->filter, buf, len);
 }
 
 static int restore(struct rt_row *r, char *line)
 {
 	struct probe_row *p = (struct probe_row *)r;
 	char spec[SPEC_MAX_TEXT + 1], why[256];
+	const char *at = line;
+	struct probe_filter f;
 	struct probe_spec s;
-	int pid, cpu;
-	unsigned every;
 
-	if (sscanf(line, "%200s %d %d %u", spec, &pid, &cpu, &every) != 4 ||
-	    spec_parse(spec, &s, why, sizeof(why)) != 0 || pid < -1 || cpu < -1 ||
-	    cpu > FILTER_MAX_CPU || every < 1 || every > FILTER_MAX_EVERY)
+	if (spec_filter_restore(&at, spec, &f) != 0 || *at != '\0' ||
+	    spec_parse(spec, &s, why, sizeof(why)) != 0)
 		return -1;
 	strcpy(p->spec, spec);
-	p->filter.tgid = pid;
-	p->filter.cpu = cpu;
-	p->filter.every = every;
+	p->filter = f;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "../sampler.h"
 #include "../sources/sources.h"
+#include "core/number.h"
 #include "wire.h"
 
 static const oid traces_oid[] = { CM_OID_clusterMonTraces };
@@ -237,43 +238,33 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 static void save(const struct rt_row *r, char *buf, size_t len)
 {
 	const struct trace_row *t = (const struct trace_row *)r;
+	int n = spec_filter_save(t->spec, &t->filter, buf, len);
 
-	snprintf(buf, len, "%s %d %d %u %u %u %u", t->spec, (int)t->filter.tgid,
-		 (int)t->filter.cpu, t->filter.every, t->duration_ms, t->max_bytes,
-		 t->buffer_bytes);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %u %u %u", t->duration_ms, t->max_bytes,
+			 t->buffer_bytes);
 }
 
-/* The saved line back through the helper's parser: the same checks. */
+/* The same checks as a SET of each column (check() above). */
 static int restore(struct rt_row *r, char *line)
 {
 	struct trace_row *t = (struct trace_row *)r;
-	char spec[SPEC_MAX_TEXT + 1], text[WIRE_MAX_REQUEST + 1], why[256];
-	struct wire_request req;
-	int pid, cpu;
-	unsigned every, duration, maxbytes, buffer;
+	char spec[SPEC_MAX_TEXT + 1], why[256];
+	const char *at = line;
+	struct probe_filter f;
+	int64_t duration, maxbytes, buffer;
 
-	int n;
-
-	if (sscanf(line, "%200s %d %d %u %u %u %u", spec, &pid, &cpu, &every, &duration,
-		   &maxbytes, &buffer) != 7)
-		return -1;
-	n = snprintf(text, sizeof(text), "trace 1 %s every=%u duration=%u bytes=%u buffer=%u",
-		     spec, every, duration, maxbytes, buffer);
-	/* -1 (every process, every CPU) is the default: no word for it. */
-	if (pid >= 0)
-		n += snprintf(text + n, sizeof(text) - (size_t)n, " pid=%d", pid);
-	if (cpu >= 0 && n < (int)sizeof(text))
-		snprintf(text + n, sizeof(text) - (size_t)n, " cpu=%d", cpu);
-	if (wire_parse_request(text, &req, why, sizeof(why)) != 0 || pid < -1 || cpu < -1 ||
-	    cpu > FILTER_MAX_CPU || maxbytes < TRACE_MIN_BYTES)
+	if (spec_filter_restore(&at, spec, &f) != 0 ||
+	    num_take_i64(&at, 1, TRACE_MAX_DURATION_MS, &duration) != NUM_OK ||
+	    num_take_i64(&at, TRACE_MIN_BYTES, UINT32_MAX, &maxbytes) != NUM_OK ||
+	    num_take_i64(&at, TRACE_MIN_BUFFER, TRACE_MAX_BUFFER, &buffer) != NUM_OK ||
+	    (buffer & (buffer - 1)) != 0 || *at != '\0' || spec_ok(spec, why, sizeof(why)) != 0)
 		return -1;
 	snprintf(t->spec, sizeof(t->spec), "%s", spec);
-	t->filter.tgid = pid;
-	t->filter.cpu = cpu;
-	t->filter.every = every;
-	t->duration_ms = duration;
-	t->max_bytes = maxbytes;
-	t->buffer_bytes = buffer;
+	t->filter = f;
+	t->duration_ms = (uint32_t)duration;
+	t->max_bytes = (uint32_t)maxbytes;
+	t->buffer_bytes = (uint32_t)buffer;
 	return 0;
 }
 
