@@ -3,19 +3,9 @@
 # first line: BSD-2-Clause for userspace, GPL-2.0-only OR BSD-2-Clause for
 # the eBPF programs (*.bpf.c, *.bpf.h), and each eBPF program tells the
 # kernel "Dual BSD/GPL". A file added without its line fails here, by name.
-set -u
-top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/files.sh"
 
-# Source files: not build trees below the top (a directory with a
-# config.status), not what a build in the tree generates (config.h,
-# cm-oids.h, the BPF skeletons), not git's own files.
-sources() {
-	find "$top" -mindepth 1 \( -name .git -o -name autom4te.cache \
-		-o -type d -exec test -e '{}/config.status' ';' \) -prune \
-		-o -type f \( -name '*.c' -o -name '*.h' \) ! -path "$top/config.h" \
-		! -name cm-oids.h ! -name '*.skel.h' -print | sort
-}
-files=$(sources)
+files=$(c_files)
 count=$(printf '%s\n' "$files" | grep -c .)
 bpf=$(printf '%s\n' "$files" | grep -c '\.bpf\.c$')
 echo "1..3"
@@ -26,10 +16,10 @@ for f in $files; do
 	*.bpf.c | *.bpf.h) want='GPL-2.0-only OR BSD-2-Clause' ;;
 	*) want='BSD-2-Clause' ;;
 	esac
-	line=$(head -n 1 "$f")
+	line=$(head -n 1 "$top/$f")
 	case $line in
 	"/* SPDX-License-Identifier: $want */" | "// SPDX-License-Identifier: $want") ;;
-	*) bad="$bad ${f#"$top"/}" ;;
+	*) bad="$bad $f" ;;
 	esac
 done
 if [ "$count" -gt 100 ] && [ -z "$bad" ]; then
@@ -40,7 +30,7 @@ fi
 
 nolic=
 for f in $(printf '%s\n' "$files" | grep '\.bpf\.c$'); do
-	grep -q '^char LICENSE\[\] SEC("license") = "Dual BSD/GPL";$' "$f" || nolic="$nolic ${f#"$top"/}"
+	grep -q '^char LICENSE\[\] SEC("license") = "Dual BSD/GPL";$' "$top/$f" || nolic="$nolic $f"
 done
 if [ "$bpf" -ge 3 ] && [ -z "$nolic" ]; then
 	echo "ok 2 - all $bpf eBPF programs declare \"Dual BSD/GPL\""
