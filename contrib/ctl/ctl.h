@@ -7,6 +7,7 @@
 #define CLUSTERMON_CTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "snmpclient.h"
@@ -29,6 +30,7 @@ void cmd_nodes(int argc, char **argv);
 void cmd_tcp(int argc, char **argv);
 void cmd_history(int argc, char **argv);
 /* rows.c */
+size_t probe_count(void);   /* rows of clusterMonProbeTable */
 void cmd_probes(int argc, char **argv);
 void cmd_probe(int argc, char **argv);
 void cmd_thresholds(int argc, char **argv);

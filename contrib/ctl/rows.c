@@ -46,6 +46,21 @@ static void print_probe(const oid *index, size_t len, const netsnmp_variable_lis
 	       (int)v->val_len, (const char *)v->val.string, error[0] ? "  # " : "", error);
 }
 
+static void count_row(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	(void)index, (void)v;
+	if (len == 1)
+		++*(size_t *)arg;
+}
+
+size_t probe_count(void)
+{
+	size_t n = 0;
+
+	cm_walk_entry(probe_entry, OID_LENGTH(probe_entry), P_STATUS, count_row, &n);
+	return n;
+}
+
 void cmd_probes(int argc, char **argv)
 {
 	(void)argc, (void)argv;

@@ -481,11 +481,15 @@ void cmd_overview(int argc, char **argv)
 	print_memory();
 	printf("\n== busiest processes (clusterMonProcTable)\n");
 	show_procs(5);
-	/* The cost of a cpu sample: always filled within a second of start,
-	 * and the figure dproc's sampling control is about. */
+	/* Run-queue latency when the helper runs: what /proc cannot show. Else
+	 * the cost of a cpu sample, filled within a second of start. */
 	printf("\n== a distribution (clusterMonHistBucketTable)\n");
-	if (!show_hist("sample.cost.cpu", 20))
+	if (!show_hist("sched.runqlat", 20) && !show_hist("sample.cost.cpu", 20))
 		printf("(no distribution sample.cost.cpu yet)\n");
+	if (probe_count() > 0) {
+		printf("\n== probes (clusterMonProbeTable)\n");
+		cmd_probes(0, NULL);
+	}
 	printf("\n== sources (clusterMonSourceTable)\n");
 	cmd_sources(0, NULL);
 }
