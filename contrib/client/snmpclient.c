@@ -133,3 +133,14 @@ void cm_get_string(const oid *base, size_t base_len, const oid *index, size_t n,
 		snprintf(buf, len, "%.*s", (int)v->val_len, (const char *)v->val.string);
 	snmp_free_pdu(r);
 }
+
+void cm_add_column(netsnmp_pdu *pdu, const oid *entry, size_t entry_len, unsigned col,
+		   oid index, u_char type, const void *val, size_t len)
+{
+	oid name[MAX_OID_LEN];
+
+	memcpy(name, entry, entry_len * sizeof(oid));
+	name[entry_len] = col;
+	name[entry_len + 1] = index;
+	snmp_pdu_add_variable(pdu, name, entry_len + 2, type, val, len);
+}

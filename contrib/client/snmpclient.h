@@ -51,6 +51,9 @@ bool cm_get_number(const oid *base, size_t base_len, const oid *index, size_t n,
 /* The string at base.index into buf ("" when absent). */
 void cm_get_string(const oid *base, size_t base_len, const oid *index, size_t n, char *buf,
 		   size_t len);
+/* Adds entry.col.index = val (of type, len bytes) to a SET's pdu. */
+void cm_add_column(netsnmp_pdu *pdu, const oid *entry, size_t entry_len, unsigned col,
+		   oid index, u_char type, const void *val, size_t len);
 /* clusterMonNodeName.0 is served: clustermond is registered with the snmpd. */
 bool cm_registered(void);
 

@@ -97,12 +97,8 @@ static oid free_index(const oid *entry, size_t entry_len, unsigned status_col)
 
 static void add_int(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, long value)
 {
-	oid name[OID_LENGTH(probe_entry) + 2];
-
-	memcpy(name, probe_entry, sizeof(probe_entry));
-	name[OID_LENGTH(probe_entry)] = col;
-	name[OID_LENGTH(probe_entry) + 1] = index;
-	snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, &value, sizeof(value));
+	cm_add_column(pdu, probe_entry, OID_LENGTH(probe_entry), col, index, type, &value,
+		      sizeof(value));
 }
 
 /* A SET; the error status (noError when it went through). */
@@ -171,15 +167,8 @@ static void probe_add(int argc, char **argv)
 	index = free_index(probe_entry, OID_LENGTH(probe_entry), P_STATUS);
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	add_int(pdu, P_STATUS, index, ASN_INTEGER, 5); /* createAndWait */
-	{
-		oid name[OID_LENGTH(probe_entry) + 2];
-
-		memcpy(name, probe_entry, sizeof(probe_entry));
-		name[OID_LENGTH(probe_entry)] = P_SPEC;
-		name[OID_LENGTH(probe_entry) + 1] = index;
-		snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_OCTET_STR, argv[0],
-				      strlen(argv[0]));
-	}
+	cm_add_column(pdu, probe_entry, OID_LENGTH(probe_entry), P_SPEC, index, ASN_OCTET_STR,
+		      argv[0], strlen(argv[0]));
 	add_int(pdu, P_FILTERPID, index, ASN_INTEGER, pid);
 	add_int(pdu, P_FILTERCPU, index, ASN_INTEGER, cpu);
 	add_int(pdu, P_EVERY, index, ASN_UNSIGNED, every);
@@ -263,12 +252,7 @@ static const char *const trace_oper[] = { "?", "idle", "pending", "running", "fi
 static void trace_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, const void *val,
 		      size_t len)
 {
-	oid name[OID_LENGTH(trace_entry) + 2];
-
-	memcpy(name, trace_entry, sizeof(trace_entry));
-	name[OID_LENGTH(trace_entry)] = col;
-	name[OID_LENGTH(trace_entry) + 1] = index;
-	snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, val, len);
+	cm_add_column(pdu, trace_entry, OID_LENGTH(trace_entry), col, index, type, val, len);
 }
 
 static uint64_t trace_num(oid index, unsigned col)
@@ -470,12 +454,7 @@ void cmd_thresholds(int argc, char **argv)
 static void th_add_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, const void *val,
 		       size_t len)
 {
-	oid name[OID_LENGTH(th_entry) + 2];
-
-	memcpy(name, th_entry, sizeof(th_entry));
-	name[OID_LENGTH(th_entry)] = col;
-	name[OID_LENGTH(th_entry) + 1] = index;
-	snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, val, len);
+	cm_add_column(pdu, th_entry, OID_LENGTH(th_entry), col, index, type, val, len);
 }
 
 /* threshold add NAME OID rising=N falling=N [delta] [interval=MS] */
