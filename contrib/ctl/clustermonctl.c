@@ -13,11 +13,14 @@
  */
 #include "ctl.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "core/number.h"
 
 static const char *host_opt;
 static int watch_seconds;
@@ -34,6 +37,16 @@ void die(int code, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(code);
+}
+
+bool ctl_number(const char *text, long lo, long hi, long *out)
+{
+	int64_t v;
+
+	if (text == NULL || num_parse_i64(text, lo, hi, &v) != NUM_OK)
+		return false;
+	*out = (long)v;
+	return true;
 }
 
 /* Failures of an exchange, in clustermonctl's words. */
@@ -147,11 +160,14 @@ static void local_option(int argc, char *const *argv, int opt)
 {
 	(void)argc, (void)argv;
 	switch (opt) {
-	case 'W':
-		watch_seconds = atoi(optarg);
-		if (watch_seconds < 1)
+	case 'W': {
+		long v;
+
+		if (!ctl_number(optarg, 1, INT_MAX, &v))
 			die(EXIT_REFUSED, "-W takes a number of seconds (1 or more)");
+		watch_seconds = (int)v;
 		break;
+	}
 	default: usage();
 	}
 }

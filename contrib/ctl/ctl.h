@@ -16,6 +16,8 @@
 #define EXIT_REFUSED 2   /* bad arguments, no write access, a probe that cannot attach */
 
 void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+/* text is one decimal number in lo..hi (core/number.h's rules): into *out. */
+bool ctl_number(const char *text, long lo, long hi, long *out);
 /* v in decimal, in one of four rotating buffers (four per printf). */
 const char *u64_text(uint64_t v);
 

@@ -118,13 +118,11 @@ static long set(netsnmp_pdu *pdu)
 static long filter_value(const char *word, const char *key)
 {
 	size_t k = strlen(key);
-	char *end;
 	long v;
 
 	if (strncmp(word, key, k) != 0)
 		return -2;
-	v = strtol(word + k, &end, 10);
-	if (*end != '\0' || end == word + k || v < 0)
+	if (!ctl_number(word + k, 0, INT32_MAX, &v))
 		die(EXIT_REFUSED, "'%s': %s takes a number", word, key);
 	return v;
 }
@@ -194,12 +192,11 @@ static void probe_add(int argc, char **argv)
 
 static void probe_del(int argc, char **argv)
 {
-	char *end;
-	long index = argc > 0 ? strtol(argv[0], &end, 10) : 0;
+	long index;
 	netsnmp_pdu *pdu;
 	long err;
 
-	if (argc < 1 || *end != '\0' || index < 1 || index > 65535)
+	if (argc < 1 || !ctl_number(argv[0], 1, 65535, &index))
 		die(EXIT_REFUSED, "probe del takes a probe index (1..65535)");
 	{
 		oid st[2] = { P_STATUS, (oid)index };
@@ -332,10 +329,9 @@ static void trace_add(int argc, char **argv)
 
 static oid trace_index(int argc, char **argv, const char *what)
 {
-	char *end;
-	long index = argc > 0 ? strtol(argv[0], &end, 10) : 0;
+	long index;
 
-	if (argc < 1 || *end != '\0' || index < 1 || index > 65535)
+	if (argc < 1 || !ctl_number(argv[0], 1, 65535, &index))
 		die(EXIT_REFUSED, "trace %s takes a trace index (1..65535)", what);
 	if (trace_num((oid)index, TR_STATUS) == 0)
 		die(EXIT_REFUSED, "no trace %ld on %s", index, cm_client.ss->peername);
@@ -457,6 +453,15 @@ static void th_add_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, c
 	cm_add_column(pdu, th_entry, OID_LENGTH(th_entry), col, index, type, val, len);
 }
 
+static long interval_ms(const char *word)
+{
+	long v;
+
+	if (!ctl_number(word + 9, 1, UINT32_MAX, &v))
+		die(EXIT_REFUSED, "'%s': interval= takes milliseconds (1 or more)", word);
+	return v;
+}
+
 /* threshold add NAME OID rising=N falling=N [delta] [interval=MS] */
 static void threshold_add(int argc, char **argv)
 {
@@ -473,7 +478,7 @@ static void threshold_add(int argc, char **argv)
 		if (strncmp(argv[i], "rising=", 7) == 0) rising = argv[i] + 7;
 		else if (strncmp(argv[i], "falling=", 8) == 0) falling = argv[i] + 8;
 		else if (strcmp(argv[i], "delta") == 0) type = 2;
-		else if (strncmp(argv[i], "interval=", 9) == 0) interval = atol(argv[i] + 9);
+		else if (strncmp(argv[i], "interval=", 9) == 0) interval = interval_ms(argv[i]);
 		else die(EXIT_REFUSED, "unknown word '%s'", argv[i]);
 	}
 	if (rising == NULL || falling == NULL)

@@ -134,9 +134,9 @@ static void show_procs(long top)
 
 void cmd_procs(int argc, char **argv)
 {
-	long top = argc > 0 ? strtol(argv[0], NULL, 10) : 20;
+	long top = 20;
 
-	if (top < 1)
+	if (argc > 0 && !ctl_number(argv[0], 1, INT32_MAX, &top))
 		die(EXIT_REFUSED, "procs takes how many processes to show (1 or more)");
 	show_procs(top);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/number.h"
 #include "mib/cm-oids.h"
 #include "range.h"
 #include "snmpclient.h"
@@ -319,14 +320,14 @@ static void mode_probe(void)
 {
 	oid hits[] = { CM_OID_clusterMonProbeHits, 0 };
 	char text[128];
-	long index = opt.name ? strtol(opt.name, NULL, 10) : 0;
+	int64_t index = 0;
 	double r;
 
-	if (index < 1 || index > 65535)
+	if (num_parse_i64(opt.name, 1, 65535, &index) != NUM_OK)
 		finish(STATE_UNKNOWN, "mode probe needs -n INDEX (clusterMonProbeIndex, 1..65535)");
 	hits[OID_LENGTH(hits) - 1] = (oid)index;
 	r = rate_of(hits, OID_LENGTH(hits), "clusterMonProbeHits");
-	snprintf(text, sizeof(text), "probe %ld: %.2f events/s over %d s", index, r, opt.seconds);
+	snprintf(text, sizeof(text), "probe %d: %.2f events/s over %d s", (int)index, r, opt.seconds);
 	report(r, text, "rate", "", "0;");
 }
 
@@ -359,10 +360,9 @@ static void usage(void)
 
 static int int_arg(const char *s, int lo, int hi, const char *what)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
+	int64_t v;
 
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+	if (num_parse_i64(s, lo, hi, &v) != NUM_OK)
 		finish(STATE_UNKNOWN, "%s must be %d..%d, not '%s'", what, lo, hi, s);
 	return (int)v;
 }

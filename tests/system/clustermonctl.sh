@@ -7,7 +7,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
 need_helper
-plan 24
+plan 25
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
 write_master_conf
@@ -113,6 +113,17 @@ is "$(awk '{ print $2, $3, $4 }' <<<"$line")" "memtotal risen $(get "$clusterMon
 	"thresholds: owner, state and value as snmpget reads them"
 ctl "127.0.0.1:$PORT" threshold add bad "$clusterMonMemTotalKB.0" rising=1 falling=5
 [ $rc -eq 2 ] && contains "refused" "$out"; ok $? "falling above rising is refused: $out"
+# Numbers in arguments are read whole (core/number.h): "5x" was 5 to strtol.
+bad=
+for args in "procs 5x" "procs 0" "probe del 1x" "probe del 65536" "trace stop +1" \
+	"probe add tracepoint:a:b pid=-1" "threshold add t $clusterMonMemTotalKB.0 rising=1 falling=0 interval=9x"; do
+	# shellcheck disable=SC2086
+	ctl "127.0.0.1:$PORT" $args
+	[ $rc -eq 2 ] || bad="$bad [$args: exit $rc]"
+done
+ctl -W 1s "127.0.0.1:$PORT" cpu
+[ $rc -eq 2 ] || bad="$bad [-W 1s: exit $rc]"
+[ -z "$bad" ]; ok $? "malformed numbers in arguments are refused (exit 2)$bad"
 ctl "127.0.0.1:$PORT" frobnicate
 [ $rc -eq 2 ] && contains "unknown command 'frobnicate'" "$out"; ok $? "an unknown command: exit $rc"
 stop_agent
