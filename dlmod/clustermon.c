@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clustermon.c - clustermon.so, the fast read path: an snmpd module that
  * answers GET, GETNEXT and GETBULK for clustermond's read-only objects from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bits.bpf.h - small helpers the BPF programs share (BPF side only). */
 #ifndef CLUSTERMON_BITS_BPF_H
 #define CLUSTERMON_BITS_BPF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clustermon-kprobe - the one privileged part of clustermon: loads the BPF
  * sensors and run-time probes and answers a unix control socket (wire.h),
@@ -51,6 +52,7 @@ static struct {
 	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
 	bool no_procs;             /* -n: no per-process accounting */
 	const char *socket_path, *bpffs_dir, *group, *trace_dir;
+	gid_t gid;                 /* -g's group, (gid_t)-1 without -g */
 	char instance[64];
 	struct sensors sensors;
 	struct probe *probes[MAX_PROBES];
@@ -59,7 +61,8 @@ static struct {
 	size_t ntraces;
 	struct client clients[MAX_CLIENTS];
 	size_t nclients;
-} helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR };
+} helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
+	     .gid = (gid_t)-1 };
 
 static volatile sig_atomic_t stopping;
 
@@ -276,7 +279,7 @@ static void do_trace(const struct wire_request *r, FILE *out)
 	t->spec = r->spec;
 	t->filter = r->filter;
 	t->limits = r->limits;
-	if (trace_start(t, helper.trace_dir, why, sizeof(why)) != 0) {
+	if (trace_start(t, helper.trace_dir, helper.gid, why, sizeof(why)) != 0) {
 		fprintf(out, "err failed %s\n", why);
 		free(t);
 		return;
@@ -537,6 +540,8 @@ static int open_socket(void)
 		errno = ENOENT;
 		fatal("unknown group %s: %s", helper.group);
 	}
+	if (gr != NULL)
+		helper.gid = gr->gr_gid;
 	strcpy(addr.sun_path, helper.socket_path);
 	make_parent_dir(addr.sun_path);
 	claim_socket_path(&addr);
@@ -647,6 +652,9 @@ int main(int argc, char **argv)
 	if (helper.bpffs_dir != NULL)
 		prepare_bpffs();
 	listener = open_socket();
+	/* A trace must not be the first to find the directory missing. */
+	if (trace_make_base(helper.trace_dir, helper.gid, why, sizeof(why)) != 0)
+		say(LOG_WARNING, "%s; traces fail until it can be created", why);
 	if (!helper.foreground && daemon(0, 0) != 0)
 		fatal("cannot become a daemon%s: %s", "");
 	clock_gettime(CLOCK_REALTIME, &now);

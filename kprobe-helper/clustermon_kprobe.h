@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clustermon_kprobe.h - the only ABI between the BPF programs of
  * clustermon-kprobe and its user-space side: the layout of every map value.

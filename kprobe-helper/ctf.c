@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ctf.c - CTF 1.8 metadata and per-CPU stream files (see ctf.h). */
 #include "ctf.h"
 

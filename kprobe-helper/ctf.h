@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ctf.h - a Common Trace Format 1.8 writer for clustermon's trace sessions.
  *

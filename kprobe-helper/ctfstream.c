@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ctfstream.c - one CPU's CTF stream file: packets assembled in memory and
  * written whole, so a reader never sees half a packet (see ctf.h). */
 #include "ctf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * kernel.bpf.h - the few kernel types the BPF programs read, declared here
  * instead of a vmlinux.h dumped from the build host's kernel BTF, so the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * probe.bpf.c - one run-time probe: an event counter or a latency pair.
  *
@@ -164,4 +164,4 @@ int exit_kretprobe(struct pt_regs *ctx)
 	return latency_exit();
 }
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

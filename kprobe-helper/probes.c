@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* probes.c - load, attach, read and detach run-time probes. */
 #include "probes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * probes.h - the user-space side of probe.bpf.c: one loaded copy of the
  * object per probe, attached to what its spec names.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * sched.bpf.c - the helper's default kernel sensors: busy time and context
  * switches per CPU from sched_switch, the run-queue latency distribution
@@ -462,4 +462,4 @@ int on_kfree_skb(struct trace_event_raw_kfree_skb *ctx)
 	return 0;
 }
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

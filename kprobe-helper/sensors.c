@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sensors.c - start and read the scheduler, TCP and drop sensors. */
 #include "sensors.h"
 

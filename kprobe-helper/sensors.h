@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sensors.h - the user-space side of sched.bpf.c: the helper's default
  * sensors, attached once at start-up.

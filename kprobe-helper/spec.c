@@ -1,10 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* spec.c - parse and print probe specs and their filters. */
 #include "spec.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/number.h"
 
 /* Characters of tracepoint and function names (GCC clones such as
  * tcp_sendmsg.isra.0 carry dots). */
@@ -183,20 +185,17 @@ void filter_default(struct probe_filter *f)
 	f->every = 1;
 }
 
-static int number(const char *text, long lo, long hi, long *out)
+static int number(const char *text, int64_t lo, int64_t hi, int64_t *out)
 {
-	char *end;
-
-	if (*text < '0' || *text > '9')
+	/* A filter's numbers have no sign: -1 ("any") is written by leaving the word out. */
+	if (*text == '-')
 		return -1;
-	errno = 0;
-	*out = strtol(text, &end, 10);
-	return errno == 0 && *end == '\0' && *out >= lo && *out <= hi ? 0 : -1;
+	return num_parse_i64(text, lo, hi, out) == NUM_OK ? 0 : -1;
 }
 
 int filter_parse_word(const char *word, struct probe_filter *f, char *why, size_t whylen)
 {
-	long v;
+	int64_t v;
 
 	if (strncmp(word, "pid=", 4) == 0) {
 		if (number(word + 4, 1, INT32_MAX, &v) == 0) {
@@ -233,4 +232,32 @@ void filter_format(const struct probe_filter *f, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " cpu=%d", (int)f->cpu);
 	if (f->every != 1 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " every=%u", f->every);
+}
+
+int spec_filter_save(const char *spec, const struct probe_filter *f, char *buf, size_t len)
+{
+	/* Specs hold no blanks (spec_parse refuses them): one word. */
+	return snprintf(buf, len, "%s %d %d %u", spec, (int)f->tgid, (int)f->cpu, f->every);
+}
+
+int spec_filter_restore(const char **line, char *spec, struct probe_filter *f)
+{
+	const char *s = *line;
+	size_t n = strcspn(s, " \t");
+	int64_t pid, cpu, every;
+
+	if (n == 0 || n > SPEC_MAX_TEXT)
+		return -1;
+	memcpy(spec, s, n);
+	spec[n] = '\0';
+	s += strspn(s + n, " \t") + n;
+	if (num_take_i64(&s, -1, INT32_MAX, &pid) != NUM_OK ||
+	    num_take_i64(&s, -1, FILTER_MAX_CPU, &cpu) != NUM_OK ||
+	    num_take_i64(&s, 1, FILTER_MAX_EVERY, &every) != NUM_OK)
+		return -1;
+	f->tgid = (int32_t)pid;
+	f->cpu = (int32_t)cpu;
+	f->every = (uint32_t)every;
+	*line = s;
+	return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * spec.h - probe specs and filters as users write them (in SET requests,
  * probe directives and the helper's control socket), parsed once and
@@ -59,5 +60,12 @@ void filter_default(struct probe_filter *f);
 int filter_parse_word(const char *word, struct probe_filter *f, char *why, size_t whylen);
 /* " pid=N cpu=N every=N" for the fields that differ from the defaults. */
 void filter_format(const struct probe_filter *f, char *buf, size_t len);
+/* A saved row's first words (persistent storage): "SPEC PID CPU EVERY",
+ * -1 for every process or every CPU. snprintf's return. */
+int spec_filter_save(const char *spec, const struct probe_filter *f, char *buf, size_t len);
+/* Reads them back at *line: the spec word into spec (SPEC_MAX_TEXT + 1
+ * bytes; its grammar is the caller's to judge), the numbers into f, *line
+ * past them. 0, or -1 (f untouched) when a word is missing or out of range. */
+int spec_filter_restore(const char **line, char *spec, struct probe_filter *f);
 
 #endif

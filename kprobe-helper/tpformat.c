@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tpformat.c - tracefs format files into CTF event classes (tpformat.h). */
 #include "tpformat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tpformat.h - a tracepoint's record layout from its tracefs "format" file,
  * as a CTF event class. A trace session copies the record the kernel

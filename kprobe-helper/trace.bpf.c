@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * trace.bpf.c - one trace session: every event that passes the filters is
  * recorded into the ring buffer of the CPU it happened on (an array of
@@ -153,4 +153,4 @@ int BPF_PROG(trace_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

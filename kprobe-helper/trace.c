@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* trace.c - trace sessions: load, drain into CTF, end (see trace.h). */
 #include "trace.h"
 
@@ -88,7 +89,38 @@ static int event_class(struct trace_session *t, char *why, size_t whylen)
 	return tpformat_parse(text, &t->cls, &t->payload, why, whylen);
 }
 
-static int make_dir(struct trace_session *t, const char *base, char *why, size_t whylen)
+int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen)
+{
+	char path[TRACE_DIR_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s", base) >= (int)sizeof(path)) {
+		snprintf(why, whylen, "trace directory %.200s: name too long", base);
+		return -1;
+	}
+	for (char *slash = strchr(path + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			goto fail;
+		*slash = '/';
+	}
+	if (mkdir(path, 0750) == 0) {
+		/* mkdir's mode passed through the umask; the group is -g's. */
+		if (chmod(path, 0750) != 0 || chown(path, (uid_t)-1, gid) != 0)
+			goto fail;
+		return 0;
+	}
+	if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if (errno == EEXIST)
+		errno = ENOTDIR;
+fail:
+	snprintf(why, whylen, "cannot create %.200s: %s", path, strerror(errno));
+	return -1;
+}
+
+static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *why,
+		    size_t whylen)
 {
 	char stamp[32];
 	time_t now = time(NULL);
@@ -96,7 +128,8 @@ static int make_dir(struct trace_session *t, const char *base, char *why, size_t
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	mkdir(base, 0755);
+	if (trace_make_base(base, gid, why, whylen) != 0)
+		return -1;
 	if (snprintf(t->dir, sizeof(t->dir), "%s/trace-%u-%s", base, t->id, stamp) >=
 		    (int)sizeof(t->dir) ||
 	    (mkdir(t->dir, 0755) != 0 && errno != EEXIST)) {
@@ -356,7 +389,8 @@ static void release(struct trace_session *t)
 	t->skel = NULL;
 }
 
-int trace_start(struct trace_session *t, const char *base, char *why, size_t whylen)
+int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
+		size_t whylen)
 {
 	t->ncpu = possible_cpus();
 	t->cpus = calloc(t->ncpu, sizeof(*t->cpus));
@@ -368,7 +402,7 @@ int trace_start(struct trace_session *t, const char *base, char *why, size_t why
 		t->cpus[c].t = t;
 		t->cpus[c].stream.fd = -1;
 	}
-	if (event_class(t, why, whylen) != 0 || make_dir(t, base, why, whylen) != 0 ||
+	if (event_class(t, why, whylen) != 0 || make_dir(t, base, gid, why, whylen) != 0 ||
 	    write_metadata(t, why, whylen) != 0 || load(t, why, whylen) != 0) {
 		release(t);
 		free(t->cpus);

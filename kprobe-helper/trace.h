@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trace.h - trace sessions of clustermon-kprobe: a loaded copy of
  * trace.bpf.c recording one tracepoint into per-CPU ring buffers, drained
@@ -12,11 +13,15 @@
 
 #include <linux/types.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "clustermon_kprobe.h"
 #include "core/clock.h"     /* cm_clock_ns(): the records' clock */
 #include "ctf.h"
 #include "wire.h"
+
+/* Room for a session's directory name (PATH_MAX). */
+#define TRACE_DIR_MAX 4096
 
 enum trace_state { TRACE_RUNNING, TRACE_FINISHED, TRACE_FAILED };
 
@@ -49,7 +54,7 @@ struct trace_session {
 	uint64_t misses;          /* events the kernel did not run the program for */
 	uint64_t meta_bytes;
 	uint8_t uuid[16];
-	char dir[4096];
+	char dir[TRACE_DIR_MAX];
 	enum trace_state state;
 	char reason[160];
 	uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC */
@@ -57,10 +62,15 @@ struct trace_session {
 	bool out_of_budget;
 };
 
+/* Creates base and its missing parents: base 0750 in group gid ((gid_t)-1:
+ * root's), so only the socket's group reads traces; parents 0755. An
+ * existing base keeps its mode. 0, or -1 with why. */
+int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen);
 /* Loads, attaches and starts t (id, spec, filter, limits set), writing into
- * a new directory under base. 0, or -1 with why (nothing left behind in the
- * kernel; an empty directory may stay). */
-int trace_start(struct trace_session *t, const char *base, char *why, size_t whylen);
+ * a new directory under base (trace_make_base). 0, or -1 with why (nothing
+ * left behind in the kernel; an empty directory may stay). */
+int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
+		size_t whylen);
 /* The fd to poll for records (-1 once the session ended). */
 int trace_fd(const struct trace_session *t);
 /* Writes what the buffers hold; ends the session at its limits. */

@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* wire.c - request lines of the helper's control socket. */
 #include "wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/number.h"
 
 enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *line)
 {
@@ -27,19 +30,17 @@ enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *l
 
 static int parse_id(const char *word, uint32_t *id, char *why, size_t whylen)
 {
-	char *end;
-	unsigned long v;
+	uint32_t v;
 
 	if (word == NULL || *word < '0' || *word > '9') {
 		snprintf(why, whylen, "expected a probe id (1..%u)", WIRE_MAX_ID);
 		return -1;
 	}
-	v = strtoul(word, &end, 10);
-	if (*end != '\0' || v < 1 || v > WIRE_MAX_ID) {
+	if (num_parse_u32(word, WIRE_MAX_ID, &v) != NUM_OK || v < 1) {
 		snprintf(why, whylen, "probe id '%.20s' is not in 1..%u", word, WIRE_MAX_ID);
 		return -1;
 	}
-	*id = (uint32_t)v;
+	*id = v;
 	return 0;
 }
 
@@ -67,17 +68,15 @@ static int limit_word(const char *word, struct trace_limits *l, char *why, size_
 		{ "bytes=", TRACE_MIN_BYTES, TRACE_MAX_BYTES },
 		{ "buffer=", TRACE_MIN_BUFFER, TRACE_MAX_BUFFER },
 	};
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		size_t n = strlen(keys[i].key);
 
 		if (strncmp(word, keys[i].key, n) != 0)
 			continue;
-		v = strtoull(word + n, &end, 10);
-		if (word[n] < '0' || word[n] > '9' || *end != '\0' || v < keys[i].min ||
-		    v > keys[i].max || (i == 2 && (v & (v - 1)) != 0)) {
+		if (num_parse_u64(word + n, keys[i].max, &v) != NUM_OK || v < keys[i].min ||
+		    (i == 2 && (v & (v - 1)) != 0)) {
 			snprintf(why, whylen, "%s takes %s%llu..%llu", keys[i].key,
 				 i == 2 ? "a power of two in " : "", keys[i].min, keys[i].max);
 			return -1;

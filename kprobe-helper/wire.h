@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wire.h - the control socket protocol of clustermon-kprobe.
  *

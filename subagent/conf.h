@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * conf.h - clustermond.conf directives, read through net-snmp's config
  * machinery. A read is staged: it takes effect only if every line parsed, so

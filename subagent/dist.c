@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* dist.c - a small registry of histograms behind one lock. */
 #include "dist.h"
 

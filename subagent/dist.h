@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dist.h - the distributions clusterMonHistSourceTable serves: log2
  * histograms that collectors feed from their threads and the SNMP thread

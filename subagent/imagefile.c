@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* imagefile.c - create, grow and retire the published image file. */
 #include "imagefile.h"
 #include "core/clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * imagefile.h - the file clustermond publishes its image in (format in
  * core/image.h). It is never mapped: anyone who can write the file could

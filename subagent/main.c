@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c - clustermond: options, net-snmp start-up, privilege drop and the
  * SNMP thread's loop. Every net-snmp call happens on this thread; sampling

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * privdrop.c - start as root to open what only root may open, then run as an
  * ordinary user. Files and counters opened before the drop stay readable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* privdrop.h - become an unprivileged user, keeping only named capabilities. */
 #ifndef CLUSTERMON_PRIVDROP_H
 #define CLUSTERMON_PRIVDROP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * reload.c - what a read of the config files sets in motion, in one place
  * and in this order. Net-SNMP runs every pre-read callback, reads the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * reload.h - reading the configuration, at start-up and on SIGHUP, as one
  * ordered sequence (see reload.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampler.c - one thread, many sources, each on its own interval.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampler.h - the sampling core: every source runs on its own interval on one
  * sampler thread, apart from the SNMP thread (dproc: capture kept apart from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* snapshot.c - reference-counted hand-over of immutable samples. */
 #include "snapshot.h"
 

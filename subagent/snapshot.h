@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * snapshot.h - hand finished samples from the sampler thread to the SNMP thread.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* format.c - bars and histograms for clustermonctl. */
 #include "format.h"
 

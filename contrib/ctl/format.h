@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * format.h - how clustermonctl draws what it reads: utilisation bars and
  * log2 histograms as bcc's tools print them. Pure C: no SNMP.

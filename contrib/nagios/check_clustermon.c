@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * check_clustermon - a Monitoring Plugins style check of CLUSTER-MON-MIB:
  * one value read over SNMP, compared with -w/-c ranges, printed as
@@ -15,8 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/number.h"
 #include "mib/cm-oids.h"
 #include "range.h"
+#include "snmpclient.h"
 
 
 struct options {
@@ -92,6 +95,14 @@ static int v3_setup(netsnmp_session *s)
 	return 0;
 }
 
+/* Failures of an exchange, in a plugin's words. */
+static void snmp_failed(enum cm_failure why, const char *detail)
+{
+	if (why == CM_TIMEOUT)
+		finish(STATE_UNKNOWN, "no answer from %s within %d s", opt.host, opt.timeout);
+	finish(STATE_UNKNOWN, "SNMP error talking to %s: %s", opt.host, detail);
+}
+
 static void open_session(void)
 {
 	netsnmp_session s;
@@ -115,6 +126,8 @@ static void open_session(void)
 		s.community_len = strlen(opt.community);
 	}
 	session = snmp_open(&s);
+	cm_client.ss = session;
+	cm_client.fail = snmp_failed;
 	/* snmp_open copied what it needs. */
 	free(s.community);
 	free(s.securityName);
@@ -124,122 +137,47 @@ static void open_session(void)
 		finish(STATE_UNKNOWN, "cannot open an SNMP session to %s", opt.host);
 }
 
-/* One GET or GETNEXT; the response's first varbind (the caller frees pdu). */
-static netsnmp_variable_list *request(int type, const oid *name, size_t len,
-				      netsnmp_pdu **response)
+/* One GET; the response's first varbind. The response is kept in
+ * last_response until the next request or finish. */
+static netsnmp_variable_list *get(const oid *name, size_t len)
 {
-	netsnmp_pdu *pdu = snmp_pdu_create(type);
-	int rc;
-
-	snmp_add_null_var(pdu, name, len);
 	if (last_response != NULL)
 		snmp_free_pdu(last_response);
 	last_response = NULL;
-	rc = snmp_synch_response(session, pdu, response);
-	last_response = *response;
-	if (rc == STAT_TIMEOUT)
-		finish(STATE_UNKNOWN, "no answer from %s within %d s", opt.host, opt.timeout);
-	if (rc != STAT_SUCCESS || *response == NULL)
-		finish(STATE_UNKNOWN, "SNMP error talking to %s: %s", opt.host,
-		       snmp_api_errstring(snmp_errno));
-	if ((*response)->errstat != SNMP_ERR_NOERROR)
+	last_response = cm_request(SNMP_MSG_GET, name, len);
+	if (last_response->errstat != SNMP_ERR_NOERROR)
 		finish(STATE_UNKNOWN, "%s answered %s", opt.host,
-		       snmp_errstring((*response)->errstat));
-	return (*response)->variables;
-}
-
-/* Done with the last response. */
-static void release(void)
-{
-	if (last_response != NULL)
-		snmp_free_pdu(last_response);
-	last_response = NULL;
-}
-
-static bool is_number(const netsnmp_variable_list *v)
-{
-	return v->type == ASN_INTEGER || v->type == ASN_GAUGE || v->type == ASN_COUNTER ||
-	       v->type == ASN_COUNTER64 || v->type == ASN_TIMETICKS || v->type == ASN_UINTEGER;
-}
-
-static double number_of(const netsnmp_variable_list *v)
-{
-	if (v->type == ASN_COUNTER64)
-		return (double)v->val.counter64->high * 4294967296.0 + v->val.counter64->low;
-	if (v->type == ASN_INTEGER)
-		return (double)*v->val.integer;
-	return (double)(unsigned long)*v->val.integer;
+		       snmp_errstring(last_response->errstat));
+	return last_response->variables;
 }
 
 /* A number at name, 0 when it is not there. */
 static double try_number(const oid *name, size_t len)
 {
-	netsnmp_pdu *response = NULL;
-	netsnmp_variable_list *v = request(SNMP_MSG_GET, name, len, &response);
-	double n = is_number(v) ? number_of(v) : 0;
+	netsnmp_variable_list *v = get(name, len);
 
-	release();
-	return n;
+	return cm_is_number(v) ? cm_double_of(v) : 0;
 }
 
 /* A number at name, or UNKNOWN saying what is missing. */
 static double get_number(const oid *name, size_t len, const char *what)
 {
-	netsnmp_pdu *response = NULL;
-	netsnmp_variable_list *v = request(SNMP_MSG_GET, name, len, &response);
-	double n;
+	netsnmp_variable_list *v = get(name, len);
 
 	if (v->type == SNMP_NOSUCHOBJECT)
 		finish(STATE_UNKNOWN, "clustermond is not registered with the snmpd on %s "
 		       "(noSuchObject for %s)", opt.host, what);
-	if (v->type == SNMP_NOSUCHINSTANCE || !is_number(v))
+	if (v->type == SNMP_NOSUCHINSTANCE || !cm_is_number(v))
 		finish(STATE_UNKNOWN, "%s is not served by %s (noSuchInstance)", what, opt.host);
-	n = number_of(v);
-	release();
-	return n;
-}
-
-/* Calls fn for each instance of a column: its index (the OID after the
- * column) and value. UNKNOWN when the subtree is empty because nobody
- * serves it. */
-static void walk_column(const oid *col, size_t col_len,
-			void (*fn)(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg),
-			void *arg)
-{
-	oid name[MAX_OID_LEN];
-	size_t len = col_len;
-
-	memcpy(name, col, col_len * sizeof(oid));
-	for (;;) {
-		netsnmp_pdu *response = NULL;
-		netsnmp_variable_list *v = request(SNMP_MSG_GETNEXT, name, len, &response);
-
-		if (v->type == SNMP_ENDOFMIBVIEW || v->name_length <= col_len ||
-		    snmp_oid_compare(v->name, col_len, col, col_len) != 0) {
-			release();
-			return;
-		}
-		/* The walk keeps this response while fn makes requests of its own. */
-		last_response = NULL;
-		memcpy(name, v->name, v->name_length * sizeof(oid));
-		len = v->name_length;
-		fn(v->name + col_len, v->name_length - col_len, v, arg);
-		snmp_free_pdu(response);
-	}
+	return cm_double_of(v);
 }
 
 /* Registered at all? The node name is the first object clustermond serves. */
 static void require_subagent(void)
 {
-	static const oid node_name[] = { CM_OID_clusterMonNodeName, 0 };
-	netsnmp_pdu *response = NULL;
-	netsnmp_variable_list *v = request(SNMP_MSG_GET, node_name, OID_LENGTH(node_name),
-					   &response);
-
-	if (v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE)
+	if (!cm_registered())
 		finish(STATE_UNKNOWN, "clustermond is not registered with the snmpd on %s "
 		       "(noSuchObject for clusterMonNodeName.0)", opt.host);
-	release();
 }
 
 static void perf_range(char *buf, size_t len, const struct range *r)
@@ -318,7 +256,7 @@ static void mode_proc(void)
 
 	if (opt.name == NULL)
 		finish(STATE_UNKNOWN, "mode proc needs -n NAME");
-	walk_column(names, OID_LENGTH(names), match_proc, &m);
+	cm_walk(names, OID_LENGTH(names), match_proc, &m);
 	snprintf(text, sizeof(text), "%u process%s named %s, %.2f%% CPU", m.count,
 		 m.count == 1 ? "" : "es", opt.name, m.cpu);
 	perf_range(w, sizeof(w), &opt.warn);
@@ -365,7 +303,7 @@ static void mode_hist(void)
 
 	if (opt.name == NULL)
 		finish(STATE_UNKNOWN, "mode hist needs -n DISTRIBUTION (clusterMonHistSourceName)");
-	walk_column(names, OID_LENGTH(names), find_hist, &index);
+	cm_walk(names, OID_LENGTH(names), find_hist, &index);
 	if (index == 0)
 		finish(STATE_UNKNOWN, "no distribution named %s on %s", opt.name, opt.host);
 	pct[OID_LENGTH(pct) - 2] = opt.percentile == 50 ? CM_ARC_clusterMonHistSourceP50 :
@@ -382,14 +320,14 @@ static void mode_probe(void)
 {
 	oid hits[] = { CM_OID_clusterMonProbeHits, 0 };
 	char text[128];
-	long index = opt.name ? strtol(opt.name, NULL, 10) : 0;
+	int64_t index = 0;
 	double r;
 
-	if (index < 1 || index > 65535)
+	if (num_parse_i64(opt.name, 1, 65535, &index) != NUM_OK)
 		finish(STATE_UNKNOWN, "mode probe needs -n INDEX (clusterMonProbeIndex, 1..65535)");
 	hits[OID_LENGTH(hits) - 1] = (oid)index;
 	r = rate_of(hits, OID_LENGTH(hits), "clusterMonProbeHits");
-	snprintf(text, sizeof(text), "probe %ld: %.2f events/s over %d s", index, r, opt.seconds);
+	snprintf(text, sizeof(text), "probe %d: %.2f events/s over %d s", (int)index, r, opt.seconds);
 	report(r, text, "rate", "", "0;");
 }
 
@@ -422,10 +360,9 @@ static void usage(void)
 
 static int int_arg(const char *s, int lo, int hi, const char *what)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
+	int64_t v;
 
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+	if (num_parse_i64(s, lo, hi, &v) != NUM_OK)
 		finish(STATE_UNKNOWN, "%s must be %d..%d, not '%s'", what, lo, hi, s);
 	return (int)v;
 }

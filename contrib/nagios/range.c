@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* range.c - parse and apply Monitoring Plugins ranges. */
 #include "range.h"
 

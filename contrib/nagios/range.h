@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * range.h - Monitoring Plugins threshold ranges (the -w/-c syntax of every
  * check_* plugin) and the status line. Pure C: no SNMP.

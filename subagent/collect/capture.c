@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * capture.c - libpcap on its own thread: TPACKET_V3 ring (immediate mode
  * off, a 32 MiB buffer, 128-byte snapshots), counters kept as plain stores

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * capture.h - packet capture on one interface with libpcap: packet and byte
  * counts, the kernel's drop counters, and two distributions computed on

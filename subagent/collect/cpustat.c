@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cpustat.c - /proc/stat: the aggregate and per-CPU time lines, context
  * switches, and runnable/blocked task counts.

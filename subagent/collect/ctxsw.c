@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ctxsw.c - per-CPU context switches from the kernel's software perf counter.
  * /proc has no per-CPU context-switch count unless CONFIG_SCHEDSTATS is set;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* helper.c - talk to clustermon-kprobe and parse what it says. */
 #include "helper.h"
 #include "core/clock.h"

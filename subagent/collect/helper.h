@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * helper.h - the subagent's side of clustermon-kprobe's control socket
  * (kprobe-helper/wire.h): one connection per exchange, the request lines

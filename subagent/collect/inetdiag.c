@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * inetdiag.c - dump TCP sockets with tcp_info over NETLINK_SOCK_DIAG, the
  * way ss(8) does, and parse the replies without allocating per socket.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * inetdiag.h - TCP sockets with their struct tcp_info from the kernel's
  * sock_diag (inet_diag) netlink interface, for clusterMonTcpConnTable.

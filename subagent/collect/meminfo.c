@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * meminfo.c - /proc/meminfo: "Key:   value kB" lines. Keys we do not serve
  * are skipped without parsing, so new kernel fields never break us.

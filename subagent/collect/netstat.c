@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* netstat.c - name/value line pairs of /proc/net/snmp and /proc/net/netstat. */
 #include "netstat.h"
 

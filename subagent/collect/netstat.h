@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * netstat.h - the "Prefix: Name Name ...\nPrefix: value value ..." tables of
  * /proc/net/snmp and /proc/net/netstat (Tcp:, TcpExt:, ...).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* parse.c - strict scanners: a number cut short or overflowing is an error. */
 #include "parse.h"
 #include "core/number.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* parse.h - small strict number scanners shared by the /proc parsers. */
 #ifndef CLUSTERMON_PARSE_H
 #define CLUSTERMON_PARSE_H

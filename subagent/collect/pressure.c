@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pressure.c - /proc/pressure/{cpu,memory,io}:
  *   some avg10=1.23 avg60=0.00 avg300=0.00 total=12345

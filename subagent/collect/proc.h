@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * proc.h - the per-process reader behind clusterMonProcTable (WallMon).
  *

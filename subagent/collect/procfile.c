@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procfile.c - kernel text files kept open and re-read from offset 0.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sockowner.c - socket inode -> owning pid from /proc/PID/fd links. */
 #include "sockowner.h"
 #include "proc.h"

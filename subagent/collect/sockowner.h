@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sockowner.h - which process holds a socket: inode -> pid from the
  * "socket:[INODE]" links in ROOT/proc/PID/fd, the way ss -p finds owners.

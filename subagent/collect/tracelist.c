@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tracelist.c - parse the helper's list of trace sessions (tracelist.h). */
 #include "tracelist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/number.h"
 
 static const char *const states[] = { "running", "finished", "failed" };
 
@@ -24,12 +27,11 @@ static int take_word(const char **s, char *out, size_t max)
 
 static int take_u64(const char **s, uint64_t *v)
 {
-	char word[24], *end;
+	char word[24];
 
-	if (take_word(s, word, 20) != 0 || word[0] < '0' || word[0] > '9')
+	if (take_word(s, word, 20) != 0)
 		return -1;
-	*v = strtoull(word, &end, 10);
-	return *end == '\0' ? 0 : -1;
+	return num_parse_u64(word, UINT64_MAX, v) == NUM_OK ? 0 : -1;
 }
 
 static int parse_line(const char *s, struct tracelist_entry *e)
@@ -68,9 +70,8 @@ static int parse_line(const char *s, struct tracelist_entry *e)
 int tracelist_parse(const char *reply, struct tracelist_entry **out, size_t *n, char *why,
 		    size_t whylen)
 {
-	unsigned long count;
-	const char *line;
-	char *end;
+	uint64_t count;
+	const char *line, *end;
 
 	*out = NULL;
 	*n = 0;
@@ -78,8 +79,8 @@ int tracelist_parse(const char *reply, struct tracelist_entry **out, size_t *n, 
 		snprintf(why, whylen, "not a traces reply");
 		return -1;
 	}
-	count = strtoul(reply + 3, &end, 10);
-	if (*end != '\n' || count > TRACELIST_MAX) {
+	if (num_scan_u64(reply + 3, &end, &count) != NUM_OK || *end != '\n' ||
+	    count > TRACELIST_MAX) {
 		snprintf(why, whylen, "malformed count");
 		return -1;
 	}

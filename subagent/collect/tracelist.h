@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tracelist.h - the helper's reply to "traces" (kprobe-helper/wire.h):
  * "ok N" and N lines "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * vmstat.c - /proc/vmstat: "name value" lines; we take faults and swap.
  *

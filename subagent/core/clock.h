@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clock.h - the one monotonic clock of the daemon. Every deadline, rate
  * limit and cost measure reads it here, so a test can replace it and drive

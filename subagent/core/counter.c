@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* counter.c - monotonic served counters and utilisation arithmetic. */
 #include "counter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * counter.h - monotonic counters and rates from raw kernel samples.
  * Pure C: no OS, no SNMP.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* image.c - encoding, publishing and reading the served image (see image.h). */
 #include "image.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * image.h - the published image of what clustermond serves: the one ABI
  * between clustermond (the writer) and clustermon.so inside snmpd (the

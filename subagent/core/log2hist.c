@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* log2hist.c - log2 buckets, counts and interpolated percentiles. */
 #include "log2hist.h"
 

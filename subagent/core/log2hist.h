@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * log2hist.h - cumulative log2 distributions (as bcc's runqlat prints them).
  * Pure C: no OS, no SNMP.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ring.c - bounded time buckets with min, max, mean and last. */
 #include "ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ring.h - time-bucket history of one sampled variable (RMON history style).
  * Pure C: no OS, no SNMP; the caller passes the time.

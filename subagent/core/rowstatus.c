@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rowstatus.c - the RowStatus state machine of RFC 2579. */
 #include "rowstatus.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rowstatus.h - RFC 2579 RowStatus and StorageType rules for read-create
  * tables. Pure C: the MIB glue maps the results to SNMP error statuses.

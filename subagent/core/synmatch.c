@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* synmatch.c - SYN to SYN-ACK matching in a fixed table. */
 #include "synmatch.h"
 

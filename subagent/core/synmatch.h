@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * synmatch.h - TCP handshake times from packets: a SYN is remembered by its
  * addresses and ports, and the SYN-ACK travelling the other way gives the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* threshold.c - the RMON alarm state machine with hysteresis. */
 #include "threshold.h"
 

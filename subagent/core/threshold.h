@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * threshold.h - RMON alarm semantics (RFC 2819) on 64-bit values.
  * Pure C: no OS, no SNMP; the caller feeds samples and sends notifications.

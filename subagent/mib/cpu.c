@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cpu.c - clusterMonCpu: CPU scalars and clusterMonCpuTable from the cpu snapshot. */
 #include "group.h"
 #include "mib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dist.c - clusterMonDistributions: clusterMonHistSourceTable (count, sum,
  * percentiles of each distribution) and clusterMonHistBucketTable (its log2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * group.c - the table-driven handler behind every clusterMon group.
  *

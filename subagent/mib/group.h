@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * group.h - one handler per MIB group, serving its scalars and tables.
  *

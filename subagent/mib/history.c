@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * history.c - clusterMonHistoryCtlTable and clusterMonHistoryTable: RMON
  * style history (RFC 2819 historyControlTable) of any numeric instance this

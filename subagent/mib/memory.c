@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* memory.c - clusterMonMemory: sizes, faults, swap and pressure from the mem snapshot. */
 #include "group.h"
 #include "mib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mib.c - registers every clusterMon group with the agent library. */
 #include "mib.h"
 

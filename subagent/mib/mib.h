@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mib.h - the clusterMon groups this agent serves. */
 #ifndef CLUSTERMON_MIB_H
 #define CLUSTERMON_MIB_H

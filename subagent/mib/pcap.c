@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pcap.c - clusterMonPcapTable: one row per captured interface. */
 #include "group.h"
 #include "mib.h"

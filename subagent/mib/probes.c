@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * probes.c - clusterMonProbes: clusterMonProbeTable (read-create, on the
  * rowtable engine) and clusterMonProbeCpuTable, served from the probes
@@ -17,6 +18,7 @@
  */
 #include "rowtable.h"
 #include "mib.h"
+#include "specfilter.h"
 #include "watch.h"
 
 #include <errno.h>
@@ -49,8 +51,7 @@ enum { CPU_COL_HITS = CM_ARC_clusterMonProbeCpuHits };
 
 struct probe_row {
 	struct rt_row hdr;
-	char spec[SPEC_MAX_TEXT + 1];
-	struct probe_filter filter;
+	struct sf_fields sf;
 };
 
 static struct rt_table table;
@@ -61,76 +62,38 @@ static struct probes_view *current;
 
 static void defaults(struct rt_row *r)
 {
-	struct probe_row *p = (struct probe_row *)r;
-
-	p->spec[0] = '\0';
-	filter_default(&p->filter);
+	sf_defaults(&((struct probe_row *)r)->sf);
 }
 
-static int check_integer(const netsnmp_variable_list *var, long lo, long hi)
+static int spec_ok(const char *text, char *why, size_t whylen)
 {
-	if (var->type != ASN_INTEGER)
-		return SNMP_ERR_WRONGTYPE;
-	return *var->val.integer >= lo && *var->val.integer <= hi ? SNMP_ERR_NOERROR :
-								    SNMP_ERR_WRONGVALUE;
-}
-
-static int check_spec(const netsnmp_variable_list *var)
-{
-	char text[SPEC_MAX_TEXT + 1], why[256];
 	struct probe_spec s;
 
-	if (var->type != ASN_OCTET_STR)
-		return SNMP_ERR_WRONGTYPE;
-	if (var->val_len < 1 || var->val_len > SPEC_MAX_TEXT)
-		return SNMP_ERR_WRONGLENGTH;
-	memcpy(text, var->val.string, var->val_len);
-	text[var->val_len] = '\0';
-	if (spec_parse(text, &s, why, sizeof(why)) != 0) {
-		snmp_log(LOG_INFO, "clustermond: clusterMonProbeSpec '%s' refused: %s\n", text, why);
-		return SNMP_ERR_WRONGVALUE;
-	}
-	return SNMP_ERR_NOERROR;
+	return spec_parse(text, &s, why, whylen);
 }
+
+static const struct sf_columns sf_cols = {
+	COL_SPEC, COL_PID, COL_CPU, COL_EVERY, "clusterMonProbeSpec", spec_ok,
+};
 
 static int check(unsigned col, const netsnmp_variable_list *var)
 {
-	switch (col) {
-	case COL_SPEC: return check_spec(var);
-	case COL_PID: return check_integer(var, -1, INT32_MAX);
-	case COL_CPU: return check_integer(var, -1, FILTER_MAX_CPU);
-	case COL_EVERY: return rt_check_unsigned(var, 1, FILTER_MAX_EVERY);
-	default: return SNMP_ERR_NOTWRITABLE;
-	}
+	return sf_check(&sf_cols, col, var);
 }
 
 static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var)
 {
-	struct probe_row *p = (struct probe_row *)r;
-
-	switch (col) {
-	case COL_SPEC:
-		memcpy(p->spec, var->val.string, var->val_len);
-		p->spec[var->val_len] = '\0';
-		break;
-	case COL_PID: p->filter.tgid = (int32_t)*var->val.integer; break;
-	case COL_CPU: p->filter.cpu = (int32_t)*var->val.integer; break;
-	case COL_EVERY: p->filter.every = (uint32_t)*var->val.integer; break;
-	}
+	sf_set(&sf_cols, &((struct probe_row *)r)->sf, col, var);
 }
 
 static bool ready(const struct rt_row *r)
 {
-	return ((const struct probe_row *)r)->spec[0] != '\0';
+	return ((const struct probe_row *)r)->sf.spec[0] != '\0';
 }
 
 static bool same(const struct rt_row *ra, const struct rt_row *rb)
 {
-	const struct probe_row *a = (const struct probe_row *)ra;
-	const struct probe_row *b = (const struct probe_row *)rb;
-
-	return strcmp(a->spec, b->spec) == 0 && a->filter.tgid == b->filter.tgid &&
-	       a->filter.cpu == b->filter.cpu && a->filter.every == b->filter.every;
+	return sf_same(&((const struct probe_row *)ra)->sf, &((const struct probe_row *)rb)->sf);
 }
 
 /* What the source needs of a row: the canonical spec and filters. */
@@ -142,11 +105,11 @@ static void want_of(const struct probe_row *p, struct probe_want *w)
 	memset(w, 0, sizeof(*w));
 	w->id = p->hdr.index;
 	w->active = p->hdr.status == ROW_ACTIVE;
-	if (spec_parse(p->spec, &s, why, sizeof(why)) != 0)
+	if (spec_parse(p->sf.spec, &s, why, sizeof(why)) != 0)
 		return;
 	w->latency = spec_is_latency(&s);
 	spec_format(&s, spec, sizeof(spec));
-	filter_format(&p->filter, filter, sizeof(filter));
+	filter_format(&p->sf.filter, filter, sizeof(filter));
 	/* At most 200 + 41 bytes: it fits. */
 	if (strlen(spec) + strlen(filter) < sizeof(w->line)) {
 		strcpy(w->line, spec);
@@ -211,10 +174,10 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 	const struct probe_reading *rd = reading_of(r->index);
 
 	switch (col) {
-	case COL_SPEC: return mib_string(v, p->spec);
-	case COL_PID: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)p->filter.tgid);
-	case COL_CPU: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)p->filter.cpu);
-	case COL_EVERY: return mib_u64(v, ASN_UNSIGNED, p->filter.every);
+	case COL_SPEC:
+	case COL_PID:
+	case COL_CPU:
+	case COL_EVERY: return sf_get(&sf_cols, &p->sf, col, v);
 	case COL_HITS:
 	case COL_SAMPLED:
 	case COL_LOST: return get_counter(rd, col, v);
@@ -231,27 +194,21 @@ static void save(const struct rt_row *r, char *buf, size_t len)
 {
 	const struct probe_row *p = (const struct probe_row *)r;
 
-	/* Specs hold no spaces (spec_parse refuses them). */
-	snprintf(buf, len, "%s %d %d %u", p->spec, (int)p->filter.tgid, (int)p->filter.cpu,
-		 p->filter.every);
+	spec_filter_save(p->sf.spec, &p->sf.filter, buf, len);
 }
 
 static int restore(struct rt_row *r, char *line)
 {
 	struct probe_row *p = (struct probe_row *)r;
 	char spec[SPEC_MAX_TEXT + 1], why[256];
-	struct probe_spec s;
-	int pid, cpu;
-	unsigned every;
+	const char *at = line;
+	struct probe_filter f;
 
-	if (sscanf(line, "%200s %d %d %u", spec, &pid, &cpu, &every) != 4 ||
-	    spec_parse(spec, &s, why, sizeof(why)) != 0 || pid < -1 || cpu < -1 ||
-	    cpu > FILTER_MAX_CPU || every < 1 || every > FILTER_MAX_EVERY)
+	if (spec_filter_restore(&at, spec, &f) != 0 || *at != '\0' ||
+	    spec_ok(spec, why, sizeof(why)) != 0)
 		return -1;
-	strcpy(p->spec, spec);
-	p->filter.tgid = pid;
-	p->filter.cpu = cpu;
-	p->filter.every = every;
+	strcpy(p->sf.spec, spec);
+	p->sf.filter = f;
 	return 0;
 }
 
@@ -267,9 +224,9 @@ static const char *conf_fill(struct rt_row *row, char *line)
 
 	if (spec_parse(spec, &s, why, sizeof(why)) != 0)
 		return why;
-	snprintf(p->spec, sizeof(p->spec), "%s", spec);
+	snprintf(p->sf.spec, sizeof(p->sf.spec), "%s", spec);
 	for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-		if (filter_parse_word(w, &p->filter, why, sizeof(why)) != 0)
+		if (filter_parse_word(w, &p->sf.filter, why, sizeof(why)) != 0)
 			return why;
 	return NULL;
 }
@@ -300,7 +257,7 @@ static void send_loss(const struct probe_row *p, uint64_t lost)
 	netsnmp_variable_list *vars = mib_notification(loss_trap_oid, OID_LENGTH(loss_trap_oid));
 	struct counter64 c64 = { .high = (u_long)(lost >> 32), .low = (u_long)(lost & 0xffffffffu) };
 
-	add_column(&vars, COL_SPEC, p->hdr.index, ASN_OCTET_STR, p->spec, strlen(p->spec));
+	add_column(&vars, COL_SPEC, p->hdr.index, ASN_OCTET_STR, p->sf.spec, strlen(p->sf.spec));
 	add_column(&vars, COL_LOST, p->hdr.index, ASN_COUNTER64, &c64, sizeof(c64));
 	send_v2trap(vars);
 	snmp_free_varbind(vars);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * proc.c - clusterMonProc: the process table (WallMon) from the proc
  * snapshot, and the writable filter scalars that bound its cost.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * publish.c - the image of every read-only instance this agent serves,
  * published for clustermon.so inside snmpd (the fast read path).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * publish.h - the fast read path's writer: clustermond publishes every
  * read-only instance it serves into the image file (core/image.h) that

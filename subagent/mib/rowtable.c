@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rowtable.c - the read-create table engine: staged SETs with RowStatus and
  * StorageType (RFC 2579), and nonVolatile rows kept in net-snmp's

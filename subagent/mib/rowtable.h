@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rowtable.h - read-create tables (RowStatus, StorageType) on the SNMP
  * thread: the clusterMonHistoryCtlTable, clusterMonThresholdTable and later

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampling.c - clusterMonSourceTable: each source's interval (writable), the
  * cost of its last sample and how many it took.

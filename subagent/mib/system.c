@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* system.c - clusterMonSystem: who this node and agent are. */
 #include "group.h"
 #include "mib.h"

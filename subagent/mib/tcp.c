@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tcp.c - clusterMonTcp: the Tcp counters and clusterMonTcpConnTable, one
  * row per connection with RFC 4898 objects mapped from tcp_info (the MIB's

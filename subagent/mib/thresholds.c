@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * thresholds.c - clusterMonThresholdTable: RMON alarms (RFC 2819) on any
  * numeric instance this agent serves, with 64-bit levels, and the

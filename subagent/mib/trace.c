@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trace.c - clusterMonTraces: clusterMonTraceTable (read-create, on the
  * rowtable engine) served from the traces source, and the notifications
@@ -9,6 +10,7 @@
  */
 #include "rowtable.h"
 #include "mib.h"
+#include "specfilter.h"
 #include "watch.h"
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 
 #include "../sampler.h"
 #include "../sources/sources.h"
+#include "core/number.h"
 #include "wire.h"
 
 static const oid traces_oid[] = { CM_OID_clusterMonTraces };
@@ -44,8 +47,7 @@ enum {
 
 struct trace_row {
 	struct rt_row hdr;
-	char spec[SPEC_MAX_TEXT + 1];
-	struct probe_filter filter;
+	struct sf_fields sf;
 	uint32_t duration_ms, max_bytes, buffer_bytes;
 	uint32_t generation;       /* set at each activation: a new session */
 };
@@ -66,8 +68,7 @@ static void defaults(struct rt_row *r)
 {
 	struct trace_row *t = (struct trace_row *)r;
 
-	t->spec[0] = '\0';
-	filter_default(&t->filter);
+	sf_defaults(&t->sf);
 	t->duration_ms = TRACE_DEFAULT_DURATION_MS;
 	t->max_bytes = (uint32_t)TRACE_DEFAULT_BYTES;
 	t->buffer_bytes = TRACE_DEFAULT_BUFFER;
@@ -88,31 +89,9 @@ static int spec_ok(const char *spec, char *why, size_t whylen)
 	return wire_parse_request(line, &req, why, whylen);
 }
 
-static int check_spec(const netsnmp_variable_list *var)
-{
-	char text[SPEC_MAX_TEXT + 1], why[256];
-
-	if (var->type != ASN_OCTET_STR)
-		return SNMP_ERR_WRONGTYPE;
-	if (var->val_len < 1 || var->val_len > SPEC_MAX_TEXT)
-		return SNMP_ERR_WRONGLENGTH;
-	memcpy(text, var->val.string, var->val_len);
-	text[var->val_len] = '\0';
-	if (strlen(text) != var->val_len || spec_ok(text, why, sizeof(why)) != 0) {
-		snmp_log(LOG_INFO, "clustermond: clusterMonTraceSpec '%s' refused: %s\n", text,
-			 why);
-		return SNMP_ERR_WRONGVALUE;
-	}
-	return SNMP_ERR_NOERROR;
-}
-
-static int check_integer(const netsnmp_variable_list *var, long lo, long hi)
-{
-	if (var->type != ASN_INTEGER)
-		return SNMP_ERR_WRONGTYPE;
-	return *var->val.integer >= lo && *var->val.integer <= hi ? SNMP_ERR_NOERROR :
-								    SNMP_ERR_WRONGVALUE;
-}
+static const struct sf_columns sf_cols = {
+	COL_SPEC, COL_PID, COL_CPU, COL_EVERY, "clusterMonTraceSpec", spec_ok,
+};
 
 static int check_buffer(const netsnmp_variable_list *var)
 {
@@ -126,11 +105,9 @@ static int check_buffer(const netsnmp_variable_list *var)
 
 static int check(unsigned col, const netsnmp_variable_list *var)
 {
+	if (sf_owns(&sf_cols, col))
+		return sf_check(&sf_cols, col, var);
 	switch (col) {
-	case COL_SPEC: return check_spec(var);
-	case COL_PID: return check_integer(var, -1, INT32_MAX);
-	case COL_CPU: return check_integer(var, -1, FILTER_MAX_CPU);
-	case COL_EVERY: return rt_check_unsigned(var, 1, FILTER_MAX_EVERY);
 	case COL_DURATION: return rt_check_unsigned(var, 1, TRACE_MAX_DURATION_MS);
 	case COL_MAXBYTES: return rt_check_unsigned(var, TRACE_MIN_BYTES, UINT32_MAX);
 	case COL_BUFFER: return check_buffer(var);
@@ -144,22 +121,16 @@ static void set(struct rt_row *r, unsigned col, const netsnmp_variable_list *var
 	uint32_t u = (uint32_t)*var->val.integer;
 
 	switch (col) {
-	case COL_SPEC:
-		memcpy(t->spec, var->val.string, var->val_len);
-		t->spec[var->val_len] = '\0';
-		break;
-	case COL_PID: t->filter.tgid = (int32_t)*var->val.integer; break;
-	case COL_CPU: t->filter.cpu = (int32_t)*var->val.integer; break;
-	case COL_EVERY: t->filter.every = u; break;
 	case COL_DURATION: t->duration_ms = u; break;
 	case COL_MAXBYTES: t->max_bytes = u; break;
 	case COL_BUFFER: t->buffer_bytes = u; break;
+	default: sf_set(&sf_cols, &t->sf, col, var);
 	}
 }
 
 static bool ready(const struct rt_row *r)
 {
-	return ((const struct trace_row *)r)->spec[0] != '\0';
+	return ((const struct trace_row *)r)->sf.spec[0] != '\0';
 }
 
 static bool same(const struct rt_row *ra, const struct rt_row *rb)
@@ -167,10 +138,8 @@ static bool same(const struct rt_row *ra, const struct rt_row *rb)
 	const struct trace_row *a = (const struct trace_row *)ra;
 	const struct trace_row *b = (const struct trace_row *)rb;
 
-	return strcmp(a->spec, b->spec) == 0 && a->filter.tgid == b->filter.tgid &&
-	       a->filter.cpu == b->filter.cpu && a->filter.every == b->filter.every &&
-	       a->duration_ms == b->duration_ms && a->max_bytes == b->max_bytes &&
-	       a->buffer_bytes == b->buffer_bytes;
+	return sf_same(&a->sf, &b->sf) && a->duration_ms == b->duration_ms &&
+	       a->max_bytes == b->max_bytes && a->buffer_bytes == b->buffer_bytes;
 }
 
 /* An active session's settings cannot change under it. */
@@ -219,11 +188,9 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 {
 	const struct trace_row *t = (const struct trace_row *)r;
 
+	if (sf_owns(&sf_cols, col))
+		return sf_get(&sf_cols, &t->sf, col, v);
 	switch (col) {
-	case COL_SPEC: return mib_string(v, t->spec);
-	case COL_PID: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)t->filter.tgid);
-	case COL_CPU: return mib_u64(v, ASN_INTEGER, (uint64_t)(int64_t)t->filter.cpu);
-	case COL_EVERY: return mib_u64(v, ASN_UNSIGNED, t->filter.every);
 	case COL_DURATION: return mib_u64(v, ASN_UNSIGNED, t->duration_ms);
 	case COL_MAXBYTES: return mib_u64(v, ASN_UNSIGNED, t->max_bytes);
 	case COL_BUFFER: return mib_u64(v, ASN_UNSIGNED, t->buffer_bytes);
@@ -236,43 +203,33 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 static void save(const struct rt_row *r, char *buf, size_t len)
 {
 	const struct trace_row *t = (const struct trace_row *)r;
+	int n = spec_filter_save(t->sf.spec, &t->sf.filter, buf, len);
 
-	snprintf(buf, len, "%s %d %d %u %u %u %u", t->spec, (int)t->filter.tgid,
-		 (int)t->filter.cpu, t->filter.every, t->duration_ms, t->max_bytes,
-		 t->buffer_bytes);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %u %u %u", t->duration_ms, t->max_bytes,
+			 t->buffer_bytes);
 }
 
-/* The saved line back through the helper's parser: the same checks. */
+/* The same checks as a SET of each column (check() above). */
 static int restore(struct rt_row *r, char *line)
 {
 	struct trace_row *t = (struct trace_row *)r;
-	char spec[SPEC_MAX_TEXT + 1], text[WIRE_MAX_REQUEST + 1], why[256];
-	struct wire_request req;
-	int pid, cpu;
-	unsigned every, duration, maxbytes, buffer;
+	char spec[SPEC_MAX_TEXT + 1], why[256];
+	const char *at = line;
+	struct probe_filter f;
+	int64_t duration, maxbytes, buffer;
 
-	int n;
-
-	if (sscanf(line, "%200s %d %d %u %u %u %u", spec, &pid, &cpu, &every, &duration,
-		   &maxbytes, &buffer) != 7)
+	if (spec_filter_restore(&at, spec, &f) != 0 ||
+	    num_take_i64(&at, 1, TRACE_MAX_DURATION_MS, &duration) != NUM_OK ||
+	    num_take_i64(&at, TRACE_MIN_BYTES, UINT32_MAX, &maxbytes) != NUM_OK ||
+	    num_take_i64(&at, TRACE_MIN_BUFFER, TRACE_MAX_BUFFER, &buffer) != NUM_OK ||
+	    (buffer & (buffer - 1)) != 0 || *at != '\0' || spec_ok(spec, why, sizeof(why)) != 0)
 		return -1;
-	n = snprintf(text, sizeof(text), "trace 1 %s every=%u duration=%u bytes=%u buffer=%u",
-		     spec, every, duration, maxbytes, buffer);
-	/* -1 (every process, every CPU) is the default: no word for it. */
-	if (pid >= 0)
-		n += snprintf(text + n, sizeof(text) - (size_t)n, " pid=%d", pid);
-	if (cpu >= 0 && n < (int)sizeof(text))
-		snprintf(text + n, sizeof(text) - (size_t)n, " cpu=%d", cpu);
-	if (wire_parse_request(text, &req, why, sizeof(why)) != 0 || pid < -1 || cpu < -1 ||
-	    cpu > FILTER_MAX_CPU || maxbytes < TRACE_MIN_BYTES)
-		return -1;
-	snprintf(t->spec, sizeof(t->spec), "%s", spec);
-	t->filter.tgid = pid;
-	t->filter.cpu = cpu;
-	t->filter.every = every;
-	t->duration_ms = duration;
-	t->max_bytes = maxbytes;
-	t->buffer_bytes = buffer;
+	snprintf(t->sf.spec, sizeof(t->sf.spec), "%s", spec);
+	t->sf.filter = f;
+	t->duration_ms = (uint32_t)duration;
+	t->max_bytes = (uint32_t)maxbytes;
+	t->buffer_bytes = (uint32_t)buffer;
 	return 0;
 }
 
@@ -298,8 +255,8 @@ static const char *conf_fill(struct rt_row *row, char *line)
 		return why;
 	}
 	spec_end = line + strcspn(line, " \t");
-	snprintf(t->spec, sizeof(t->spec), "%.*s", (int)(spec_end - line), line);
-	t->filter = req.filter;
+	snprintf(t->sf.spec, sizeof(t->sf.spec), "%.*s", (int)(spec_end - line), line);
+	t->sf.filter = req.filter;
 	t->duration_ms = req.limits.duration_ms;
 	t->max_bytes = (uint32_t)req.limits.max_bytes;
 	t->buffer_bytes = req.limits.buffer_bytes;
@@ -316,8 +273,8 @@ static void want_of(const struct trace_row *t, struct trace_want *w)
 	w->id = t->hdr.index;
 	w->active = t->hdr.status == ROW_ACTIVE;
 	w->generation = t->generation;
-	filter_format(&t->filter, filter, sizeof(filter));
-	snprintf(w->line, sizeof(w->line), "%s%s duration=%u bytes=%u buffer=%u", t->spec, filter,
+	filter_format(&t->sf.filter, filter, sizeof(filter));
+	snprintf(w->line, sizeof(w->line), "%s%s duration=%u bytes=%u buffer=%u", t->sf.spec, filter,
 		 t->duration_ms, t->max_bytes, t->buffer_bytes);
 }
 
@@ -354,7 +311,7 @@ static void send_ended(const struct trace_row *t, const struct trace_reading *rd
 	long oper = rd->oper;
 	uint32_t i = t->hdr.index;
 
-	add_column(&vars, COL_SPEC, i, ASN_OCTET_STR, t->spec, strlen(t->spec));
+	add_column(&vars, COL_SPEC, i, ASN_OCTET_STR, t->sf.spec, strlen(t->sf.spec));
 	add_column(&vars, COL_OPER, i, ASN_INTEGER, &oper, sizeof(oper));
 	add_counter(&vars, COL_RECORDS, i, rd->records);
 	add_counter(&vars, COL_LOST, i, rd->lost);
@@ -368,7 +325,7 @@ static void send_loss(const struct trace_row *t, uint64_t lost)
 {
 	netsnmp_variable_list *vars = mib_notification(loss_trap_oid, OID_LENGTH(loss_trap_oid));
 
-	add_column(&vars, COL_SPEC, t->hdr.index, ASN_OCTET_STR, t->spec, strlen(t->spec));
+	add_column(&vars, COL_SPEC, t->hdr.index, ASN_OCTET_STR, t->sf.spec, strlen(t->sf.spec));
 	add_counter(&vars, COL_LOST, t->hdr.index, lost);
 	send_v2trap(vars);
 	snmp_free_varbind(vars);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * watch.h - one timer on the SNMP thread for everything that samples MIB
  * values on its own schedule (threshold and history rows).

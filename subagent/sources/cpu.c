@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cpu.c - the "cpu" source: /proc/stat per CPU, per-CPU context switches,
  * and CPU/IO pressure, turned into a cpu_snapshot.

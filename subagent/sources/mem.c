@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mem.c - the "mem" source: /proc/meminfo, fault and swap counters from
  * /proc/vmstat, and memory pressure, turned into a mem_snapshot.

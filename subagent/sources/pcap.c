@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcap.c - the "pcap" source: one capture thread per pcapInterface line,
  * and a snapshot of their counters each sample. Captures are opened by the

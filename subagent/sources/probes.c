@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * probes.c - the "probes" source (see probes.h): clustermon-kprobe's
  * probes and scheduler sensors, as counters that only go up.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * probes.h - the "probes" source: keeps clustermon-kprobe's probes in step
  * with the clusterMonProbeTable rows and turns its readings into counters

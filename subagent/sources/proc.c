@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * proc.c - the "proc" source (WallMon): every process at 10-100 Hz, as a
  * pid-sorted table that keeps its state across samples. It runs on a thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sources.h - the sources layer as the rest of clustermond sees it: the
  * snapshots each source publishes, the configuration a (re)load hands to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tcp.c - the "tcp" source: every TCP connection (IPv4 and IPv6, all states
  * but LISTEN) with tcp_info from inet_diag, a stable index per connection,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * traces.c - trace sessions (see traces.h): the wishes of the SNMP thread,
  * carried out with the helper by the probes source's thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * traces.h - trace sessions of clustermon-kprobe behind clusterMonTraceTable.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_get.c - GET latency through the master: an object clustermond
  * serves over AgentX against sysUpTime.0, which snmpd answers itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_proc.c - per-process sample cost with 1000 idle processes alive:
  * the scanner of collect/proc.c (stat + schedstat) with every file kept open

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_sample.c - the cost of one cpu+mem sample as clustermond takes it
  * (kept-open fds, pread, parse, snapshot) against a naive reader that opens,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_trap.c - how long from a CPU going busy to clustermond's rising
  * trap reaching a receiver, next to how long a poller reading /proc/stat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_udp.c - sends 64-byte UDP datagrams to 127.0.0.1:PORT at RATE per
  * second (0: as fast as one sender goes) for SECONDS, in batches of 64

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_walk.c - the time a poller takes to walk a subtree with GETBULK,
  * measured in-process (decoding every varbind, printing none), so the

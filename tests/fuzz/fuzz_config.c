@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_config.c - clustermond.conf lines, as net-snmp hands them to our
  * directive handlers: whatever a line holds, a handler must stay inside

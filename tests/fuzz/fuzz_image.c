@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_image.c - arbitrary bytes as the image file clustermon.so reads
  * inside snmpd: the header check, freshness, and GET and GETNEXT for the

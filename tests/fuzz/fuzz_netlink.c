@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_netlink.c - feeds arbitrary bytes to the sock_diag reply parser as
  * if recv() had returned them: whatever the kernel (or a corrupted buffer)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_parsers.c - feeds arbitrary bytes to every /proc text parser:
  * stat, meminfo, vmstat, pressure, /proc/PID/{stat,schedstat,status},

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_set.c - SET requests (and some GET and GETNEXT) on every writable
  * object of CLUSTER-MON-MIB, through net-snmp's own request processing.

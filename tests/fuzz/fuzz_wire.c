@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_wire.c - the helper's control protocol from both ends: arbitrary
  * bytes as a request stream (split into lines, each parsed; an accepted

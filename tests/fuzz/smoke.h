@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * smoke.h - a libFuzzer-free driver for the fuzz targets, included by each
  * target under -DFUZZ_SMOKE_MAIN: the seed files (named on the command

@@ -7,7 +7,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for the eBPF helper"
 need_helper
-plan 23
+plan 25
 CTL="$top_builddir/contrib/clustermonctl"
 SYSCALLS="$top_builddir/tests/system/syscalls"
 write_master_conf
@@ -44,12 +44,15 @@ want=$(walk "$clusterMonSourceName" | while read -r o n; do echo "${n//\"/} $(ge
 got=$(awk 'NR > 1 { print $1, $2 }' <<<"$out")
 [ -n "$want" ] && [ "$got" = "$want" ]; ok $? "sources: each source's name and interval as snmpget reads them"
 [ -n "$want" ] || diag "got '$got', want '$want'"
-# The quickstart's screen: every part there, and one screen long.
+# The quickstart's screen: every part there, and one screen long. With the
+# helper running its distribution is the run-queue latency; no probe rows
+# yet, so no probe part.
+wait_for 5 sh -c "snmpwalk -v2c -c public -On -Oqv $TARGET $clusterMonHistSourceName | grep -q sched.runqlat"
 ctl "127.0.0.1:$PORT" overview
 parts=$(grep -c '^== ' <<<"$out"); lines=$(wc -l <<<"$out")
-[ $rc -eq 0 ] && [ "$parts" -eq 6 ] && [ "$lines" -le 50 ] && contains "^cpu0 " "$out" &&
-	contains "^sample.cost.cpu: " "$out"
-ok $? "overview: $parts parts (node, CPUs, memory, processes, a distribution, sources) in $lines lines"
+[ $rc -eq 0 ] && [ "$parts" -eq 6 ] && [ "$lines" -le 60 ] && contains "^cpu0 " "$out" &&
+	contains "^sched.runqlat: [0-9]* values; .* ns$" "$out" && lacks "== probes" "$out"
+ok $? "overview: $parts parts (node, CPUs, memory, processes, run-queue latency, sources) in $lines lines"
 
 # tcp: one loopback connection of ours, both ends.
 python3 -c '
@@ -81,6 +84,12 @@ ctl "127.0.0.1:$PORT" probes
 line=$(awk -v n="$n" '$1 == n' <<<"$out")
 is "$(awk '{ print $2, $3, $4, $5 }' <<<"$line")" "up $(get "$clusterMonProbeHits.$n") $(get "$clusterMonProbeLost.$n") tracepoint:syscalls:sys_enter_getppid" \
 	"probes: status, hits and lost as snmpget reads them"
+ctl "127.0.0.1:$PORT" overview
+parts=$(grep -c '^== ' <<<"$out"); lines=$(wc -l <<<"$out")
+line=$(sed -n '/^== probes/,/^$/p' <<<"$out" | awk -v n="$n" '$1 == n { print $2, $3, $5 }')
+[ $rc -eq 0 ] && [ "$parts" -eq 7 ] && [ "$lines" -le 66 ] &&
+	[ "$line" = "up $(get "$clusterMonProbeHits.$n") tracepoint:syscalls:sys_enter_getppid" ]
+ok $? "overview with a probe: a seventh part, the probe's count as snmpget reads it ($line), $lines lines"
 ctl "127.0.0.1:$PORT" probe add tracepoint:nope:nope
 [ $rc -eq 2 ] && contains "cannot attach: no tracepoint nope:nope" "$out"; ok $? "a spec that cannot attach: exit $rc, $out"
 lacks "nope:nope" "$(walk "$clusterMonProbeSpec")"; ok $? "and leaves no row behind"
@@ -104,6 +113,17 @@ is "$(awk '{ print $2, $3, $4 }' <<<"$line")" "memtotal risen $(get "$clusterMon
 	"thresholds: owner, state and value as snmpget reads them"
 ctl "127.0.0.1:$PORT" threshold add bad "$clusterMonMemTotalKB.0" rising=1 falling=5
 [ $rc -eq 2 ] && contains "refused" "$out"; ok $? "falling above rising is refused: $out"
+# Numbers in arguments are read whole (core/number.h): "5x" was 5 to strtol.
+bad=
+for args in "procs 5x" "procs 0" "probe del 1x" "probe del 65536" "trace stop +1" \
+	"probe add tracepoint:a:b pid=-1" "threshold add t $clusterMonMemTotalKB.0 rising=1 falling=0 interval=9x"; do
+	# shellcheck disable=SC2086
+	ctl "127.0.0.1:$PORT" $args
+	[ $rc -eq 2 ] || bad="$bad [$args: exit $rc]"
+done
+ctl -W 1s "127.0.0.1:$PORT" cpu
+[ $rc -eq 2 ] || bad="$bad [-W 1s: exit $rc]"
+[ -z "$bad" ]; ok $? "malformed numbers in arguments are refused (exit 2)$bad"
 ctl "127.0.0.1:$PORT" frobnicate
 [ $rc -eq 2 ] && contains "unknown command 'frobnicate'" "$out"; ok $? "an unknown command: exit $rc"
 stop_agent

@@ -2,12 +2,12 @@
 # helper.sh - clustermon-kprobe's control socket as a client sees it: every
 # request, refusals with their reasons, a truncated request never executed,
 # an oversized one refused with the connection closed, the socket's mode,
-# one helper per socket, and nothing left in the kernel after SIGTERM.
+# the trace directory it creates, one helper per socket, and nothing left in the kernel after SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
-plan 29
+plan 33
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
 
@@ -68,8 +68,17 @@ is "$(progs_alive $progs)" 0 "SIGTERM detaches it: the kernel has none of its pr
 
 # With -g the group may connect: mode 0660, group-owned. With -r the
 # sensors run on raw tracepoints (the fallback) and still count.
-start_helper -g nogroup -r || bail "clustermon-kprobe -g nogroup -r did not start"
+# The trace directory, missing with its parent, is made at start: 0750 in
+# the socket's group, so only that group reads traces.
+TD="$T/state/clustermon/traces"
+start_helper -g nogroup -r -t "$TD" || bail "clustermon-kprobe -g nogroup -r did not start"
 is "$(stat -c '%a %G' "$HELPER_SOCK")" "660 nogroup" "with -g nogroup the socket is 0660 root:nogroup"
+is "$(stat -c '%a %U %G' "$TD" 2>&1)" "750 root nogroup" "a missing trace directory is made 0750 root:nogroup"
+is "$(stat -c '%a' "$T/state/clustermon" 2>&1)" 755 "with its missing parent (0755)"
+rm -r "$T/state"
+out=$(helper_say 'trace 3 sched_switch duration=100\n')
+check "a trace after the directory vanished makes it again" contains "^ok started $TD/trace-3-" "$out"
+is "$(stat -c '%a %G' "$TD" 2>&1)" "750 nogroup" "again 0750 in the socket's group"
 check "-r runs the sensors on raw tracepoints" contains "scheduler sensors on raw tracepoints" \
 	"$(cat "$T/kprobe.log")"
 sleep 0.5

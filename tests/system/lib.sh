@@ -194,10 +194,11 @@ stop_agent() {
 }
 
 # start_helper [extra clustermon-kprobe args...]: the eBPF helper in the
-# foreground on $T/kprobe.sock (its maps pinned under a bpffs dir of its own).
+# foreground on $T/kprobe.sock (its maps pinned under a bpffs dir of its own,
+# its traces under $T/traces unless a later -t says otherwise).
 HELPER_SOCK="$T/kprobe.sock"
 start_helper() {
-	"$KPROBE_HELPER" -f -s "$HELPER_SOCK" -b "/sys/fs/bpf/cmtest-${T##*.}" "$@" \
+	"$KPROBE_HELPER" -f -s "$HELPER_SOCK" -b "/sys/fs/bpf/cmtest-${T##*.}" -t "$T/traces" "$@" \
 		2>>"$T/kprobe.log" &
 	HELPER_PID=$!
 	wait_for 5 helper_say hello

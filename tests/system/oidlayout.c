@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * oidlayout - every object clustermond's MIB groups serve, as registered in
  * the agent library, one per line for tests/mib-oids.sh to hold against

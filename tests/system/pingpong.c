@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pingpong - two processes passing one byte back and forth through pipes
  * for SECONDS, the known workload of the trace tests: on one CPU every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* spinners N SECONDS - one process whose N threads each spin on a CPU for
  * SECONDS (the multi-threaded process of tests/system/procfed.sh). */
 #include <pthread.h>

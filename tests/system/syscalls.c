@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * syscalls - make exactly N system calls of one kind, for the probe tests:
  *

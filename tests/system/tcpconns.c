@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tcpconns.c - test helper: opens N loopback TCP connections to a listener
  * of its own, sends BYTES bytes over every even-numbered one (read in full

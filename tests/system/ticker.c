@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ticker - the machine's own lateness, for comparison with clustermond's
  * sampler: wakes every MS milliseconds on absolute CLOCK_MONOTONIC

@@ -139,7 +139,13 @@ is "$(nevents "$D4")" "$(get "$TR.12.4")" "babeltrace2 reads all of its records"
 CTL="$top_builddir/contrib/clustermonctl"
 IDLE="$top_srcdir/contrib/ctl/clustermon-idle"
 ctl() { out=$("$CTL" -v 2c -c private -t 2 -r 0 "$TARGET" "$@" 2>&1); rc=$?; echo "$out" >>"$T/clients.log"; }
-cpu1_idle_ns() { awk '$1 == "cpu1" { printf "%.0f\n", ($5 + $6) * 1e9 / '"$(getconf CLK_TCK)"' }' /proc/stat; }
+# Bash arithmetic: mawk's printf %d stops at 2^31 - 1 (21 s of idle here).
+cpu1_idle_ns() {
+	local cpu user nice sys idle iowait rest
+	while read -r cpu user nice sys idle iowait rest; do
+		[ "$cpu" = cpu1 ] && echo $(( (idle + iowait) * 1000000000 / $(getconf CLK_TCK) ))
+	done </proc/stat
+}
 ctl trace add sched_switch cpu=1 duration=2000
 is "$rc $out" "0 trace 5: sched_switch (queued; see trace show 5)" "clustermonctl trace add queues session 5"
 oper 5 3

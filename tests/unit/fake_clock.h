@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fake_clock.h - a clock the test moves by hand, put in place of the
  * daemon's monotonic one (core/clock.h) so deadlines and refresh intervals

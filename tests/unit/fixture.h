@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fixture.h - read a file of a fixture tree into a buffer (unit tests only). */
 #ifndef CLUSTERMON_FIXTURE_H
 #define CLUSTERMON_FIXTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tap.h - a tiny TAP producer for the unit tests (header only).
  *

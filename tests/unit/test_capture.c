@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_capture.c - the SYN matcher on its own, then the capture collector
  * reading a pcap file this test writes: Ethernet, IPv4 and IPv6 handshakes

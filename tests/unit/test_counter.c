@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_counter.c - monotonic counters, utilisation and tick conversion. */
 #include "core/counter.h"
 #include "tap.h"

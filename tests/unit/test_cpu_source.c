@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_cpu_source.c - the cpu source on a fake /proc tree whose stat file
  * changes between samples: utilisation per interval, milliseconds, a CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_cpustat.c - /proc/stat parsing against fixtures, hand-made edge
  * cases and the live file.

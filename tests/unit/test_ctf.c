@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_ctf.c - the CTF writer against an independent reader: a trace of
  * two event classes on two CPUs, several packets each and lost records, is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_ctlfmt.c - clustermonctl's bars and histograms, character for character. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_ctxsw.c - per-CPU context switches from the software perf counter.
  * Needs CAP_PERFMON, root or perf_event_paranoid <= 0: skipped, with the

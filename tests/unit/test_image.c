@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_image.c - the published image (core/image.h): what the writer
  * encodes the reader finds, by GET and by GETNEXT within a registered

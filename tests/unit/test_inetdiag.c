@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_inetdiag.c - the sock_diag parser on dumps captured from a real
  * kernel (tests/fixtures/inetdiag: one established loopback connection,

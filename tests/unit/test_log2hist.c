@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_log2hist.c - bucket edges, overflow, counts and percentiles. */
 #include "core/log2hist.h"
 #include "tap.h"

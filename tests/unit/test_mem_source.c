@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_mem_source.c - the mem source's sample path: the proc-basic fixture
  * into a mem_snapshot (figures checked against the fixture's own lines),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_meminfo.c - /proc/meminfo parsing. */
 #include <errno.h>
 #include <string.h>

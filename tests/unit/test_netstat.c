@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_netstat.c - the name/value line pairs of /proc/net/snmp and netstat. */
 #include <errno.h>
 

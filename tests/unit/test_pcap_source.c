@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_pcap_source.c - the pcap source's sample path on a live capture of
  * the loopback interface: 20 UDP datagrams sent here to a port of our own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_pressure.c - PSI files (cpu, memory, io) parsed into hundredths of a percent. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_probes_source.c - the probes source's sample path against a fake
  * clustermon-kprobe on a Unix socket (a thread here speaking protocol 1 as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_proc.c - /proc/PID parsers and the kept-open process scanner, on the
  * proc-procs fixtures, on a scratch copy of them that the test edits while

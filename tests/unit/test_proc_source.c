@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_proc_source.c - the proc source's sample path on a copy of the
  * proc-procs fixture, with a fake clock (core/clock.h) so each interval is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_procfile.c - kept-open files re-read from offset 0: paths under a
  * root, whole-file reads, EFBIG, and seq_file files that arrive in pieces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_range.c - every Monitoring Plugins range form, its edges, and the
  * malformed ones. */
 #include "range.h"

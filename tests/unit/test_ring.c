@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_ring.c - time buckets, wrap-around, gaps and bounds. */
 #include "core/ring.h"
 #include "tap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_rowstatus.c - every RowStatus transition of RFC 2579, allowed or not. */
 #include "core/rowstatus.h"
 #include "tap.h"

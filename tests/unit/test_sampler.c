@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sampler.c - the sampler's deadlines and lateness rules on a fake clock
  * (core/clock.h), without threads: sampler_prime and sampler_run_due are the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sampler_entrance.c - the one way into a source: sampler_configure
  * and sampler_post. A fake source records what ran, in which order and on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sockowner.c - collect/sockowner.c on a /proc tree built here (fd
  * links are symlinks to "socket:[N]", which a source tarball cannot carry):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_spec.c - probe specs and filters: every valid form round-trips, every
  * malformed one is refused with the reason a user sees. */
 #include <string.h>
@@ -107,6 +108,9 @@ static void test_filters(void)
 	static const char *bad[] = {
 		"pid=0", "pid=-1", "pid=x", "pid=", "pid=2147483648", "cpu=8192", "cpu=-1",
 		"every=0", "every=1000001", "every=1e3", "tgid=1", "pid",
+		/* what strtol took: a sign, blanks, a wrap at 64 bits */
+		"pid=+5", "pid= 5", "pid=5 ", "cpu=-0", "every=-1",
+		"pid=18446744073709551617", "every=99999999999999999999",
 	};
 	struct probe_filter f;
 	char why[256], out[64];
@@ -129,8 +133,68 @@ static void test_filters(void)
 	ok(f.tgid == 42 && f.cpu == 0 && f.every == 10, "refused words change nothing");
 }
 
+/* A saved row's words: what comes back, or a refusal that changes nothing. */
+static void test_saved(void)
+{
+	static const struct {
+		const char *line;
+		int rc;
+		int32_t tgid, cpu;
+		uint32_t every;
+		const char *rest;
+	} cases[] = {
+		{ "tracepoint:a:b -1 -1 1", 0, -1, -1, 1, "" },
+		{ "kprobe:f 42 3 10 500 4096 8192", 0, 42, 3, 10, "500 4096 8192" },
+		{ "kprobe:f 2147483647 8191 1000000", 0, INT32_MAX, 8191, 1000000, "" },
+		{ "kprobe:f 0 0 1", 0, 0, 0, 1, "" },
+		{ "kprobe:f -2 0 1", -1, 0, 0, 0, NULL },
+		{ "kprobe:f 4294967295 0 1", -1, 0, 0, 0, NULL },   /* %d made it -1 */
+		{ "kprobe:f 4294967296 0 1", -1, 0, 0, 0, NULL },   /* %d made it 0 */
+		{ "kprobe:f -1 -1 -1", -1, 0, 0, 0, NULL },         /* %u made it 2^32-1 */
+		{ "kprobe:f -1 8192 1", -1, 0, 0, 0, NULL },
+		{ "kprobe:f -1 -1 0", -1, 0, 0, 0, NULL },
+		{ "kprobe:f -1 -1 1000001", -1, 0, 0, 0, NULL },
+		{ "kprobe:f 1x -1 1", -1, 0, 0, 0, NULL },
+		{ "kprobe:f +1 -1 1", -1, 0, 0, 0, NULL },
+		{ "kprobe:f 1 2", -1, 0, 0, 0, NULL },
+		{ "kprobe:f", -1, 0, 0, 0, NULL },
+		{ "", -1, 0, 0, 0, NULL },
+		{ " kprobe:f 1 2 3", -1, 0, 0, 0, NULL },
+	};
+	char spec[SPEC_MAX_TEXT + 1], buf[300], big[400];
+	struct probe_filter f, want;
+	const char *at;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		filter_default(&f);
+		at = cases[i].line;
+		int rc = spec_filter_restore(&at, spec, &f);
+
+		if (cases[i].rc == 0)
+			ok(rc == 0 && f.tgid == cases[i].tgid && f.cpu == cases[i].cpu &&
+				   f.every == cases[i].every && strcmp(at, cases[i].rest) == 0,
+			   "saved '%s' reads back", cases[i].line);
+		else
+			ok(rc == -1 && f.tgid == -1 && f.cpu == -1 && f.every == 1 &&
+				   at == cases[i].line, "saved '%s' is refused", cases[i].line);
+	}
+	want = (struct probe_filter){ .tgid = 77, .cpu = -1, .every = 3 };
+	spec_filter_save("tracepoint:sched:sched_switch", &want, buf, sizeof(buf));
+	at = buf;
+	ok(strcmp(buf, "tracepoint:sched:sched_switch 77 -1 3") == 0 &&
+		   spec_filter_restore(&at, spec, &f) == 0 && *at == '\0' &&
+		   strcmp(spec, "tracepoint:sched:sched_switch") == 0 &&
+		   memcmp(&f, &want, sizeof(f)) == 0, "save and restore round-trip: '%s'", buf);
+	memset(big, 'k', sizeof(big));
+	snprintf(big + SPEC_MAX_TEXT + 1, sizeof(big) - SPEC_MAX_TEXT - 1, " 1 2 3");
+	at = big;
+	ok(spec_filter_restore(&at, spec, &f) == -1, "a spec word over %d bytes is refused",
+	   SPEC_MAX_TEXT);
+}
+
 int main(void)
 {
+	test_saved();
 	test_valid();
 	test_invalid();
 	test_limits();

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_tcp_source.c - the tcp source's sample path: sockets from the live
  * kernel (a loopback connection made here, found by its ports), counters and

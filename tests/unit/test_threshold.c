@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* test_threshold.c - every RMON alarm transition, startup, hysteresis, deltas. */
 #include "core/threshold.h"
 #include "tap.h"

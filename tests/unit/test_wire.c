@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_wire.c - the helper's control protocol: request lines split out of
  * a byte stream however it arrives, truncated and oversized requests, every
@@ -68,6 +69,14 @@ static void test_requests(void)
 		{ "trace 1 sched_switch buffer=1073741824", "power of two" },
 		{ "trace 1 sched_switch duration=", "duration= takes" },
 		{ "trace 0 sched_switch", "not in 1..65535" },
+		{ "add 4294967297 tracepoint:a:b", "not in 1..65535" },
+		{ "add 18446744073709551617 tracepoint:a:b", "not in 1..65535" },
+		{ "add 1 tracepoint:a:b every=4294967297", "every= takes" },
+		{ "trace 1 sched_switch duration=18446744073709551617", "duration= takes" },
+		{ "trace 1 sched_switch duration=4294967297", "duration= takes" },
+		{ "trace 1 sched_switch bytes=99999999999999999999", "bytes= takes" },
+		{ "trace 1 sched_switch buffer=+8192", "buffer= takes" },
+		{ "trace 1 sched_switch duration=10s", "duration= takes" },
 		{ "stop", "expected a probe id" },
 		{ "traces now", "unexpected words" },
 		{ "hello\xc3\xa9", "non-ASCII" },
@@ -190,6 +199,11 @@ static void test_traces_reply(void)
 		"ok 1\ntrace 0 running 1 2 3 4 /d -\n", "ok 1\ntrace 1 paused 1 2 3 4 /d -\n",
 		"ok 1\ntrace 1 running -1 2 3 4 /d -\n", "ok 1\ntrace 1 running 1 2 3 4 /d -",
 		"ok 99999\n",
+		/* strtoull clamped these to 2^64 - 1 and took them */
+		"ok 1\ntrace 1 running 18446744073709551616 2 3 4 /d -\n",
+		"ok 1\ntrace 1 running 1 2 3 99999999999999999999 /d -\n",
+		"ok 18446744073709551617\n",
+		"ok 1\ntrace 1 running +1 2 3 4 /d -\n",
 	};
 	struct tracelist_entry *e;
 	size_t n;

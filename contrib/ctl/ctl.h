@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ctl.h - what clustermonctl's files share: its exit codes, die(), and the
+ * commands main() dispatches to (views.c reads, rows.c creates rows).
+ */
+#ifndef CLUSTERMON_CTL_H
+#define CLUSTERMON_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snmpclient.h"
+
+#define EXIT_DOWN 1      /* the node did not answer, or clustermond is not there */
+#define EXIT_REFUSED 2   /* bad arguments, no write access, a probe that cannot attach */
+
+void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+/* text is one decimal number in lo..hi (core/number.h's rules): into *out. */
+bool ctl_number(const char *text, long lo, long hi, long *out);
+/* v in decimal, in one of four rotating buffers (four per printf). */
+const char *u64_text(uint64_t v);
+
+/* views.c */
+void cmd_overview(int argc, char **argv);
+void cmd_cpu(int argc, char **argv);
+void cmd_sources(int argc, char **argv);
+void cmd_procs(int argc, char **argv);
+void cmd_hist(int argc, char **argv);
+void cmd_hists(int argc, char **argv);
+void cmd_nodes(int argc, char **argv);
+void cmd_tcp(int argc, char **argv);
+void cmd_history(int argc, char **argv);
+/* rows.c */
+size_t probe_count(void);   /* rows of clusterMonProbeTable */
+void cmd_probes(int argc, char **argv);
+void cmd_probe(int argc, char **argv);
+void cmd_thresholds(int argc, char **argv);
+void cmd_threshold(int argc, char **argv);
+void cmd_traces(int argc, char **argv);
+void cmd_trace(int argc, char **argv);
+
+#endif
