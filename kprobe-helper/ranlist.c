@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ranlist.c - the per-CPU "ran" rings of per-process accounting, read. */
 #include "ranlist.h"
 

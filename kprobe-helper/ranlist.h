@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ranlist.h - reading the per-CPU "ran" rings of the helper's per-process
  * accounting (clustermon_kprobe.h): the entries since the last drain, one

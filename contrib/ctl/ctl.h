@@ -31,6 +31,8 @@ void cmd_hists(int argc, char **argv);
 void cmd_nodes(int argc, char **argv);
 void cmd_tcp(int argc, char **argv);
 void cmd_history(int argc, char **argv);
+/* cgroups.c */
+void cmd_cgroups(int argc, char **argv);
 /* rows.c */
 size_t probe_count(void);   /* rows of clusterMonProbeTable */
 void cmd_probes(int argc, char **argv);

@@ -14,8 +14,10 @@ EXCEPTIONS='
 tests/unit/test_ctf.c -> kprobe-helper/ctf.h
 tests/unit/test_ctf.c -> kprobe-helper/tpformat.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/tpformat.h
+tests/unit/test_ranlist.c -> kprobe-helper/ranlist.h
+tests/fuzz/fuzz_wire.c -> kprobe-helper/ranlist.h
 '
-# (The helper's CTF writer and tracefs format parser have their unit test
+# (The helper's CTF writer, tracefs format parser and ran-ring reader have their unit test
 # and fuzz target outside kprobe-helper/; they leave the helper's directory
 # with the protocol library, when issue 25's move to one shared room lands.)
 

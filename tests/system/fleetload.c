@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fleetload.c - the known workload of one simulated fleet node
  * (tests/system/fleet-lib.sh): run as PID 1 of the node's PID namespace, it

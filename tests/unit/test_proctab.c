@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_proctab.c - the proc source's copy-on-write table: a snapshot

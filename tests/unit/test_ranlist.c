@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_ranlist.c - the helper's per-CPU "ran" rings read back: entries since
  * the last drain and no more, a wrapped ring, head and tail that cannot be
