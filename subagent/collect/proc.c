@@ -397,10 +397,27 @@ static ssize_t read_file(struct proc_reader *r, struct procfile *kept, pid_t pid
 	return n;
 }
 
-/* stat and, for a single-threaded process, schedstat (a multi-threaded
- * one's counts its main thread alone; stat's utime and stime cover every
- * thread, dead ones included). */
-static int read_stat(struct proc_reader *r, uint32_t i, pid_t pid, struct proc_sample *o)
+/* A single-threaded process's schedstat into o (a multi-threaded one's
+ * counts its main thread alone). A missing schedstat (no CONFIG_SCHED_INFO)
+ * leaves the stat fields good; a process that exited meanwhile fails its
+ * next stat read. */
+static void read_sched(struct proc_reader *r, uint32_t i, pid_t pid, struct proc_sample *o)
+{
+	struct hot_slot *s = i != NO_SLOT ? &r->slot[i] : NULL;
+	ssize_t n;
+
+	o->have_schedstat = false;
+	if (o->threads > 1 || (s != NULL && s->sched.fd < 0))
+		return;
+	n = read_file(r, s ? &s->sched : NULL, pid, "schedstat");
+	o->have_schedstat = n > 0 &&
+			    schedstat_parse(r->buf, &o->cpu_ns, &o->run_delay_ns) == 0;
+}
+
+/* stat (utime and stime cover every thread, dead ones included) and, when
+ * sched says so, schedstat (read_sched). */
+static int read_stat(struct proc_reader *r, uint32_t i, pid_t pid, bool sched,
+		     struct proc_sample *o)
 {
 	struct hot_slot *s = i != NO_SLOT ? &r->slot[i] : NULL;
 	ssize_t n = read_file(r, s ? &s->stat : NULL, pid, "stat");
@@ -412,13 +429,8 @@ static int read_stat(struct proc_reader *r, uint32_t i, pid_t pid, struct proc_s
 		return -1;
 	}
 	o->have_schedstat = false;
-	if (o->threads > 1 || (s != NULL && s->sched.fd < 0))
-		return 0;
-	/* A missing schedstat (no CONFIG_SCHED_INFO) leaves the stat fields
-	 * good; a process that exited meanwhile fails its next stat read. */
-	n = read_file(r, s ? &s->sched : NULL, pid, "schedstat");
-	o->have_schedstat = n > 0 &&
-			    schedstat_parse(r->buf, &o->cpu_ns, &o->run_delay_ns) == 0;
+	if (sched)
+		read_sched(r, i, pid, o);
 	return 0;
 }
 
@@ -467,31 +479,32 @@ static int read_cmdline(struct proc_reader *r, pid_t pid, char *out, size_t cap)
 /* The stat part, through a kept fd when pid has (or, hot, may take) one. A
  * kept fd that says the task is gone may belong to an earlier process under
  * the same pid: the path is tried once more. */
-static int read_stat_kept(struct proc_reader *r, pid_t pid, bool hot, struct proc_sample *o)
+static int read_stat_kept(struct proc_reader *r, pid_t pid, bool hot, bool sched,
+			  struct proc_sample *o)
 {
 	uint32_t i = hot_find(r, pid);
 
 	if (i != NO_SLOT) {
 		lru_unlink(r, i);
 		lru_push(r, i);
-		if (read_stat(r, i, pid, o) == 0)
+		if (read_stat(r, i, pid, sched, o) == 0)
 			return 0;
 		if (errno != ESRCH)
 			return -1;
 		hot_drop(r, i);
 	}
 	if (hot && (i = hot_take(r, pid)) != NO_SLOT) {
-		if (read_stat(r, i, pid, o) == 0)
+		if (read_stat(r, i, pid, sched, o) == 0)
 			return 0;
 		hot_drop(r, i);
 		return -1;
 	}
-	return read_stat(r, NO_SLOT, pid, o);
+	return read_stat(r, NO_SLOT, pid, sched, o);
 }
 
 int proc_read(struct proc_reader *r, pid_t pid, unsigned what, bool hot, struct proc_sample *o)
 {
-	if ((what & PROC_READ_STAT) && read_stat_kept(r, pid, hot, o) != 0)
+	if ((what & PROC_READ_STAT) && read_stat_kept(r, pid, hot, true, o) != 0)
 		return -1;
 	if ((what & PROC_READ_STATUS) && read_status(r, pid, o) != 0)
 		return -1;
@@ -518,6 +531,8 @@ struct proc_entry {
 	bool known;               /* start_ticks holds the first sample's */
 	bool ran;                 /* its CPU time moved at the last read */
 	uint64_t start_ticks, ticks;
+	bool have_sched;          /* single-threaded: its last schedstat read */
+	uint64_t cpu_ns, run_delay_ns;
 	bool have_status;
 	uint32_t uid;
 	uint64_t vol_ctxsw, invol_ctxsw;
@@ -532,6 +547,8 @@ struct proc_scanner {
 	size_t n, cap;
 	pid_t *pids;              /* the last listing of /proc, reused */
 	size_t pids_cap;
+	size_t status_quota;      /* statuses the next sample reads besides */
+	pid_t status_cursor;      /* the last pid whose status that read */
 };
 
 /* How one read of a process turned out. */
@@ -624,18 +641,45 @@ static void renew(struct proc_scanner *ps, struct proc_entry *e)
 {
 	e->known = false;
 	e->have_status = false;
+	e->have_sched = false;
 	if (read_cmdline(ps->reader, e->pid, e->cmdline, sizeof(e->cmdline)) != 0)
 		e->cmdline[0] = '\0';
 }
 
-/* One process into o: stat fields fresh, status fields as last read. */
+/*
+ * A single-threaded process's schedstat, read again only when its stat
+ * ticks moved: utime + stime is the kernel's sum_exec_runtime in USER_HZ
+ * ticks (cputime_adjust scales the sampled split to it), so a process whose
+ * ticks stayed has run under 20 ms since, and at 10,000 idle processes this
+ * halves what a sample opens and reads. Its run delay is refreshed with it.
+ */
+static void entry_sched(struct proc_scanner *ps, struct proc_entry *e, bool moved,
+			struct proc_sample *o)
+{
+	if (o->threads == 1 && e->have_sched && !moved) {
+		o->have_schedstat = true;
+		o->cpu_ns = e->cpu_ns;
+		o->run_delay_ns = e->run_delay_ns;
+		return;
+	}
+	read_sched(ps->reader, hot_find(ps->reader, e->pid), e->pid, o);
+	e->have_sched = o->have_schedstat;
+	e->cpu_ns = o->have_schedstat ? o->cpu_ns : 0;
+	e->run_delay_ns = o->have_schedstat ? o->run_delay_ns : 0;
+}
+
+/* One process into o: stat fields fresh, schedstat when it ran (or as last
+ * read), status fields as last read. */
 static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e,
 				   struct proc_sample *o, bool with_status)
 {
-	if (proc_read(ps->reader, e->pid, PROC_READ_STAT, e->ran || !e->known, o) != 0)
+	bool moved;
+
+	if (read_stat_kept(ps->reader, e->pid, e->ran || !e->known, false, o) != 0)
 		return sample_rc_of();
 	if (e->known && o->start_ticks != e->start_ticks)
 		renew(ps, e);
+	moved = !e->known || o->utime_ticks + o->stime_ticks != e->ticks;
 	if (!e->known) {
 		e->known = true;
 		e->start_ticks = o->start_ticks;
@@ -644,6 +688,7 @@ static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e
 	}
 	e->ran = o->utime_ticks + o->stime_ticks != e->ticks;
 	e->ticks = o->utime_ticks + o->stime_ticks;
+	entry_sched(ps, e, moved, o);
 	if (with_status && entry_status(ps, e) == S_GONE)
 		return S_GONE;
 	o->have_status = e->have_status;
@@ -805,10 +850,22 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 		*out = bigger;
 		*cap = ps->n;
 	}
+	/* Statuses by quota: [lo, hi) after the cursor, then [0, wrap). */
+	size_t lo = 0, hi = 0, wrap = 0, q = ps->status_quota < ps->n ? ps->status_quota : ps->n;
+
+	ps->status_quota = 0;
+	if (!(how & PROC_SCAN_STATUS) && q > 0) {
+		while (lo < ps->n && ps->e[lo]->pid <= ps->status_cursor)
+			lo++;
+		hi = lo + q <= ps->n ? lo + q : ps->n;
+		wrap = q - (hi - lo);
+		ps->status_cursor = wrap > 0 ? ps->e[wrap - 1]->pid : ps->e[hi - 1]->pid;
+	}
 	for (size_t i = 0; i < ps->n; i++) {
 		struct proc_entry *e = ps->e[i];
+		bool status = (how & PROC_SCAN_STATUS) || (i >= lo && i < hi) || i < wrap;
 
-		switch (sample_entry(ps, e, &(*out)[nout], how & PROC_SCAN_STATUS)) {
+		switch (sample_entry(ps, e, &(*out)[nout], status)) {
 		case S_OK:
 			nout++;
 			break;
@@ -823,6 +880,11 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 	}
 	ps->n = kept;
 	return (int)nout;
+}
+
+void proc_scanner_status_quota(struct proc_scanner *ps, size_t n)
+{
+	ps->status_quota = n;
 }
 
 int proc_threads_schedstat(const char *root, pid_t pid, uint64_t *cpu_ns, uint64_t *run_delay_ns)

@@ -117,12 +117,18 @@ enum { PROC_SCAN_LIST = 1, PROC_SCAN_STATUS = 2, PROC_SCAN_FULL = 3 };
  * Takes one sample of every process into out[] (grown with realloc as
  * needed; *cap updated), sorted by pid; returns the count or -1. Between
  * listings only known PIDs are read, and those that vanished are dropped.
- * A process seen first has its status read at once. A PID whose start time
- * changed is a new process. Processes that vanish mid-read are skipped,
+ * A process seen first has its status read at once. A single-threaded
+ * process's schedstat is read again only when its stat ticks moved (under
+ * 20 ms of CPU otherwise: utime + stime is its runtime in ticks), the last
+ * read kept otherwise. A PID whose start time changed is a new process. Processes that vanish mid-read are skipped,
  * never half-filled.
  */
 int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap);
+/* The next sample without PROC_SCAN_STATUS also reads the status of n
+ * processes, round-robin by pid from where the last such read stopped: the
+ * status cost spread over samples instead of one costly sample a second. */
+void proc_scanner_status_quota(struct proc_scanner *ps, size_t n);
 /* Processes followed now (after the last sample). */
 size_t proc_scanner_count(const struct proc_scanner *ps);
 

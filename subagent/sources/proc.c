@@ -18,8 +18,11 @@
  * listed only by a consistency sweep every 30 s, whose corrections are
  * counted (clusterMonProcSweepFixes): with no event lost there are none.
  *
- * Without the helper the scanner lists /proc and reads every process every
- * sample (status once a second); rows that read the same are still shared.
+ * Without the helper the scanner lists /proc and reads every process's stat
+ * every sample (schedstat when its ticks moved, status once a second spread
+ * over the samples); rows that read the same are still shared. At 10,000
+ * processes a sample takes a few hundred ms on two CPUs, so a 100 ms
+ * interval is not kept there: CpuNs is as of the last sample.
  * In a PID namespace of its own (a container, a node of the fleet in
  * docs/fleet.md) it is always the scanner: the helper names processes by
  * the kernel's pids.
@@ -48,7 +51,8 @@
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
 #define SEC_NS 1000000000ull
-/* The scanner reads every process's status at most this often. */
+/* The scanner reads every process's status about this often, spread over
+ * its samples. */
 #define RESCAN_NS SEC_NS
 /* Slow fields of a process that ran, at most this often. */
 #define SLOW_NS SEC_NS
@@ -444,10 +448,19 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 {
 	/* Listing /proc costs a fraction of reading every stat: each sample
 	 * does it, so a new process shows at the next one. */
-	bool status = src->last_rescan_ns == 0 || now - src->last_rescan_ns >= RESCAN_NS;
-	int n = proc_scanner_sample(src->scanner, PROC_SCAN_LIST | (status ? PROC_SCAN_STATUS : 0),
-				    &src->cur, &src->cur_cap);
+	bool status = src->last_rescan_ns == 0;
+	int n;
 
+	/* Status (the costliest file) of every process once a second, spread:
+	 * each sample reads the share of them its interval is of a second,
+	 * so no sample a second is several times as long as the rest. */
+	if (!status)
+		proc_scanner_status_quota(src->scanner,
+					  (size_t)((proc_scanner_count(src->scanner) *
+						    (elapsed < RESCAN_NS ? elapsed : RESCAN_NS) +
+						    RESCAN_NS - 1) / RESCAN_NS));
+	n = proc_scanner_sample(src->scanner, PROC_SCAN_LIST | (status ? PROC_SCAN_STATUS : 0),
+				&src->cur, &src->cur_cap);
 	if (n < 0)
 		return -1;
 	if (status)

@@ -3,11 +3,15 @@
 # `ulimit -n 4096` (issue 23), fed by clustermon-kprobe and by the scanner
 # alone: the table covers every process, clustermond's open fds stay bounded
 # (the figure is printed), and a 4-thread process started afterwards has its
-# row within a second, its CpuNs growing as its threads' schedstat summed.
+# row within a second, its CpuNs growing as its threads' schedstat summed
+# (over 5 s: the scanner's samples at 10,000 processes are long).
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (BPF programs, 10,000 processes)"
 need_helper
+# Whether a new process has its row within a second is a judgement of time:
+# under ASan a scanner sample over 10,000 processes takes 1.3-1.4 s.
+asan_build && skip_all "timing at 10,000 processes: the plain build runs this test"
 IDLE=${IDLE:-10000}
 plan 10
 PT="$clusterMonProcEntry"
@@ -68,10 +72,17 @@ one() {
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	check "$1: a 4-thread process started afterwards has its CpuNs row within 1 s ($ms ms)" \
 		test "$ms" -le 1000
+	# CpuNs is as of the last sample, schedstat as of now: each end of the
+	# window is off by how stale the served row is, up to a sample's length
+	# plus the interval. The scanner reads every one of the 10,000
+	# processes a sample, about 150-250 ms on 2 CPUs shared with the 4
+	# spinners (the second's status sample several times that, and more
+	# under ASan): over 5 s that stays within the 15%, over 2 s it did not.
 	sleep 0.5
 	c0=$(get "$PT.6.$spin") k0=$(kernel_ns "$spin")
-	sleep 2
+	sleep 5
 	c1=$(get "$PT.6.$spin") k1=$(kernel_ns "$spin")
+	diag "$1: the last proc sample took $(get "$CM.2.1.1.4.3") us"
 	r=$(( (c1 - c0) * 1000 / (k1 - k0 + 1) ))
 	check "$1: its CpuNs grows as its threads' schedstat summed within 15% ($r per mille over $(( (k1 - k0) / 1000000 )) ms of CPU)" \
 		test "$r" -ge 850 -a "$r" -le 1150

@@ -220,13 +220,46 @@ static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc
 	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->have_status && p->vol_ctxsw == 7, "status is not re-read between rescans");
+	proc_scanner_status_quota(ps, 2); /* 1 and 2: the cursor starts at 0 */
+	n = proc_scanner_sample(ps, 0, s, cap);
+	p = find(*s, n, 812);
+	ok(p && p->vol_ctxsw == 7, "a status quota reads the next pids round-robin: 812 waits");
+	proc_scanner_status_quota(ps, 1); /* 812 */
+	n = proc_scanner_sample(ps, 0, s, cap);
+	p = find(*s, n, 812);
+	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "and reads it at its turn");
+	fixture_put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
+				    "voluntary_ctxt_switches:\t71\nnonvoluntary_ctxt_switches:\t3\n");
 	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	p = find(*s, n, 812);
-	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "status is re-read on a rescan sample");
+	ok(p && p->vol_ctxsw == 71 && p->invol_ctxsw == 3, "status is re-read on a rescan sample");
 	fixture_put(dir, "proc/812/status", "garbage\n");
 	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
 	p = find(*s, n, 812);
-	ok(p && p->have_status && p->vol_ctxsw == 70, "a bad status keeps the last values");
+	ok(p && p->have_status && p->vol_ctxsw == 71, "a bad status keeps the last values");
+}
+
+/* A single-threaded process's schedstat is read again only when its stat
+ * ticks moved (utime + stime is its runtime in ticks). */
+static void schedstat_cadence(const char *dir, struct proc_scanner *ps, struct proc_sample **s,
+			      size_t *cap)
+{
+	const struct proc_sample *p;
+	int n;
+
+	fixture_put(dir, "proc/1/schedstat", "485000000 12500000 905\n");
+	n = proc_scanner_sample(ps, 0, s, cap);
+	p = find(*s, n, 1);
+	ok(p && p->have_schedstat && p->cpu_ns == 480000000 && p->run_delay_ns == 12000000,
+	   "schedstat kept while the stat ticks stay");
+	fixture_put(dir, "proc/1/stat",
+		    "1 (systemd) S 0 1 1 0 -1 4194560 45000 900000 90 800 151 320 2000 1800 20 "
+		    "0 1 0 12 170000000 3000 18446744073709551615 1 1 0 0 0 0 671173123 4096 "
+		    "1260 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	n = proc_scanner_sample(ps, 0, s, cap);
+	p = find(*s, n, 1);
+	ok(p && p->have_schedstat && p->cpu_ns == 485000000 && p->run_delay_ns == 12500000,
+	   "and read again once they move");
 }
 
 static void gone_and_reused(const char *dir, struct proc_scanner *ps, struct proc_sample **s,
@@ -329,6 +362,7 @@ static void scanner_on_fixtures(void)
 	n = proc_scanner_sample(ps, PROC_SCAN_FULL, &s, &cap); /* before s is read */
 	first_sample(s, n, ps);
 	status_cadence(dir, ps, &s, &cap);
+	schedstat_cadence(dir, ps, &s, &cap);
 	gone_and_reused(dir, ps, &s, &cap);
 	appears(dir, ps, &s, &cap);
 	proc_scanner_free(ps);
