@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* proctab.c - chunked copy-on-write process rows (see proctab.h). */
 #include "proctab.h"
 

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proctab.h - the process table as the proc source builds it: rows in
  * pid order, in chunks of PROC_CHUNK_ROWS shared copy-on-write between the

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_proctab.c - the proc source's copy-on-write table: a snapshot
  * shares the chunks no row of which changed and replaces the others; a
