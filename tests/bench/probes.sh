@@ -104,29 +104,7 @@ print(n)' "$HELPER_SOCK" "$1" "$2")
 		'BEGIN { printf "%.2f %d %.0f\n", c * 1000 / t, r, c / (r > 0 ? r : 1) }'
 }
 echo "== the helper answering procs every 10 ms: $IDLE idle + $BUSY busy processes, ${POLL_SECONDS} s each"
-python3 -c '
-import os, signal, sys
-kids = []
-for _ in range(int(sys.argv[1])):
-    pid = os.fork()
-    if pid == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pause()
-        os._exit(0)
-    kids.append(pid)
-def stop(*_):
-    for k in kids:
-        os.kill(k, signal.SIGTERM)
-    for k in kids:
-        os.waitpid(k, 0)
-    sys.exit(0)
-signal.signal(signal.SIGTERM, stop)
-print("ready", flush=True)
-while True:
-    signal.pause()
-' "$IDLE" >"$T/idle.out" &
-idlers=$!
-wait_for 600 grep -q ready "$T/idle.out" || { kill "$idlers"; bail "the $IDLE idle processes did not start"; }
+ALARM=3600 start_idlers "$IDLE" || bail "the $IDLE idle processes did not start"
 busy=()
 for _ in $(seq 1 "$BUSY"); do sh -c 'while :; do :; done' & busy+=($!); done
 (sleep $(( 6 * POLL_SECONDS + 120 )); kill "${busy[@]}" "$idlers") 2>/dev/null &

@@ -14,31 +14,7 @@
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
 IDLE=${IDLE:-10000} BUSY=${BUSY:-10} SECONDS_EACH=${SECONDS_EACH:-10} RUNS=${RUNS:-2}
 
-# IDLE processes that pause, forked by one python (copy-on-write: a few
-# pages each); gone when it gets SIGTERM.
-python3 -c '
-import os, signal, sys, time
-kids = []
-for _ in range(int(sys.argv[1])):
-    pid = os.fork()
-    if pid == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pause()
-        os._exit(0)
-    kids.append(pid)
-def stop(*_):
-    for k in kids:
-        os.kill(k, signal.SIGTERM)
-    for k in kids:
-        os.waitpid(k, 0)
-    sys.exit(0)
-signal.signal(signal.SIGTERM, stop)
-print("ready", flush=True)
-while True:
-    signal.pause()
-' "$IDLE" >"$T/idle.out" &
-idlers=$!
-wait_for 600 grep -q ready "$T/idle.out" || { kill "$idlers"; bail "the $IDLE idle processes did not start"; }
+ALARM=3600 start_idlers "$IDLE" || bail "the $IDLE idle processes did not start"
 busy=()
 for _ in $(seq 1 "$BUSY"); do sh -c 'while :; do :; done' & busy+=($!); done
 # Bounded even if this script dies.

@@ -423,3 +423,35 @@ keep_cpu0_for_load() {
 	[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs: one for the busy loop, one for everything else"
 	taskset -cp "$(( $(nproc) - 1 ))" $$ >/dev/null
 }
+
+# start_idlers N: N processes that pause, forked by one python (copy-on-write:
+# a few pages each), for tests and benchmarks at 10,000 processes; $idlers is
+# the python, whose SIGTERM ends them all; each ends by itself after ALARM
+# seconds (default 600) whatever happens to the caller. Fails when they did
+# not start.
+start_idlers() {
+	python3 -c '
+import os, signal, sys
+kids = []
+for _ in range(int(sys.argv[1])):
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.alarm(int(sys.argv[2]))
+        signal.pause()
+        os._exit(0)
+    kids.append(pid)
+def stop(*_):
+    for k in kids:
+        os.kill(k, signal.SIGTERM)
+    for k in kids:
+        os.waitpid(k, 0)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+while True:
+    signal.pause()
+' "$1" "${ALARM:-600}" >"$T/idle.out" &
+	idlers=$!
+	wait_for 600 grep -q ready "$T/idle.out" || { kill "$idlers"; return 1; }
+}

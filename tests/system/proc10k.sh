@@ -17,33 +17,7 @@ plan 10
 PT="$clusterMonProcEntry"
 SPINNERS="$top_builddir/tests/system/spinners"
 
-# IDLE processes that pause, forked by one python (copy-on-write: a few
-# pages each); gone when it gets SIGTERM, or after 10 minutes whatever
-# happens to this script.
-python3 -c '
-import os, signal, sys
-kids = []
-for _ in range(int(sys.argv[1])):
-    pid = os.fork()
-    if pid == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.alarm(600)
-        signal.pause()
-        os._exit(0)
-    kids.append(pid)
-def stop(*_):
-    for k in kids:
-        os.kill(k, signal.SIGTERM)
-    for k in kids:
-        os.waitpid(k, 0)
-    sys.exit(0)
-signal.signal(signal.SIGTERM, stop)
-print("ready", flush=True)
-while True:
-    signal.pause()
-' "$IDLE" >"$T/idle.out" &
-idlers=$!
-wait_for 300 grep -q ready "$T/idle.out" || { kill "$idlers"; bail "the $IDLE idle processes did not start"; }
+start_idlers "$IDLE" || bail "the $IDLE idle processes did not start"
 
 ulimit -n 4096
 procs() { find /proc -maxdepth 1 -name '[0-9]*' | wc -l; }
