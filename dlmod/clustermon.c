@@ -42,6 +42,18 @@
 
 #define DEFAULT_IMAGE "/run/clustermon/snapshot/image"
 #define CHECK_SECONDS 1
+#define RETRY_NS 20000000 /* a deferred change of registrations: 20 ms */
+
+/*
+ * snmpd's requests waiting for an AgentX subagent (libnetsnmpagent exports
+ * it; no header declares it). Such a request keeps pointers into the
+ * registry: the subtree (and its handler) each varbind was last given to
+ * and the end of that subtree's range. Unregistering frees those subtrees
+ * and registering splits the subagent's subtree (freeing its old end), so
+ * when the answer came back snmpd would go on from freed memory. The
+ * registrations therefore change only while no request is waiting.
+ */
+extern netsnmp_agent_session *agent_delegated_list;
 
 /* snmpd finds these two by name; everything else stays inside. */
 __attribute__((visibility("default"))) void init_clustermon(void);
@@ -63,6 +75,7 @@ static struct {
 	netsnmp_handler_registration *handle[CM_IMAGE_MAX_REGS];
 	unsigned nregs;
 	unsigned alarm;
+	unsigned retry;  /* the alarm of a deferred change, 0 when none */
 } M = { .path = DEFAULT_IMAGE, .fd = -1 };
 
 /* ------------------------------------------------------------ answers */
@@ -179,6 +192,9 @@ static void answer_bulk(const struct cm_image_reg *r, netsnmp_request_info *q)
 		vb = q->requestvb;
 		if (q->repeat <= 0 || vb->next_variable == NULL)
 			return;
+		/* as bulk_to_next: not past the end of this part of the registry */
+		if (snmp_oid_compare(vb->name, vb->name_length, q->range_end, q->range_end_len) >= 0)
+			return;
 		q->repeat--;
 		snmp_set_var_objid(vb->next_variable, vb->name, vb->name_length);
 		q->requestvb = vb->next_variable;
@@ -245,6 +261,16 @@ static void register_one(unsigned i)
 		snmp_log(LOG_WARNING, "clustermon.so: could not register subtree %u\n", i);
 }
 
+static void check(unsigned alarm, void *arg);
+
+static void retry_later(void)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_NS / 1000 };
+
+	if (M.retry == 0)
+		M.retry = snmp_alarm_register_hr(tv, 0, check, NULL);
+}
+
 /* Registers what a live image names, nothing while there is none. */
 static void sync_registrations(bool live)
 {
@@ -258,6 +284,10 @@ static void sync_registrations(bool live)
 			want[n++] = got[i];
 	if (n == M.nregs && memcmp(want, M.reg, n * sizeof(want[0])) == 0)
 		return;
+	if (agent_delegated_list != NULL) {
+		retry_later();
+		return;
+	}
 	unregister_all();
 	memcpy(M.reg, want, n * sizeof(want[0]));
 	M.nregs = n;
@@ -346,7 +376,9 @@ static bool refresh(void)
 
 static void check(unsigned alarm, void *arg)
 {
-	(void)alarm, (void)arg;
+	(void)arg;
+	if (alarm != 0 && alarm == M.retry)
+		M.retry = 0; /* a one-shot alarm, gone once it ran */
 	sync_registrations(refresh());
 }
 
@@ -372,6 +404,9 @@ void init_clustermon(void)
 void deinit_clustermon(void)
 {
 	snmp_alarm_unregister(M.alarm);
+	if (M.retry != 0)
+		snmp_alarm_unregister(M.retry);
+	M.retry = 0;
 	unregister_all();
 	close_image();
 	unregister_config_handler("snmpd", "clustermonSnapshot");
