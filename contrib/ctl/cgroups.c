@@ -37,16 +37,7 @@ static void collect_cgroup(const oid *index, size_t len, const netsnmp_variable_
 
 	if (len != 1 || v->type != ASN_OCTET_STR)
 		return;
-	if (l->n == l->cap) {
-		struct cg_row *grown = realloc(l->rows, (l->cap ? l->cap * 2 : 64) * sizeof(*grown));
-
-		if (grown == NULL)
-			die(EXIT_DOWN, "out of memory");
-		l->rows = grown;
-		l->cap = l->cap ? l->cap * 2 : 64;
-	}
-	r = &l->rows[l->n++];
-	memset(r, 0, sizeof(*r));
+	r = ctl_append((void **)&l->rows, &l->n, &l->cap, sizeof(*r));
 	r->index = index[0];
 	/* The tail of a long path says more than its head. */
 	if (v->val_len >= sizeof(r->path))

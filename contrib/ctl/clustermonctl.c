@@ -49,6 +49,24 @@ bool ctl_number(const char *text, long lo, long hi, long *out)
 	return true;
 }
 
+void *ctl_append(void **rows, size_t *n, size_t *cap, size_t size)
+{
+	char *slot;
+
+	if (*n == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 64;
+		void *grown = realloc(*rows, grown_cap * size);
+
+		if (grown == NULL)
+			die(EXIT_DOWN, "out of memory");
+		*rows = grown;
+		*cap = grown_cap;
+	}
+	slot = (char *)*rows + (*n)++ * size;
+	memset(slot, 0, size);
+	return slot;
+}
+
 /* Failures of an exchange, in clustermonctl's words. */
 static void snmp_failed(enum cm_failure why, const char *detail)
 {

@@ -18,6 +18,9 @@
 void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 /* text is one decimal number in lo..hi (core/number.h's rules): into *out. */
 bool ctl_number(const char *text, long lo, long hi, long *out);
+/* A new zeroed element at the end of *rows (n, cap grown as needed), each
+ * SIZE bytes; out of memory ends the program. */
+void *ctl_append(void **rows, size_t *n, size_t *cap, size_t size);
 /* v in decimal, in one of four rotating buffers (four per printf). */
 const char *u64_text(uint64_t v);
 

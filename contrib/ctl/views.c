@@ -92,16 +92,7 @@ static void collect_proc(const oid *index, size_t len, const netsnmp_variable_li
 
 	if (len != 1 || v->type != ASN_OCTET_STR)
 		return;
-	if (l->n == l->cap) {
-		struct proc_row *grown = realloc(l->rows, (l->cap ? l->cap * 2 : 64) * sizeof(*grown));
-
-		if (grown == NULL)
-			die(EXIT_DOWN, "out of memory");
-		l->rows = grown;
-		l->cap = l->cap ? l->cap * 2 : 64;
-	}
-	r = &l->rows[l->n++];
-	memset(r, 0, sizeof(*r));
+	r = ctl_append((void **)&l->rows, &l->n, &l->cap, sizeof(*r));
 	r->pid = index[0];
 	snprintf(r->name, sizeof(r->name), "%.*s", (int)v->val_len, (const char *)v->val.string);
 	cm_get_number(util, OID_LENGTH(util), index, 1, &r->util);
