@@ -29,6 +29,7 @@
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 
+#include "dists.h"
 #include "probes.h"
 #include "sensors.h"
 #include "trace.h"
@@ -367,6 +368,8 @@ static void serve_request(const char *line, FILE *out)
 	struct wire_request r;
 	char why[256];
 
+	if (dists_serve(line, out))
+		return;
 	if (wire_parse_request(line, &r, why, sizeof(why)) != 0) {
 		fprintf(out, "err invalid %s\n", why);
 		return;
@@ -631,6 +634,7 @@ static void shut_down(int listener)
 		remove_trace(&helper.traces[helper.ntraces - 1]);
 	while (helper.nprobes > 0)
 		remove_probe(&helper.probes[helper.nprobes - 1]);
+	dists_clear();
 	sensors_stop(&helper.sensors);
 	close(listener);
 	unlink(helper.socket_path);

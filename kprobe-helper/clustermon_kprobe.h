@@ -24,6 +24,14 @@ struct cm_probe_stats {
 	__u64 lost;      /* events the program had to drop */
 };
 
+/* Per-CPU counters of one distribution row (dist.bpf.c, a PERCPU_ARRAY of
+ * one entry). */
+struct cm_dist_stats {
+	__u64 hits;      /* starts (or values) that passed the filters */
+	__u64 sampled;   /* kept by 1-in-N sampling */
+	__u64 misses;    /* starts not kept: the in-flight map was full */
+};
+
 /* Per-CPU duration histogram (a PERCPU_ARRAY of one entry). */
 struct cm_hist {
 	__u64 slot[CM_HIST_SLOTS];

@@ -130,3 +130,61 @@ int tpformat_parse(const char *text, struct ctf_event_class *c, size_t *payload,
 	*payload = at - TP_COMMON_BYTES;
 	return ctf_class_check(c, why, whylen);
 }
+
+int tpformat_read(const char *category, const char *name, char *text, size_t len, char *why,
+		  size_t whylen)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[512];
+	FILE *f = NULL;
+	size_t n;
+
+	for (size_t i = 0; i < 2 && f == NULL; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", roots[i], category, name);
+		f = fopen(path, "r");
+	}
+	if (f == NULL) {
+		snprintf(why, whylen, "no tracepoint %s:%s in this kernel (see "
+			 "/sys/kernel/tracing/events)", category, name);
+		return -1;
+	}
+	n = fread(text, 1, len - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	return 0;
+}
+
+int tpformat_field(const char *text, const char *field, struct tp_numeric *out, char *why,
+		   size_t whylen)
+{
+	char one[256], name[CTF_MAX_NAME + 1];
+	struct tp_field f;
+	bool array;
+
+	for (const char *line = text; line != NULL && *line;) {
+		size_t n = strcspn(line, "\n");
+
+		if (n < sizeof(one)) {
+			memcpy(one, line, n);
+			one[n] = '\0';
+			if (parse_line(one, &f) && f.offset >= TP_COMMON_BYTES &&
+			    decl_name(f.decl, name, sizeof(name), &array) &&
+			    strcmp(name, field) == 0) {
+				if (array || (f.size != 1 && f.size != 2 && f.size != 4 &&
+					      f.size != 8) || f.offset > 4096) {
+					snprintf(why, whylen, "field %s (%.60s) is not a number",
+						 field, f.decl);
+					return -1;
+				}
+				out->offset = (unsigned)f.offset;
+				out->size = (unsigned)f.size;
+				out->is_signed = f.is_signed;
+				return 0;
+			}
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	snprintf(why, whylen, "the event has no field %s", field);
+	return -1;
+}

@@ -25,4 +25,19 @@
 int tpformat_parse(const char *text, struct ctf_event_class *c, size_t *payload, char *why,
 		   size_t whylen);
 
+/* Reads the format file of tracepoint CATEGORY:NAME from tracefs (either
+ * mount point) into text (len bytes, NUL-terminated). 0, or -1 with why. */
+int tpformat_read(const char *category, const char *name, char *text, size_t len, char *why,
+		  size_t whylen);
+
+/* A numeric field by name (a distribution's value or key): its offset in
+ * the record, its size (1, 2, 4 or 8) and sign. 0, or -1 with why (no
+ * such field, or not a number). */
+struct tp_numeric {
+	unsigned offset, size;
+	int is_signed;
+};
+int tpformat_field(const char *text, const char *field, struct tp_numeric *out, char *why,
+		   size_t whylen);
+
 #endif

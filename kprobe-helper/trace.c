@@ -55,10 +55,7 @@ static bool is_sched_switch(const struct probe_spec *s)
  * the common context (their arguments are kernel pointers). */
 static int event_class(struct trace_session *t, char *why, size_t whylen)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[512], text[8192];
-	size_t n = 0;
-	FILE *f = NULL;
+	char text[8192];
 
 	if (t->spec.kind == SPEC_RAW_TRACEPOINT) {
 		snprintf(t->cls.name, sizeof(t->cls.name), "%s", t->spec.name);
@@ -73,19 +70,8 @@ static int event_class(struct trace_session *t, char *why, size_t whylen)
 		return 0;
 	}
 	snprintf(t->cls.name, sizeof(t->cls.name), "%.63s:%.63s", t->spec.category, t->spec.name);
-	for (size_t i = 0; i < 2 && f == NULL; i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/format", roots[i], t->spec.category,
-			 t->spec.name);
-		f = fopen(path, "r");
-	}
-	if (f == NULL) {
-		snprintf(why, whylen, "no tracepoint %s:%s in this kernel (see "
-			 "/sys/kernel/tracing/events)", t->spec.category, t->spec.name);
+	if (tpformat_read(t->spec.category, t->spec.name, text, sizeof(text), why, whylen) != 0)
 		return -1;
-	}
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
 	return tpformat_parse(text, &t->cls, &t->payload, why, whylen);
 }
 

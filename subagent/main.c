@@ -264,6 +264,7 @@ int main(int argc, char **argv)
 	mib_thresholds_clear();
 	mib_probes_clear();
 	mib_trace_clear();
+	mib_dist_clear();
 	shutdown_agent();
 	if (o.pidfile)
 		unlink(o.pidfile);

@@ -6,6 +6,7 @@
  */
 #include "group.h"
 #include "mib.h"
+#include "disttable.h"
 
 #include <stdlib.h>
 
@@ -42,6 +43,7 @@ static void *dist_acquire(void)
 
 	if (v == NULL)
 		return NULL;
+	disttable_acquire();
 	v->n = dist_copy_all(v->d, DIST_MAX);
 	v->nbuckets = 0;
 	for (size_t i = 0; i < v->n; i++)
@@ -51,6 +53,7 @@ static void *dist_acquire(void)
 
 static void dist_release(void *view)
 {
+	disttable_release();
 	free(view);
 }
 
@@ -131,23 +134,39 @@ static const struct mib_table bucket_table = {
 static const struct mib_object dist_objects[] = {
 	{ .arc = CM_ARC_clusterMonHistSourceTable, .table = &source_table },
 	{ .arc = CM_ARC_clusterMonHistBucketTable, .table = &bucket_table },
+	{ .arc = CM_ARC_clusterMonDistTable, .table = &disttable_view },
+	{ .arc = CM_ARC_clusterMonDistMaxRows, .get = disttable_max_rows },
+	{ .arc = CM_ARC_clusterMonDistMaxInflightLimit, .get = disttable_max_inflight },
 };
+
+static void dist_set_request(netsnmp_agent_request_info *reqinfo,
+			     netsnmp_request_info *requests)
+{
+	disttable_set_request(reqinfo, requests, OID_LENGTH(dist_oid));
+}
 
 static const struct mib_group dist_group = {
 	.name = "clusterMonDistributions",
 	.base = dist_oid,
 	.base_len = OID_LENGTH(dist_oid),
 	.objects = dist_objects,
-	.nobjects = 2,
+	.nobjects = sizeof(dist_objects) / sizeof(dist_objects[0]),
 	.acquire = dist_acquire,
 	/* Every source feeds a distribution (its own sampling cost at least);
 	 * cumulative histograms need not be republished at 100 Hz. */
 	.sources = (1u << (SOURCE_LAST + 1)) - 2,
 	.publish_min_ms = 250,
 	.release = dist_release,
+	.set_request = dist_set_request,
 };
 
 int mib_dist_register(void)
 {
+	disttable_init();
 	return mib_group_register(&dist_group);
+}
+
+void mib_dist_clear(void)
+{
+	disttable_clear();
 }

@@ -41,5 +41,6 @@ void mib_history_clear(void);
 void mib_thresholds_clear(void);
 void mib_probes_clear(void);
 void mib_trace_clear(void);
+void mib_dist_clear(void);
 
 #endif

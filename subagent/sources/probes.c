@@ -9,6 +9,7 @@
  * moves raw into base first.
  */
 #include "sources.h"
+#include "dists.h"
 #include "traces.h"
 
 #include <limits.h>
@@ -227,10 +228,26 @@ static void want_traces(const union source_cmd_row *rows, size_t n)
 	free(w);
 }
 
+static void want_dists(const union source_cmd_row *rows, size_t n)
+{
+	struct dist_want *w = calloc(n ? n : 1, sizeof(*w));
+
+	if (w == NULL) {
+		syslog(LOG_ERR, "clustermond: out of memory: distribution rows not taken");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		w[i] = rows[i].dist;
+	dists_want(w, n);
+	free(w);
+}
+
 static void probes_command(void *ctx, const struct source_cmd *cmd)
 {
 	(void)ctx;
-	if (cmd->kind == SOURCE_CMD_PROBE_ROWS)
+	if (cmd->kind == SOURCE_CMD_DIST_ROWS)
+		want_dists(cmd->rows, cmd->nrows);
+	else if (cmd->kind == SOURCE_CMD_PROBE_ROWS)
 		want_rows(cmd->rows, cmd->nrows);
 	else if (cmd->kind == SOURCE_CMD_TRACE_ROWS)
 		want_traces(cmd->rows, cmd->nrows);
@@ -442,7 +459,7 @@ static void carry_out(const char *path, struct plan *pl)
 
 static int probes_sample(void *ctx)
 {
-	char path[PATH_MAX], why[256], *reply = NULL;
+	char path[PATH_MAX], why[256], *reply = NULL, instance[sizeof(P.instance)];
 	struct helper_reading rd;
 	struct plan pl = { 0 };
 	bool was_running;
@@ -457,6 +474,7 @@ static int probes_sample(void *ctx)
 	    helper_parse_poll(reply, &rd, why, sizeof(why)) != 0) {
 		free(reply);
 		helper_gone();
+		dists_sync(path, NULL);
 		/* No helper at all is a normal set-up, not a sampling error. */
 		return was_running ? -1 : 0;
 	}
@@ -467,10 +485,12 @@ static int probes_sample(void *ctx)
 	P.helper = HELPER_RUNNING;
 	reconcile(&rd, &pl);
 	absorb_sensors(&rd);
+	memcpy(instance, P.instance, sizeof(instance));
 	pthread_mutex_unlock(&P.lock);
 	helper_reading_free(&rd);
 	carry_out(path, &pl);
 	traces_sync(path, true);   /* trace sessions share this thread (traces.h) */
+	dists_sync(path, instance);   /* and distribution rows (dists.h) */
 	return 0;
 }
 
@@ -588,6 +608,7 @@ static void probes_fini(void *ctx)
 	P.ncpu = 0;
 	pthread_mutex_unlock(&P.lock);
 	traces_clear();
+	dists_clear();
 }
 
 const struct source_ops probes_source_ops = {

@@ -20,6 +20,7 @@
 #include "../collect/cgroup.h"
 #include "../collect/inetdiag.h"
 #include "probes.h"
+#include "dists.h"
 #include "traces.h"
 
 /* PSI averages in hundredths of a percent; present only when the kernel has
@@ -233,11 +234,14 @@ enum source_cmd_kind {
 	SOURCE_CMD_PROBE_ROWS,      /* to "probes": every row of the probe table */
 	SOURCE_CMD_TRACE_ROWS,      /* to "probes", whose thread owns the helper's
 				     * socket: every row of the trace table */
+	SOURCE_CMD_DIST_ROWS,       /* to "probes" as well: every row of the
+				     * distribution table */
 };
 
 union source_cmd_row {
 	struct probe_want probe;    /* SOURCE_CMD_PROBE_ROWS */
 	struct trace_want trace;    /* SOURCE_CMD_TRACE_ROWS */
+	struct dist_want dist;      /* SOURCE_CMD_DIST_ROWS */
 };
 
 struct source_cmd {

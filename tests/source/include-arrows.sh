@@ -3,7 +3,7 @@
 # #include lines: collect/ (OS readers) below core/ (pure C) below sources/
 # and mib/; mib/ never reaches into collect/; collect/ and core/ never see
 # net-snmp or libbpf; dlmod/ links core/ only; and outside kprobe-helper/
-# only the helper's protocol headers (wire.h, spec.h) are included. A quoted
+# only the helper's protocol headers (wire.h, spec.h, distspec.h) are included. A quoted
 # include is resolved as the compiler does: the file's own directory, then
 # the -I directories of Makefile.am in their order.
 . "$(dirname "$0")/files.sh"
@@ -74,8 +74,8 @@ check 4 "core/ includes only core/ and the C library" \
 	'^subagent/core/' '.' '^(subagent/core/.*|<[^/]*>|<sys/[^/]*>)$'
 check 5 "dlmod/ includes core/, the MIB's numbers and system headers only" \
 	'^dlmod/' '.' '^(subagent/core/.*|subagent/mib/cm-oids\.h|<.*>)$'
-check 6 "outside kprobe-helper/ only its protocol headers (wire.h, spec.h)" \
-	'^(subagent|dlmod|contrib|tests)/' '^kprobe-helper/' '^kprobe-helper/(wire|spec)\.h$'
+check 6 "outside kprobe-helper/ only its protocol headers (wire.h, spec.h, distspec.h)" \
+	'^(subagent|dlmod|contrib|tests)/' '^kprobe-helper/' '^kprobe-helper/(wire|spec|distspec)\.h$'
 check 7 "every quoted include resolves" '.' '^unresolved:'
 
 # 8: each listed exception still occurs (else it is lifted: delete it here).

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* dists.c - load, attach, read and detach distribution rows (dists.h). */
+#include "dists.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "clustermon_kprobe.h"
+#include "core/number.h"
+#include "distspec.h"
+#include "probes.h"
+#include "tpformat.h"
+#include "wire.h"
+
+#include "dist.skel.h"
+
+#define CGROUP2_ROOT "/sys/fs/cgroup"
+#define LINE_MAX_TEXT (DIST_SPEC_MAX_TEXT + DIST_CGROUP_MAX + 80)
+
+enum { MODE_VALUE, MODE_THREAD, MODE_KEYED };  /* dist.bpf.c's */
+
+struct dist_row {
+	uint32_t id;
+	char line[LINE_MAX_TEXT];     /* canonical SPEC[ FILTERS] */
+	struct dist_spec spec;
+	struct dist_filter filter;
+	struct dist_bpf *skel;
+	struct bpf_link *links[2];
+	int cgroup_fd;
+};
+
+static struct dist_row *rows[DIST_MAX_ROWS];
+static size_t nrows;
+
+static void row_free(struct dist_row *r)
+{
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(r->links[i]);
+	dist_bpf__destroy(r->skel);
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+	free(r);
+}
+
+/* A field of an event, looked up in its tracefs format. */
+static int field_of(const struct probe_spec *ev, const char *name, struct tp_numeric *out,
+		    char *why, size_t whylen)
+{
+	char text[8192], inner[200];
+
+	if (tpformat_read(ev->category, ev->name, text, sizeof(text), why, whylen) != 0)
+		return -1;
+	if (tpformat_field(text, name, out, inner, sizeof(inner)) != 0) {
+		snprintf(why, whylen, "%.60s:%.60s: %.120s", ev->category, ev->name, inner);
+		return -1;
+	}
+	return 0;
+}
+
+/* The constants of the row's copy of dist.bpf.c: mode, fields, filters. */
+static int set_constants(struct dist_row *r, char *why, size_t whylen)
+{
+	struct dist_bpf__rodata *ro = r->skel->rodata;
+	struct tp_numeric f;
+
+	ro->filter_tgid = r->filter.f.tgid;
+	ro->filter_cpu = r->filter.f.cpu;
+	ro->sample_every = r->filter.f.every;
+	ro->filter_cgroup = r->cgroup_fd >= 0;
+	if (r->spec.kind == DIST_VALUE) {
+		ro->mode = MODE_VALUE;
+		if (field_of(&r->spec.start, r->spec.field, &f, why, whylen) != 0)
+			return -1;
+		ro->val_off = f.offset;
+		ro->val_size = f.size;
+		ro->val_signed = f.is_signed != 0;
+		return 0;
+	}
+	ro->mode = r->spec.nkeys == 0 ? MODE_THREAD : MODE_KEYED;
+	ro->nkeys = r->spec.nkeys;
+	for (unsigned i = 0; i < r->spec.nkeys; i++) {
+		if (field_of(&r->spec.start, r->spec.key[i], &f, why, whylen) != 0)
+			return -1;
+		ro->start_key_off[i] = f.offset;
+		ro->start_key_size[i] = f.size;
+		if (field_of(&r->spec.end, r->spec.key[i], &f, why, whylen) != 0)
+			return -1;
+		ro->end_key_off[i] = f.offset;
+		ro->end_key_size[i] = f.size;
+	}
+	return bpf_map__set_max_entries(r->skel->maps.kstart,
+					ro->mode == MODE_KEYED ? r->filter.inflight : 1);
+}
+
+static int open_cgroup(struct dist_row *r, char *why, size_t whylen)
+{
+	char path[sizeof(CGROUP2_ROOT) + DIST_CGROUP_MAX + 1];
+
+	r->cgroup_fd = -1;
+	if (r->filter.cgroup[0] == '\0')
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", CGROUP2_ROOT, r->filter.cgroup);
+	r->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->cgroup_fd < 0) {
+		snprintf(why, whylen, "no cgroup %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int attach(struct dist_row *r, char *why, size_t whylen)
+{
+	bool pair = r->spec.kind == DIST_LATENCY;
+	__u32 zero = 0;
+	int err;
+
+	if (open_cgroup(r, why, whylen) != 0)
+		return -1;
+	if ((r->skel = dist_bpf__open()) == NULL) {
+		snprintf(why, whylen, "cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	if (set_constants(r, why, whylen) != 0)
+		return -1;
+	bpf_program__set_autoload(r->skel->progs.dist_end, pair);
+	if ((err = dist_bpf__load(r->skel)) != 0) {
+		snprintf(why, whylen, "the kernel refused the BPF program: %s", strerror(-err));
+		return -1;
+	}
+	if (r->cgroup_fd >= 0 &&
+	    bpf_map__update_elem(r->skel->maps.cgroup, &zero, sizeof(zero), &r->cgroup_fd,
+				 sizeof(r->cgroup_fd), BPF_ANY) != 0) {
+		snprintf(why, whylen, "cannot filter on cgroup %s: %s", r->filter.cgroup,
+			 strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < (pair ? 2 : 1); i++) {
+		const struct probe_spec *ev = i == 0 ? &r->spec.start : &r->spec.end;
+		struct bpf_program *p = i == 0 ? r->skel->progs.dist_start : r->skel->progs.dist_end;
+
+		r->links[i] = bpf_program__attach_tracepoint(p, ev->category, ev->name);
+		if (r->links[i] == NULL) {
+			snprintf(why, whylen, "attaching to %s:%s failed: %s", ev->category,
+				 ev->name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct dist_row **find(uint32_t id)
+{
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i]->id == id)
+			return &rows[i];
+	return NULL;
+}
+
+/* "ID REST": the id, *rest after it. */
+static int take_id(const char *s, uint32_t *id, const char **rest)
+{
+	char word[16];
+	size_t n = strcspn(s, " \t");
+	uint32_t v;
+
+	if (n == 0 || n >= sizeof(word))
+		return -1;
+	memcpy(word, s, n);
+	word[n] = '\0';
+	if (num_parse_u32(word, WIRE_MAX_ID, &v) != NUM_OK || v == 0)
+		return -1;
+	*id = v;
+	*rest = s + n + strspn(s + n, " \t");
+	return 0;
+}
+
+static void do_dist(const char *args, FILE *out)
+{
+	struct dist_row **old, *r;
+	char why[256];
+	const char *rest;
+	uint32_t id;
+
+	if (take_id(args, &id, &rest) != 0) {
+		fprintf(out, "err invalid dist takes an ID 1..%u\n", WIRE_MAX_ID);
+		return;
+	}
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		fputs("err failed out of memory\n", out);
+		return;
+	}
+	r->id = id;
+	r->cgroup_fd = -1;
+	if (dist_line_parse(rest, &r->spec, &r->filter, why, sizeof(why)) != 0) {
+		fprintf(out, "err invalid %s\n", why);
+		free(r);
+		return;
+	}
+	dist_line_format(&r->spec, &r->filter, r->line, sizeof(r->line));
+	old = find(id);
+	if (old != NULL && strcmp((*old)->line, r->line) == 0) {
+		fputs("ok unchanged\n", out);
+		free(r);
+		return;
+	}
+	if (old == NULL && nrows == DIST_MAX_ROWS) {
+		fprintf(out, "err busy at most %u distributions\n", DIST_MAX_ROWS);
+		free(r);
+		return;
+	}
+	if (attach(r, why, sizeof(why)) != 0) {
+		fprintf(out, "err failed %s\n", why);
+		row_free(r);
+		return;
+	}
+	if (old != NULL) {
+		row_free(*old);
+		*old = r;
+	} else {
+		rows[nrows++] = r;
+	}
+	fputs("ok attached\n", out);
+}
+
+static void do_undist(const char *args, FILE *out)
+{
+	struct dist_row **r;
+	const char *rest;
+	uint32_t id;
+
+	if (take_id(args, &id, &rest) != 0 || *rest != '\0' || (r = find(id)) == NULL) {
+		fprintf(out, "err invalid no dist %.16s\n", args);
+		return;
+	}
+	row_free(*r);
+	*r = rows[--nrows];
+	fputs("ok\n", out);
+}
+
+static void report(const struct dist_row *r, FILE *out)
+{
+	unsigned n = possible_cpus();
+	struct cm_dist_stats *v = calloc(n, sizeof(*v)), t = { 0 };
+	struct cm_hist h;
+	__u32 zero = 0;
+
+	if (v == NULL || bpf_map__lookup_elem(r->skel->maps.stats, &zero, sizeof(zero), v,
+					      n * sizeof(*v), 0) != 0 ||
+	    hist_read_map(r->skel->maps.hist, &h) != 0) {
+		memset(&h, 0, sizeof(h));
+		n = 0;
+	}
+	for (unsigned c = 0; c < n; c++) {
+		t.hits += v[c].hits;
+		t.sampled += v[c].sampled;
+		t.misses += v[c].misses;
+	}
+	free(v);
+	fprintf(out, "dist %u %llu %llu %llu", r->id, (unsigned long long)t.hits,
+		(unsigned long long)t.sampled, (unsigned long long)t.misses);
+	hist_report(out, &h);
+}
+
+bool dists_serve(const char *line, FILE *out)
+{
+	if (strncmp(line, "dist ", 5) == 0) {
+		do_dist(line + 5, out);
+	} else if (strncmp(line, "undist ", 7) == 0) {
+		do_undist(line + 7, out);
+	} else if (strcmp(line, "dists") == 0) {
+		fprintf(out, "ok %zu\n", nrows);
+		for (size_t i = 0; i < nrows; i++)
+			report(rows[i], out);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+void dists_clear(void)
+{
+	while (nrows > 0)
+		row_free(rows[--nrows]);
+}

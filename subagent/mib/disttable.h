@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * disttable.h - clusterMonDistTable and its limit scalars, served inside the
+ * clusterMonDistributions group (dist.c registers that subtree once): the
+ * group hands its requests and its view's life to these.
+ */
+#ifndef CLUSTERMON_MIB_DISTTABLE_H
+#define CLUSTERMON_MIB_DISTTABLE_H
+
+#include "group.h"
+
+extern const struct mib_table disttable_view;
+int disttable_max_rows(void *view, struct mib_value *v);
+int disttable_max_inflight(void *view, struct mib_value *v);
+/* Around every request of the group: the source's readings. */
+void disttable_acquire(void);
+void disttable_release(void);
+void disttable_set_request(netsnmp_agent_request_info *reqinfo,
+			   netsnmp_request_info *requests, size_t base_len);
+/* Before init_snmp: the directive and persistent storage. */
+void disttable_init(void);
+void disttable_clear(void);
+
+#endif
