@@ -12,7 +12,7 @@
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
 command -v bpftrace >/dev/null || missing_all "bpftrace is missing (apt-get install bpftrace)"
-plan 8
+plan 40
 SYSCALLS="$top_builddir/tests/system/syscalls"
 D=$clusterMonDistEntry HIST=$clusterMonHistSourceEntry BUCKET=$clusterMonHistBucketCount
 TH=$clusterMonThresholdEntry RISE=$clusterMonThresholdRising FALL=$clusterMonThresholdFalling
@@ -61,6 +61,9 @@ peer_slots() {
 		c[s] += $1 ~ /\]$/ ? $2 : $3 }
 		END { for (s in c) print s, c[s] }' "$T/peer.out"
 }
+# dist_ids: the rows the helper holds, ascending.
+dist_ids() { helper_say 'dists\n' | awk '$1 == "dist" { print $2 }' | sort -n | tr '\n' ' '; }
+rows_are() { [ "$(dist_ids)" = "$1" ]; }
 total() { awk '{ t += $2 } END { print t + 0 }' "$1"; }
 # gap A B: the largest difference of the two cumulative distributions at a
 # log2 boundary, in hundredths of a percent.
@@ -95,4 +98,112 @@ diag "peer:  $(sort -n "$T/p1" | tr '\n' ' ')"
 check "largest cumulative gap to bpftrace's hist() $g/10000 <= $GAP_MAX" test "$g" -le "$GAP_MAX"
 sum=$(get "$HIST.5.$src")
 check "the sum is 1,000 sleeps of 2-3 ms ($sum ns)" test "$sum" -ge 2000000000 -a "$sum" -le 3000000000
+
+# --- the values of a field: 1,000 read()s of 4 KiB blocks
+spawn read 1000 4096
+set_rw "$D.15.2" i 4 "$D.2.2" s "value tracepoint:syscalls:sys_exit_read ret" "$D.3.2" i "$CALLS" >/dev/null
+up 2; ok $? "a value row on sys_exit_read ret is attached"
+src=$(get "$D.8.2")
+is "$(get "$HIST.3.$src")" '"ret"' "its unit is the field's name"
+peer 'tracepoint:syscalls:sys_exit_read /pid == $1/ { @h = hist(args->ret); }' "$CALLS"
+let_go
+# The test process's read of its go byte returns 1: 1,001 values each.
+wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $HIST.4.$src)\" -ge 1001 ]"
+peer_stop
+ours 2 >"$T/o2"; peer_slots >"$T/p2"
+diag "ours: $(sort -n "$T/o2" | tr '\n' ' ')  peer: $(sort -n "$T/p2" | tr '\n' ' ')"
+is "$(awk '$1 == 12 { print $2 }' "$T/o2")" 1000 "the 1,000 blocks are in [4096, 8192)"
+is "$(awk '$1 == 12 { print $2 }' "$T/p2")" 1000 "where bpftrace puts them"
+is "$(total "$T/o2")" "$(total "$T/p2")" "the same count as bpftrace ($(total "$T/p2"))"
+
+# --- a threshold on a row's recent p99: 2 ms sleeps, 20 ms sleeps, 2 ms again
+spawn nanosleep 1500 2000 300 20000 3500 2000
+set_rw "$D.15.3" i 4 "$D.2.3" s "latency tracepoint:syscalls:sys_enter_nanosleep tracepoint:syscalls:sys_exit_nanosleep" "$D.3.3" i "$CALLS" >/dev/null
+up 3; ok $? "a second nanosleep row is attached"
+out=$(set_rw "$TH.11.7" i 4 "$TH.2.7" o "$D.11.3" "$TH.4.7" u 200 "$TH.5.7" s 10000000 \
+	"$TH.6.7" s 5000000 "$TH.7.7" i 1)
+check "a threshold on its clusterMonDistRecentP99 (10 ms up, 5 ms down)" contains "INTEGER: 4" "$out"
+let_go
+wait_for 5 test "$(traps "$FALL" "$TH.2.7 =")" -ge 1
+sleep 1
+is "$(traps "$RISE" "$TH.2.7 =")" 1 "one rising trap for the 20 ms sleeps"
+is "$(traps "$FALL" "$TH.2.7 =")" 1 "one falling trap once they left the window"
+rise_line=$(grep -n "$TH.2.7 =" "$T/traps.log" | grep -m1 "${RISE//./\\.}" | cut -d: -f1)
+fall_line=$(grep -n "$TH.2.7 =" "$T/traps.log" | grep -m1 "${FALL//./\\.}" | cut -d: -f1)
+check "the rising trap came first" test "${rise_line:-0}" -gt 0 -a "${rise_line:-0}" -lt "${fall_line:-0}"
+set_rw "$TH.11.7" i 6 >/dev/null
+
+# --- a keyed pair: block requests of O_DIRECT reads of a loop device, by dev+sector
+LOOP=
+if dd if=/dev/zero of="$T/disk.img" bs=1M count=16 status=none &&
+	LOOP=$(losetup -f --show "$T/disk.img" 2>"$T/losetup.err"); then
+	rm -f "$T/go"; mkfifo "$T/go"
+	sh -c 'read x; exec dd if="$0" of=/dev/null bs=4096 count=2000 iflag=direct status=none' \
+		"$LOOP" <"$T/go" &
+	CALLS=$!
+	set_rw "$D.15.4" i 4 "$D.2.4" s "latency tracepoint:block:block_rq_issue tracepoint:block:block_rq_complete key dev+sector" \
+		"$D.3.4" i "$CALLS" >/dev/null
+	up 4; ok $? "a keyed pair on block_rq_issue -> block_rq_complete is attached"
+	src=$(get "$D.8.4")
+	peer 'tracepoint:block:block_rq_issue /pid == $1/ { @s[args->dev, args->sector] = nsecs; }
+tracepoint:block:block_rq_complete /@s[args->dev, args->sector]/ {
+	@h = hist(nsecs - @s[args->dev, args->sector]); delete(@s[args->dev, args->sector]); }
+END { clear(@s); }' "$CALLS"
+	let_go
+	sleep 0.2
+	peer_stop
+	n=$(total <(peer_slots))
+	wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $HIST.4.$src)\" -ge $n ]"
+	is "$(get "$HIST.4.$src")" "$n" "as many requests as bpftrace counts ($n)"
+	check "the 8 MB read came in requests ($n)" test "$n" -ge 1
+	is "$(get "$D.10.4")" 0 "no start missed (clusterMonDistMisses)"
+	losetup -d "$LOOP"
+else
+	missing "no loop device here: $(cat "$T/losetup.err" 2>/dev/null)"
+	missing "no loop device"
+	missing "no loop device"
+	missing "no loop device"
+fi
+
+# --- wrong specs: refused with the parser's reason, or failed with the kernel's
+refused "a spec that does not parse" wrongValue "$D.15.5" i 4 "$D.2.5" s "latency tracepoint:syscalls:sys_enter_read"
+check "and no row 5 was made" contains "No Such Instance" "$(get_raw "$D.15.5")"
+set_rw "$D.15.6" i 5 "$D.2.6" s "value tracepoint:syscalls:sys_exit_read ret" >/dev/null
+refused "a wrong spec on an existing row" wrongValue "$D.2.6" s "value tracepoint:syscalls:sys_exit_read"
+is "$(get "$D.2.6")" '"value tracepoint:syscalls:sys_exit_read ret"' "which keeps its spec"
+is "$(get "$D.13.6")" '"value EVENT FIELD"' "and says why in clusterMonDistLastError"
+set_rw "$D.15.7" i 4 "$D.2.7" s "value tracepoint:syscalls:sys_exit_read nosuchfield" >/dev/null
+wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $D.12.7)\" = 3 ]"
+is "$(get "$D.12.7")" 3 "a field the event lacks: OperStatus failed(3)"
+check "with the reason in LastError ($(get "$D.13.7"))" contains "no field nosuchfield" "$(get "$D.13.7")"
+check "and nothing of it left in the helper" lacks "^dist 7 " "$(helper_say 'dists\n')"
+
+# --- limits: at most clusterMonDistMaxRows rows; a storm of SETs
+is "$(get "$clusterMonDistMaxRows.0")" 64 "clusterMonDistMaxRows is 64"
+is "$(get "$clusterMonDistMaxInflightLimit.0")" 65536 "clusterMonDistMaxInflightLimit is 65536"
+refused "a MaxInflight beyond it" wrongValue "$D.7.6" u 65537
+n=$(walk "$D.15" | grep -c .)
+for i in $(seq 100 $((100 + 64 - n - 1))); do
+	set_rw "$D.15.$i" i 5 "$D.2.$i" s "value tracepoint:syscalls:sys_exit_read ret" >/dev/null
+done
+is "$(walk "$D.15" | grep -c .)" 64 "64 rows"
+refused "a 65th" resourceUnavailable "$D.15.200" i 5 "$D.2.200" s "value tracepoint:syscalls:sys_exit_read ret"
+for i in $(seq 100 163); do set_rw "$D.15.$i" i 6 >/dev/null; done
+for i in $(seq 1 30); do
+	set_rw "$D.15.8" i 4 "$D.2.8" s "latency tracepoint:syscalls:sys_enter_read tracepoint:syscalls:sys_exit_read" >/dev/null
+	set_rw "$D.15.9" i 4 "$D.2.9" s "value tracepoint:syscalls:sys_exit_write ret" "$D.7.9" u $((i * 100)) >/dev/null
+	set_rw "$D.15.8" i 6 "$D.15.9" i 6 >/dev/null
+done
+set_rw "$D.15.8" i 4 "$D.2.8" s "latency tracepoint:syscalls:sys_enter_read tracepoint:syscalls:sys_exit_read" >/dev/null
+up 8; ok $? "after 90 SETs creating and destroying rows, the last one comes up"
+is "$(helper_say 'hello\n' | cut -d' ' -f1-2)" "ok clustermon-kprobe" "the helper still answers"
+want="1 2 3 ${LOOP:+4 }8 "
+wait_for 5 rows_are "$want"
+is "$(dist_ids)" "$want" "and holds exactly the active rows"
+
+# --- nonVolatile rows come back with clustermond
+stop_agent
+start_agent -c "$T/d.conf" || bail "clustermond did not come back"
+is "$(get "$D.2.1")" '"latency tracepoint:syscalls:sys_enter_nanosleep tracepoint:syscalls:sys_exit_nanosleep"' "row 1 is back after a restart"
+up 1; ok $? "and attached again"
 finish
