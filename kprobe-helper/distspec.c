@@ -159,8 +159,8 @@ void dist_spec_format(const struct dist_spec *s, char *buf, size_t len)
 
 void dist_filter_default(struct dist_filter *f)
 {
+	memset(f, 0, sizeof(*f));   /* whole, so two filters compare with memcmp */
 	filter_default(&f->f);
-	f->cgroup[0] = '\0';
 	f->inflight = DIST_DEFAULT_INFLIGHT;
 }
 
@@ -188,6 +188,7 @@ int dist_filter_word(const char *word, struct dist_filter *f, char *why, size_t 
 				 "(/system.slice/x.service), without '..'");
 			return -1;
 		}
+		memset(f->cgroup, 0, sizeof(f->cgroup));
 		snprintf(f->cgroup, sizeof(f->cgroup), "%s", word + 7);
 		return 0;
 	}

@@ -8,7 +8,10 @@
  * a tracefs format file a trace session turns into CTF fields (an accepted
  * one declares exactly the bytes it copies, and TSDL holds it), and as the
  * memory of a per-CPU "ran" ring the kernel side writes (never more than a
- * ring read, one valid entry per process out).
+ * ring read, one valid entry per process out). Each line is also a
+ * distribution request's words (distspec.h: an accepted one prints back to
+ * words that parse to the same spec and filters) and the bytes a "dists"
+ * reply (collect/distlist.h: every bucket count adds up).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +20,9 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/distlist.h"
 #include "collect/tracelist.h"
+#include "distspec.h"
 #include "ranlist.h"
 #include "tpformat.h"
 #include "wire.h"
@@ -40,6 +45,22 @@ static void check_roundtrip(const struct wire_request *r)
 	}
 }
 
+static void check_dist_line(const char *line)
+{
+	char text[DIST_SPEC_MAX_TEXT + DIST_CGROUP_MAX + 80], why[256];
+	struct dist_spec s, s2;
+	struct dist_filter f, f2;
+
+	if (dist_line_parse(line, &s, &f, why, sizeof(why)) != 0)
+		return;
+	dist_line_format(&s, &f, text, sizeof(text));
+	if (dist_line_parse(text, &s2, &f2, why, sizeof(why)) != 0 ||
+	    memcmp(&s, &s2, sizeof(s)) != 0 || memcmp(&f, &f2, sizeof(f)) != 0) {
+		fprintf(stderr, "contract broken: dist '%s' from '%s' does not parse back (%s)\n", text, line, why);
+		abort();
+	}
+}
+
 static void as_requests(const uint8_t *data, size_t size)
 {
 	char buf[2 * WIRE_MAX_REQUEST + 2], line[WIRE_MAX_REQUEST + 1], why[256];
@@ -53,12 +74,33 @@ static void as_requests(const uint8_t *data, size_t size)
 		memcpy(buf + len, data + at, n);
 		len += n;
 		at += n;
-		while ((st = wire_take_line(buf, &len, WIRE_MAX_REQUEST, line)) == WIRE_LINE)
+		while ((st = wire_take_line(buf, &len, WIRE_MAX_REQUEST, line)) == WIRE_LINE) {
 			if (wire_parse_request(line, &r, why, sizeof(why)) == 0)
 				check_roundtrip(&r);
+			check_dist_line(line);
+		}
 		if (st == WIRE_TOO_LONG)
 			return; /* the helper closes the connection here */
 	}
+}
+
+static void as_dists(const char *text)
+{
+	struct distlist_entry *e;
+	char why[256];
+	size_t n;
+
+	if (distlist_parse(text, &e, &n, why, sizeof(why)) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t sum = 0;
+
+		for (unsigned b = 0; b < DISTLIST_SLOTS; b++)
+			sum += e[i].hist.bucket[b];
+		if (e[i].id == 0 || e[i].id > 65535 || sum != e[i].hist.count)
+			abort();
+	}
+	free(e);
 }
 
 static void as_reply(const uint8_t *data, size_t size)
@@ -85,6 +127,7 @@ static void as_reply(const uint8_t *data, size_t size)
 	}
 	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
 		free(traces);
+	as_dists(text);
 	free(text);
 }
 
@@ -147,11 +190,13 @@ static const char *const fuzz_splices[] = {
 	"18446744073709551616", "\r\n", " ", "trace ", "stop ", "traces", " duration=",
 	" bytes=", " buffer=", "sched_switch", "\tfield:", ";\toffset:", ";\tsize:", ";\tsigned:",
 	"[16]", "char ", "procs\n", "proc ", "4194304", " 2", " 3",
+	"latency ", "value ", " key ", "+", " cgroup=/", " inflight=", "dist ", "dists\n",
+	" tracepoint:syscalls:sys_exit_read ret", " tracepoint:block:block_rq_issue",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
 					   "wire/sched_switch.format", "wire/sys_enter_write.format",
-					   "wire/traces.txt", "wire/procs.txt" };
+					   "wire/traces.txt", "wire/procs.txt", "wire/dists.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif
