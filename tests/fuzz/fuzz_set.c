@@ -89,7 +89,7 @@ static unsigned take(struct input *in)
  * types[c] is what column or scalar c holds, for well-typed values. */
 struct target {
 	unsigned group, arc, ncols, index_len;
-	u_char types[14];
+	u_char types[17];
 };
 
 #define T_I ASN_INTEGER
@@ -111,6 +111,9 @@ static const struct target targets[] = {
 	/* clusterMonHistoryTable and clusterMonProbeCpuTable: read-only */
 	{ 10, 2, 8, 2, { T_I, T_I, T_I, T_U, T_C, T_C, T_C, T_C } },
 	{ 8, 2, 4, 2, { T_I, T_I, T_C, T_I } },
+	/* clusterMonDistTable (in clusterMonDistributions) */
+	{ 9, 3, 17, 1, { T_I, T_I, T_S, T_I, T_I, T_U, T_S, T_U, T_U, T_C, T_C, T_C, T_I, T_S,
+			 T_I, T_I, T_I } },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -208,6 +211,10 @@ static const struct blob strings[] = {
 	B("kprobe:"), B("tracepoint:a b:c"), B("bash*"), B("["), B("owner"),
 	{ long_text, 63 }, { long_text, 64 }, { long_text, 127 }, { long_text, 128 },
 	{ long_text, 200 }, { long_text, 201 }, { long_text, 255 }, { long_text, 256 },
+	B("latency tracepoint:syscalls:sys_enter_read tracepoint:syscalls:sys_exit_read"),
+	B("value tracepoint:syscalls:sys_exit_read ret"),
+	B("latency tracepoint:block:block_rq_issue tracepoint:block:block_rq_complete key dev+sector"),
+	B("value tracepoint:syscalls:sys_exit_read"), B("/system.slice"), B("/a/../b"),
 };
 #undef B
 
@@ -788,6 +795,7 @@ static const char *const fuzz_splices[] = {
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = {
 	"set/thresholds.bin", "set/history.bin", "set/probes.bin", "set/scalars.bin",
+	"set/dists.bin",
 	"set/all.bin",
 };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);

@@ -9,7 +9,7 @@ import os
 import sys
 
 SET, GET, GETNEXT = 0, 6, 7
-SRC, PROC, PROBE, THR, HIST, HDATA, PCPU, WILD, OTHER = range(9)
+SRC, PROC, PROBE, THR, HIST, HDATA, PCPU, DIST, WILD, OTHER = range(10)
 NOINDEX = 0xF0
 # int_values[] and unsigned_values[] positions
 ACTIVE, NIS, CAGO, CAWAIT, DESTROY, VOLATILE, MINUS1, CPU8191 = 1, 2, 4, 5, 6, 2, 8, 10
@@ -17,6 +17,7 @@ U10, U60, U100, U1000, U3600000, U65535, U1000000 = 3, 4, 5, 6, 7, 9, 13
 # strings[] and variables[] positions
 S_100, S_1, S_007, S_MAX, S_KPROBE, S_LATENCY, S_BADSPEC, S_GLOB, S_BRACKET, S_OWNER = \
     3, 2, 4, 5, 12, 16, 19, 20, 21, 22
+S_DLAT, S_DVAL, S_DKEY, S_DBAD, S_CGROUP, S_CGBAD = 31, 32, 33, 34, 35, 36
 V_INTERVAL, V_UID, V_THR_VALUE, V_HIST_GRANTED = 0, 4, 10, 12
 
 
@@ -63,6 +64,19 @@ SEEDS = {
         req(GET, vb(PROBE, 9, 1, 0), vb(PROBE, 10, 1, 0)),
         req(SET, vb(PROBE, 12, 1, DESTROY)),
     ],
+    "dists.bin": [
+        req(SET, vb(DIST, 15, 1, CAWAIT), vb(DIST, 2, 1, S_DLAT)),
+        req(SET, vb(DIST, 15, 1, ACTIVE)),
+        req(SET, vb(DIST, 15, 2, CAGO), vb(DIST, 2, 2, S_DVAL), vb(DIST, 3, 2, MINUS1),
+            vb(DIST, 6, 2, S_CGROUP)),
+        req(SET, vb(DIST, 15, 3, CAGO), vb(DIST, 2, 3, S_DKEY), vb(DIST, 7, 3, U65535)),
+        req(SET, vb(DIST, 2, 1, S_DBAD)),
+        req(SET, vb(DIST, 6, 1, S_CGBAD)),
+        req(SET, vb(DIST, 14, 2, VOLATILE), vb(OTHER, 0, 0, 2)),
+        req(GET, vb(DIST, 12, 1, 0), vb(DIST, 13, 1, 0)),
+        req(GETNEXT, vb(DIST, 2, NOINDEX, 0)),
+        req(SET, vb(DIST, 15, 1, DESTROY)),
+    ],
     "scalars.bin": [
         req(SET, vb(SRC, 3, 1, U1000)),
         req(SET, vb(SRC, 3, 4, U1000)),
@@ -79,7 +93,7 @@ SEEDS = {
 # All four in one: later requests meet the rows earlier ones left, and
 # libFuzzer starts with room for long inputs.
 SEEDS["all.bin"] = [r for name in ("thresholds.bin", "history.bin", "probes.bin",
-                                   "scalars.bin") for r in SEEDS[name]]
+                                   "dists.bin", "scalars.bin") for r in SEEDS[name]]
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "fixtures", "set")
