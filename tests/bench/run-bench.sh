@@ -72,6 +72,9 @@ bash "$top_srcdir/tests/bench/probes.sh"
 # Kernel event traces (issue 16): trace sessions against perf record of the
 # same tracepoints into the same tmpfs: ns per event, loss-free rates.
 bash "$top_srcdir/tests/bench/trace.sh"
+# Distributions by SET (issue 33): ns per event of a row against bpftrace's
+# hist() of the same spec.
+bash "$top_srcdir/tests/bench/dist.sh"
 # The process table fed by the helper (issue 17): clustermond's CPU at 10 ms
 # over 10,000 idle and 10 busy processes, against the scanner.
 bash "$top_srcdir/tests/bench/procfed.sh"
