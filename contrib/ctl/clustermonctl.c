@@ -106,6 +106,7 @@ static const struct {
 	{ "threshold", cmd_threshold, true },
 	{ "traces", cmd_traces, false },
 	{ "trace", cmd_trace, true },
+	{ "dist", cmd_dist, true },
 };
 
 /* The command on the one node, or on each node of --cluster in turn (a
@@ -170,6 +171,10 @@ static void usage(void)
 		"  trace add SPEC [pid=N] [cpu=N] [every=N] [duration=MS] [bytes=N] [buffer=N]\n"
 		"                         record SPEC (sched_switch, tracepoint:CAT:NAME, ...) as CTF\n"
 		"  trace stop INDEX | trace show INDEX\n"
+		"  dist [list]            the distribution rows (clusterMonDistTable)\n"
+		"  dist specs             ready specs: biolatency, readlat, writelat, readsize, tcpsend\n"
+		"  dist add SPEC|READY [pid=N] [cpu=N] [every=N] [cgroup=PATH] [inflight=N]\n"
+		"  dist del INDEX | dist show INDEX (drawn as hist draws it)\n"
 		"--cluster NODE,NODE,...: run COMMAND on each node through an aggregator\n"
 		"  (HOST) that proxies them as SNMPv3 contexts (contrib/cluster).\n"
 		"-W (or --watch) SECONDS: redraw every SECONDS until interrupted.\n"

@@ -34,6 +34,8 @@ void cmd_hists(int argc, char **argv);
 void cmd_nodes(int argc, char **argv);
 void cmd_tcp(int argc, char **argv);
 void cmd_history(int argc, char **argv);
+/* Draws distribution NAME as `hist` does; false if the node has none. */
+bool ctl_show_hist(const char *name, size_t width);
 /* cgroups.c */
 void cmd_cgroups(int argc, char **argv);
 /* rows.c */
@@ -44,5 +46,12 @@ void cmd_thresholds(int argc, char **argv);
 void cmd_threshold(int argc, char **argv);
 void cmd_traces(int argc, char **argv);
 void cmd_trace(int argc, char **argv);
+/* The lowest free index of a read-create table; a SET's error status; the
+ * OperStatus a just-activated row settles on (down(2) while waiting). */
+oid ctl_free_index(const oid *entry, size_t entry_len, unsigned status_col);
+long ctl_set(netsnmp_pdu *pdu);
+uint64_t ctl_attach_outcome(const oid *entry, size_t entry_len, unsigned oper_col, oid index);
+/* dists.c */
+void cmd_dist(int argc, char **argv);
 
 #endif

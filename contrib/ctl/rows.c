@@ -78,7 +78,7 @@ static void mark_used(const oid *index, size_t len, const netsnmp_variable_list 
 }
 
 /* The lowest index no row of the table has (its RowStatus column walked). */
-static oid free_index(const oid *entry, size_t entry_len, unsigned status_col)
+oid ctl_free_index(const oid *entry, size_t entry_len, unsigned status_col)
 {
 	unsigned char *used = calloc(65536, 1);
 	oid index = 0;
@@ -102,7 +102,7 @@ static void add_int(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, long
 }
 
 /* A SET; the error status (noError when it went through). */
-static long set(netsnmp_pdu *pdu)
+long ctl_set(netsnmp_pdu *pdu)
 {
 	netsnmp_pdu *r = cm_exchange(pdu);
 	long err = r->errstat;
@@ -110,7 +110,7 @@ static long set(netsnmp_pdu *pdu)
 	snmp_free_pdu(r);
 	if (err == SNMP_ERR_NOACCESS || err == SNMP_ERR_AUTHORIZATIONERROR ||
 	    err == SNMP_ERR_NOTWRITABLE || err == SNMP_ERR_READONLY)
-		die(EXIT_REFUSED, "no write access to the probe table on %s (%s): use a "
+		die(EXIT_REFUSED, "no write access to the table on %s (%s): use a "
 		    "community or v3 user that may SET it", cm_client.ss->peername, snmp_errstring(err));
 	return err;
 }
@@ -133,14 +133,14 @@ static long filter_value(const char *word, const char *key)
  * helper running, say) counts as not attached. */
 #define ATTACH_WAIT_S 10
 
-static uint64_t attach_outcome(oid index)
+uint64_t ctl_attach_outcome(const oid *entry, size_t entry_len, unsigned oper_col, oid index)
 {
 	const struct timespec pause = { .tv_nsec = 50000000 };
-	oid o[2] = { P_OPER, index };
+	oid o[2] = { oper_col, index };
 	uint64_t st = 0;
 
 	for (int i = 0; i < ATTACH_WAIT_S * 20; i++) {
-		if (cm_get_number(probe_entry, OID_LENGTH(probe_entry), o, 2, &st) && st != 2)
+		if (cm_get_number(entry, entry_len, o, 2, &st) && st != 2)
 			return st;
 		nanosleep(&pause, NULL);
 	}
@@ -162,7 +162,7 @@ static void probe_add(int argc, char **argv)
 		else if ((v = filter_value(argv[i], "every=")) != -2) every = v;
 		else die(EXIT_REFUSED, "unknown word '%s' (pid=N, cpu=N or every=N)", argv[i]);
 	}
-	index = free_index(probe_entry, OID_LENGTH(probe_entry), P_STATUS);
+	index = ctl_free_index(probe_entry, OID_LENGTH(probe_entry), P_STATUS);
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	add_int(pdu, P_STATUS, index, ASN_INTEGER, 5); /* createAndWait */
 	cm_add_column(pdu, probe_entry, OID_LENGTH(probe_entry), P_SPEC, index, ASN_OCTET_STR,
@@ -170,11 +170,12 @@ static void probe_add(int argc, char **argv)
 	add_int(pdu, P_FILTERPID, index, ASN_INTEGER, pid);
 	add_int(pdu, P_FILTERCPU, index, ASN_INTEGER, cpu);
 	add_int(pdu, P_EVERY, index, ASN_UNSIGNED, every);
-	if ((v = set(pdu)) != SNMP_ERR_NOERROR)
+	if ((v = ctl_set(pdu)) != SNMP_ERR_NOERROR)
 		die(EXIT_REFUSED, "probe '%s' refused: %s", argv[0], snmp_errstring(v));
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	add_int(pdu, P_STATUS, index, ASN_INTEGER, 1); /* active */
-	if ((v = set(pdu)) != SNMP_ERR_NOERROR || attach_outcome(index) != 1) {
+	if ((v = ctl_set(pdu)) != SNMP_ERR_NOERROR ||
+	    ctl_attach_outcome(probe_entry, OID_LENGTH(probe_entry), P_OPER, index) != 1) {
 		oid e[2] = { P_ERROR, index };
 
 		cm_get_string(probe_entry, OID_LENGTH(probe_entry), e, 2, error, sizeof(error));
@@ -183,7 +184,7 @@ static void probe_add(int argc, char **argv)
 				 "clustermon-kprobe running?)", ATTACH_WAIT_S);
 		pdu = snmp_pdu_create(SNMP_MSG_SET);
 		add_int(pdu, P_STATUS, index, ASN_INTEGER, 6); /* destroy */
-		set(pdu);
+		ctl_set(pdu);
 		die(EXIT_REFUSED, "probe '%s' cannot attach: %s", argv[0],
 		    error[0] ? error : snmp_errstring(v));
 	}
@@ -207,7 +208,7 @@ static void probe_del(int argc, char **argv)
 	}
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	add_int(pdu, P_STATUS, (oid)index, ASN_INTEGER, 6);
-	err = set(pdu);
+	err = ctl_set(pdu);
 	if (err != SNMP_ERR_NOERROR)
 		die(EXIT_REFUSED, "probe %ld cannot be removed: %s", index, snmp_errstring(err));
 	printf("probe %ld removed\n", index);
@@ -307,7 +308,7 @@ static void trace_add(int argc, char **argv)
 	if (argc < 1)
 		die(EXIT_REFUSED, "trace add takes SPEC [pid=N] [cpu=N] [every=N] [duration=MS] "
 		    "[bytes=N] [buffer=N]");
-	index = free_index(trace_entry, OID_LENGTH(trace_entry), TR_STATUS);
+	index = ctl_free_index(trace_entry, OID_LENGTH(trace_entry), TR_STATUS);
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	trace_var(pdu, TR_SPEC, index, ASN_OCTET_STR, argv[0], strlen(argv[0]));
 	for (int i = 1; i < argc; i++) {
@@ -321,7 +322,7 @@ static void trace_add(int argc, char **argv)
 		trace_var(pdu, cols[k], index, k < 2 ? ASN_INTEGER : ASN_UNSIGNED, &v, sizeof(v));
 	}
 	trace_var(pdu, TR_STATUS, index, ASN_INTEGER, &go, sizeof(go));
-	if ((err = set(pdu)) != SNMP_ERR_NOERROR)
+	if ((err = ctl_set(pdu)) != SNMP_ERR_NOERROR)
 		die(EXIT_REFUSED, "trace '%s' refused: %s", argv[0], snmp_errstring(err));
 	printf("trace %lu: %s (queued; see trace show %lu)\n", (unsigned long)index, argv[0],
 	       (unsigned long)index);
@@ -345,7 +346,7 @@ static void trace_stop(int argc, char **argv)
 	long nis = 2, err;
 
 	trace_var(pdu, TR_STATUS, index, ASN_INTEGER, &nis, sizeof(nis));
-	if ((err = set(pdu)) != SNMP_ERR_NOERROR)
+	if ((err = ctl_set(pdu)) != SNMP_ERR_NOERROR)
 		die(EXIT_REFUSED, "trace %lu cannot be stopped: %s", (unsigned long)index,
 		    snmp_errstring(err));
 	printf("trace %lu stopping\n", (unsigned long)index);
@@ -483,7 +484,7 @@ static void threshold_add(int argc, char **argv)
 	}
 	if (rising == NULL || falling == NULL)
 		die(EXIT_REFUSED, "threshold add needs rising=N and falling=N");
-	index = free_index(th_entry, OID_LENGTH(th_entry), T_STATUS);
+	index = ctl_free_index(th_entry, OID_LENGTH(th_entry), T_STATUS);
 	pdu = snmp_pdu_create(SNMP_MSG_SET);
 	th_add_var(pdu, T_STATUS, index, ASN_INTEGER, &go, sizeof(go));
 	th_add_var(pdu, T_VARIABLE, index, ASN_OBJECT_ID, var, var_len * sizeof(oid));
@@ -492,7 +493,7 @@ static void threshold_add(int argc, char **argv)
 	th_add_var(pdu, T_RISING, index, ASN_OCTET_STR, rising, strlen(rising));
 	th_add_var(pdu, T_FALLING, index, ASN_OCTET_STR, falling, strlen(falling));
 	th_add_var(pdu, T_OWNER, index, ASN_OCTET_STR, argv[0], strlen(argv[0]));
-	err = set(pdu);
+	err = ctl_set(pdu);
 	if (err != SNMP_ERR_NOERROR)
 		die(EXIT_REFUSED, "threshold '%s' refused: %s", argv[0], snmp_errstring(err));
 	printf("threshold %lu: %s\n", (unsigned long)index, argv[0]);

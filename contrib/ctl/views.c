@@ -229,6 +229,11 @@ static bool show_hist(const char *name, size_t width)
 	return true;
 }
 
+bool ctl_show_hist(const char *name, size_t width)
+{
+	return show_hist(name, width);
+}
+
 void cmd_hist(int argc, char **argv)
 {
 	if (argc < 1)
