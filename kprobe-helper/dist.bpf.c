@@ -18,6 +18,7 @@
 #include <bpf/bpf_tracing.h>
 #include "clustermon_kprobe.h"
 #include "bits.bpf.h"
+#include "filter.bpf.h"
 
 enum { MODE_VALUE, MODE_THREAD, MODE_KEYED };
 
@@ -117,19 +118,13 @@ static __always_inline struct cm_dist_stats *admit(void)
 	struct cm_dist_stats *s;
 	__u32 zero = 0;
 
-	if (filter_tgid >= 0 && (__s32)(bpf_get_current_pid_tgid() >> 32) != filter_tgid)
-		return NULL;
-	if (filter_cpu >= 0 && (__s32)bpf_get_smp_processor_id() != filter_cpu)
+	if (cm_filtered_out(filter_tgid, filter_cpu))
 		return NULL;
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
 		return NULL;
 	s = bpf_map_lookup_elem(&stats, &zero);
-	if (!s)
+	if (!s || !cm_sampled(&s->hits, &s->sampled, sample_every))
 		return NULL;
-	s->hits++;
-	if (sample_every > 1 && s->hits % sample_every != 0)
-		return NULL;
-	s->sampled++;
 	return s;
 }
 

@@ -13,6 +13,7 @@
 #include <bpf/bpf_tracing.h>
 #include "clustermon_kprobe.h"
 #include "bits.bpf.h"
+#include "filter.bpf.h"
 
 const volatile __s32 filter_tgid = -1;
 const volatile __s32 filter_cpu = -1;
@@ -42,11 +43,7 @@ struct {
 
 static __always_inline bool filtered_out(void)
 {
-	if (filter_tgid >= 0 && (__s32)(bpf_get_current_pid_tgid() >> 32) != filter_tgid)
-		return true;
-	if (filter_cpu >= 0 && (__s32)bpf_get_smp_processor_id() != filter_cpu)
-		return true;
-	return false;
+	return cm_filtered_out(filter_tgid, filter_cpu);
 }
 
 static __always_inline struct cm_probe_stats *my_stats(void)
@@ -59,11 +56,7 @@ static __always_inline struct cm_probe_stats *my_stats(void)
 /* Counts a hit; true when 1-in-N sampling keeps it. */
 static __always_inline bool admit(struct cm_probe_stats *s)
 {
-	s->hits++;
-	if (sample_every > 1 && s->hits % sample_every != 0)
-		return false;
-	s->sampled++;
-	return true;
+	return cm_sampled(&s->hits, &s->sampled, sample_every);
 }
 
 static __always_inline int count_event(void)

@@ -24,6 +24,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "clustermon_kprobe.h"
+#include "filter.bpf.h"
 
 const volatile __s32 filter_tgid = -1;
 const volatile __s32 filter_cpu = -1;
@@ -66,17 +67,11 @@ static __always_inline struct cm_trace_rec *begin(__u32 len, void **buf)
 
 	if (ts >= end_ns)
 		return NULL;
-	if (filter_tgid >= 0 && (__s32)(id >> 32) != filter_tgid)
-		return NULL;
-	if (filter_cpu >= 0 && (__s32)cpu != filter_cpu)
+	if (cm_filtered_out(filter_tgid, filter_cpu))
 		return NULL;
 	s = bpf_map_lookup_elem(&stats, &zero);
-	if (!s)
+	if (!s || !cm_sampled(&s->hits, &s->sampled, sample_every))
 		return NULL;
-	s->hits++;
-	if (sample_every > 1 && s->hits % sample_every != 0)
-		return NULL;
-	s->sampled++;
 	rb = bpf_map_lookup_elem(&buffers, &cpu);
 	r = rb && len <= CM_TRACE_MAX_RAW ? bpf_ringbuf_reserve(rb, sizeof(*r) + len, 0) : NULL;
 	if (!r) {

@@ -50,6 +50,10 @@ void cmd_trace(int argc, char **argv);
  * OperStatus a just-activated row settles on (down(2) while waiting). */
 oid ctl_free_index(const oid *entry, size_t entry_len, unsigned status_col);
 long ctl_set(netsnmp_pdu *pdu);
+/* argv[0] as the index of an existing row (its status column read), or die
+ * naming what: "trace stop", "dist show". */
+oid ctl_row_arg(int argc, char **argv, const oid *entry, size_t entry_len, unsigned status_col,
+		const char *what);
 uint64_t ctl_attach_outcome(const oid *entry, size_t entry_len, unsigned oper_col, oid index);
 /* dists.c */
 void cmd_dist(int argc, char **argv);

@@ -186,18 +186,12 @@ static void add(int argc, char **argv)
 
 static oid row_arg(int argc, char **argv, const char *what)
 {
-	long index;
-
-	if (argc < 1 || !ctl_number(argv[0], 1, 65535, &index))
-		die(EXIT_REFUSED, "dist %s takes a row index (1..65535)", what);
-	if (num((oid)index, D_STATUS) == 0)
-		die(EXIT_REFUSED, "no dist %ld on %s", index, cm_client.ss->peername);
-	return (oid)index;
+	return ctl_row_arg(argc, argv, dist_entry, OID_LENGTH(dist_entry), D_STATUS, what);
 }
 
 static void del(int argc, char **argv)
 {
-	oid index = row_arg(argc, argv, "del");
+	oid index = row_arg(argc, argv, "dist del");
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_SET);
 	long err;
 
@@ -210,7 +204,7 @@ static void del(int argc, char **argv)
 
 static void show(int argc, char **argv)
 {
-	oid index = row_arg(argc, argv, "show");
+	oid index = row_arg(argc, argv, "dist show");
 	char name[32], spec[256];
 
 	str(index, D_SPEC, spec, sizeof(spec));

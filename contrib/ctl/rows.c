@@ -328,20 +328,29 @@ static void trace_add(int argc, char **argv)
 	       (unsigned long)index);
 }
 
-static oid trace_index(int argc, char **argv, const char *what)
+oid ctl_row_arg(int argc, char **argv, const oid *entry, size_t entry_len, unsigned status_col,
+		const char *what)
 {
 	long index;
+	oid st[2] = { status_col, 0 };
+	uint64_t v = 0;
 
 	if (argc < 1 || !ctl_number(argv[0], 1, 65535, &index))
-		die(EXIT_REFUSED, "trace %s takes a trace index (1..65535)", what);
-	if (trace_num((oid)index, TR_STATUS) == 0)
-		die(EXIT_REFUSED, "no trace %ld on %s", index, cm_client.ss->peername);
+		die(EXIT_REFUSED, "%s takes a row index (1..65535)", what);
+	st[1] = (oid)index;
+	if (!cm_get_number(entry, entry_len, st, 2, &v) || v == 0)
+		die(EXIT_REFUSED, "no row %ld for %s on %s", index, what, cm_client.ss->peername);
 	return (oid)index;
+}
+
+static oid trace_index(int argc, char **argv, const char *what)
+{
+	return ctl_row_arg(argc, argv, trace_entry, OID_LENGTH(trace_entry), TR_STATUS, what);
 }
 
 static void trace_stop(int argc, char **argv)
 {
-	oid index = trace_index(argc, argv, "stop");
+	oid index = trace_index(argc, argv, "trace stop");
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_SET);
 	long nis = 2, err;
 
@@ -354,7 +363,7 @@ static void trace_stop(int argc, char **argv)
 
 static void trace_show(int argc, char **argv)
 {
-	oid i = trace_index(argc, argv, "show");
+	oid i = trace_index(argc, argv, "trace show");
 	uint64_t st = trace_num(i, TR_OPER);
 	char spec[256], dir[256], error[256];
 

@@ -441,7 +441,8 @@ void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,
 
 /* ------------------------------------------------------------ persistence */
 
-#define RT_MAX_TABLES 4 /* history, thresholds, probes */
+/* history, thresholds, probes, traces, distributions, and room to grow */
+#define RT_MAX_TABLES 8
 static struct rt_table *tables[RT_MAX_TABLES];
 static size_t ntables;
 
@@ -673,8 +674,11 @@ void rt_init(struct rt_table *t)
 	if (ntables == 0)
 		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA,
 				       store_rows, NULL);
-	if (ntables == RT_MAX_TABLES)
+	if (ntables == RT_MAX_TABLES) {
+		/* A table without persistence or its directive: say so loudly. */
+		snmp_log(LOG_ERR, "clustermond: RT_MAX_TABLES too small for %s\n", t->ops->name);
 		return;
+	}
 	tables[ntables++] = t;
 	register_app_config_handler(t->store_token, restore_row, NULL, NULL);
 	register_app_config_handler(t->ops->directive, parse_directive, NULL,
