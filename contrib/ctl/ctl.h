@@ -50,6 +50,10 @@ void cmd_trace(int argc, char **argv);
  * OperStatus a just-activated row settles on (down(2) while waiting). */
 oid ctl_free_index(const oid *entry, size_t entry_len, unsigned status_col);
 long ctl_set(netsnmp_pdu *pdu);
+/* Column col of row index of a one-index table: a number (0 if absent), a string. */
+uint64_t ctl_col_num(const oid *entry, size_t entry_len, unsigned col, oid index);
+void ctl_col_str(const oid *entry, size_t entry_len, unsigned col, oid index, char *buf,
+		 size_t len);
 /* argv[0] as the index of an existing row (its status column read), or die
  * naming what: "trace stop", "dist show". */
 oid ctl_row_arg(int argc, char **argv, const oid *entry, size_t entry_len, unsigned status_col,

@@ -41,18 +41,12 @@ static const struct {
 
 static uint64_t num(oid index, unsigned col)
 {
-	oid at[2] = { col, index };
-	uint64_t v = 0;
-
-	cm_get_number(dist_entry, OID_LENGTH(dist_entry), at, 2, &v);
-	return v;
+	return ctl_col_num(dist_entry, OID_LENGTH(dist_entry), col, index);
 }
 
 static void str(oid index, unsigned col, char *buf, size_t len)
 {
-	oid at[2] = { col, index };
-
-	cm_get_string(dist_entry, OID_LENGTH(dist_entry), at, 2, buf, len);
+	ctl_col_str(dist_entry, OID_LENGTH(dist_entry), col, index, buf, len);
 }
 
 static void print_row(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)

@@ -253,20 +253,31 @@ static void trace_var(netsnmp_pdu *pdu, unsigned col, oid index, u_char type, co
 	cm_add_column(pdu, trace_entry, OID_LENGTH(trace_entry), col, index, type, val, len);
 }
 
-static uint64_t trace_num(oid index, unsigned col)
+uint64_t ctl_col_num(const oid *entry, size_t entry_len, unsigned col, oid index)
 {
 	oid at[2] = { col, index };
 	uint64_t v = 0;
 
-	cm_get_number(trace_entry, OID_LENGTH(trace_entry), at, 2, &v);
+	cm_get_number(entry, entry_len, at, 2, &v);
 	return v;
+}
+
+void ctl_col_str(const oid *entry, size_t entry_len, unsigned col, oid index, char *buf,
+		 size_t len)
+{
+	oid at[2] = { col, index };
+
+	cm_get_string(entry, entry_len, at, 2, buf, len);
+}
+
+static uint64_t trace_num(oid index, unsigned col)
+{
+	return ctl_col_num(trace_entry, OID_LENGTH(trace_entry), col, index);
 }
 
 static void trace_str(oid index, unsigned col, char *buf, size_t len)
 {
-	oid at[2] = { col, index };
-
-	cm_get_string(trace_entry, OID_LENGTH(trace_entry), at, 2, buf, len);
+	ctl_col_str(trace_entry, OID_LENGTH(trace_entry), col, index, buf, len);
 }
 
 static void print_trace(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
