@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -20,7 +22,9 @@
 
 #include "dist.skel.h"
 
-#define CGROUP2_ROOT "/sys/fs/cgroup"
+/* Where the cgroup v2 hierarchy is: the whole of /sys/fs/cgroup, or beside
+ * the v1 controllers on a hybrid system. */
+static const char *const cgroup2_roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
 #define LINE_MAX_TEXT (DIST_SPEC_MAX_TEXT + DIST_CGROUP_MAX + 80)
 
 enum { MODE_VALUE, MODE_THREAD, MODE_KEYED };  /* dist.bpf.c's */
@@ -100,18 +104,25 @@ static int set_constants(struct dist_row *r, char *why, size_t whylen)
 
 static int open_cgroup(struct dist_row *r, char *why, size_t whylen)
 {
-	char path[sizeof(CGROUP2_ROOT) + DIST_CGROUP_MAX + 1];
+	char path[64 + DIST_CGROUP_MAX + 1];
+	struct statfs fs;
 
 	r->cgroup_fd = -1;
 	if (r->filter.cgroup[0] == '\0')
 		return 0;
-	snprintf(path, sizeof(path), "%s%s", CGROUP2_ROOT, r->filter.cgroup);
-	r->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (r->cgroup_fd < 0) {
-		snprintf(why, whylen, "no cgroup %s: %s", path, strerror(errno));
-		return -1;
+	for (size_t i = 0; i < 2; i++) {
+		if (statfs(cgroup2_roots[i], &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", cgroup2_roots[i], r->filter.cgroup);
+		r->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r->cgroup_fd < 0) {
+			snprintf(why, whylen, "no cgroup %.200s: %s", path, strerror(errno));
+			return -1;
+		}
+		return 0;
 	}
-	return 0;
+	snprintf(why, whylen, "no cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified");
+	return -1;
 }
 
 static int attach(struct dist_row *r, char *why, size_t whylen)

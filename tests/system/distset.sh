@@ -12,7 +12,7 @@
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
 command -v bpftrace >/dev/null || missing_all "bpftrace is missing (apt-get install bpftrace)"
-plan 43
+plan 44
 SYSCALLS="$top_builddir/tests/system/syscalls"
 D=$clusterMonDistEntry HIST=$clusterMonHistSourceEntry BUCKET=$clusterMonHistBucketCount
 TH=$clusterMonThresholdEntry RISE=$clusterMonThresholdRising FALL=$clusterMonThresholdFalling
@@ -133,21 +133,30 @@ is "$(total "$T/o2")" "$(total "$T/p2")" "the same count as bpftrace ($(total "$
 spawn nanosleep 1500 2000 300 20000 3500 2000
 set_rw "$D.15.3" i 4 "$D.2.3" s "latency tracepoint:syscalls:sys_enter_nanosleep tracepoint:syscalls:sys_exit_nanosleep" "$D.3.3" i "$CALLS" >/dev/null
 up 3; ok $? "a second nanosleep row is attached"
-# 20 ms sleeps fall in [2^24, 2^25) ns, so their p99 is at least 16.7 ms;
-# 2 ms ones stay far below 10 ms unless the machine stalls the test for long.
-out=$(set_rw "$TH.11.7" i 4 "$TH.2.7" o "$D.11.3" "$TH.4.7" u 200 "$TH.5.7" s 15000000 \
+# 20 ms sleeps fall in [2^24, 2^25) ns: a window where more than 1% of the
+# values are theirs has a p99 of at least 2^24 ns (16.78 ms). The 2 ms
+# sleeps reach that only when over 1% of them overshoot by 15 ms: at a load
+# average of 50 on this 2-vCPU machine, p99s of 10-15 ms were seen, never
+# 16.8 ms. So the threshold rises above 16.8 ms and falls below 10 ms.
+out=$(set_rw "$TH.11.7" i 4 "$TH.2.7" o "$D.11.3" "$TH.4.7" u 200 "$TH.5.7" s 16800000 \
 	"$TH.6.7" s 10000000 "$TH.7.7" i 1)
-check "a threshold on its clusterMonDistRecentP99 (15 ms up, 10 ms down)" contains "INTEGER: 4" "$out"
+check "a threshold on its clusterMonDistRecentP99 (16.8 ms up, 10 ms down)" contains "INTEGER: 4" "$out"
 let_go
+# RMON semantics: a p99 that wandered above 10 ms and back during the 2 ms
+# sleeps (a loaded machine) may send a falling trap before the rising one,
+# so the falling traps are counted from the rising one on.
+rise_line() { grep -n "$TH.2.7 =" "$T/traps.log" | grep -m1 "${RISE//./\\.}[[:space:]]" | cut -d: -f1; }
+falls_after_rise() {
+	local r; r=$(rise_line)
+	grep -n "$TH.2.7 =" "$T/traps.log" | grep "${FALL//./\\.}[[:space:]]" |
+		awk -F: -v r="${r:-999999}" '$1 > r { n++ } END { print n + 0 }'
+}
 # The window forgets the 20 ms sleeps DIST_RECENT_MS (5 s) after the last.
-fell() { [ "$(traps "$FALL" "$TH.2.7 =")" -ge 1 ]; }
+fell() { [ "$(falls_after_rise)" -ge 1 ]; }
 wait_for 15 fell
 sleep 1
 is "$(traps "$RISE" "$TH.2.7 =")" 1 "one rising trap for the 20 ms sleeps"
-is "$(traps "$FALL" "$TH.2.7 =")" 1 "one falling trap once they left the window"
-rise_line=$(grep -n "$TH.2.7 =" "$T/traps.log" | grep -m1 "${RISE//./\\.}" | cut -d: -f1)
-fall_line=$(grep -n "$TH.2.7 =" "$T/traps.log" | grep -m1 "${FALL//./\\.}" | cut -d: -f1)
-check "the rising trap came first" test "${rise_line:-0}" -gt 0 -a "${rise_line:-0}" -lt "${fall_line:-0}"
+is "$(falls_after_rise)" 1 "then one falling trap once they left the window"
 set_rw "$TH.11.7" i 6 >/dev/null
 
 # --- a keyed pair: block requests of O_DIRECT reads of a loop device, by dev+sector
@@ -180,6 +189,29 @@ else
 	missing "no loop device"
 	missing "no loop device"
 	missing "no loop device"
+fi
+
+# --- the cgroup filter: reads of a process in a new cgroup v2, not another's
+CG=
+for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	[ "$(stat -fc %T "$d" 2>/dev/null)" = cgroup2fs ] && { CG=$d; break; }
+done
+if [ -n "$CG" ] && mkdir "$CG/cmtest-${T##*.}"; then
+	spawn read 300 4096
+	echo "$CALLS" >"$CG/cmtest-${T##*.}/cgroup.procs"
+	set_rw "$D.15.10" i 4 "$D.2.10" s "value tracepoint:syscalls:sys_exit_read ret" \
+		"$D.6.10" s "/cmtest-${T##*.}" >/dev/null
+	up 10; ok $? "a row filtered to a cgroup is attached"
+	"$SYSCALLS" read 200 4096 <<<g
+	let_go
+	src=$(get "$D.8.10")
+	wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $BUCKET.$src.13)\" -ge 300 ]"
+	is "$(get "$BUCKET.$src.13")" 300 "it counts the 300 reads of 4 KiB in the cgroup, not the 200 outside"
+	set_rw "$D.15.10" i 6 >/dev/null
+	rmdir "$CG/cmtest-${T##*.}"
+else
+	missing "no cgroup v2 hierarchy to make a cgroup in"
+	missing "no cgroup v2 hierarchy"
 fi
 
 # --- wrong specs: refused with the parser's reason, or failed with the kernel's
