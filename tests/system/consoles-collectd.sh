@@ -8,6 +8,7 @@
 # spinning process's CPU, TCP opens and established connections, and
 # sched.runqlat's p50/p90/p99. Part of `make check-consoles`.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/consoles-lib.sh"
 
 COLLECTD=$(command -v collectd || echo /usr/sbin/collectd)
 for p in "$COLLECTD" /usr/lib/collectd/snmp.so /usr/lib/collectd/csv.so /usr/share/collectd/types.db; do
@@ -20,18 +21,8 @@ C=$T/collectd
 mkdir -p "$C/csv"
 
 start_master || bail "snmpd did not start"
-# sched.runqlat comes from the eBPF helper: started where it can be.
-helper=
-if [ "$(id -u)" -eq 0 ] && [ -x "$KPROBE_HELPER" ]; then
-	start_helper || bail "clustermon-kprobe did not start"
-	echo "helperSocket $HELPER_SOCK" >"$T/agent.conf"
-	helper=1
-elif [ "${CI:-}" = true ]; then
-	bail "clustermon-kprobe is not built or this is not root (CI runs as root with the helper)"
-else
-	: >"$T/agent.conf"
-fi
-start_agent -c "$T/agent.conf" || bail "clustermond did not register"
+start_agent_helper
+helper=$HAVE_HELPER
 [ -z "$helper" ] || wait_for 10 sh -c "snmpwalk -v2c -c public $TARGET $clusterMonHistSourceName | grep -q sched.runqlat" ||
 	bail "no sched.runqlat row with the helper running"
 rq=$(walk "$clusterMonHistSourceName" | awk '$2 == "\"sched.runqlat\"" { n = split($1, a, "."); print a[n] }')

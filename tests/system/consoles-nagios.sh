@@ -6,7 +6,7 @@
 # turning the passive service clustermon-traps CRITICAL in status.dat within
 # seconds, the falling trap OK again. Part of `make check-consoles`.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/snmptt-lib.sh"
+. "$(dirname "$0")/consoles-lib.sh"
 
 plan 13
 NAGIOS=$(command -v nagios4 || echo /usr/sbin/nagios4)

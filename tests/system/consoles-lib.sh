@@ -1,5 +1,5 @@
-# snmptt-lib.sh - sourced by the console tests whose traps go snmpd ->
-# snmptrapd -> snmptt (contrib/snmptt) -> a submit program.
+# consoles-lib.sh - sourced by the console tests (after lib.sh): traps
+# through snmptt, a threshold to cross, clustermond with the eBPF helper.
 
 # snmptt_setup SUBMIT: $T/snmptt.conf (contrib's EVENTs with SUBMIT, a
 # command line, in place of /usr/lib/clustermon/clustermon-submit),
@@ -32,4 +32,21 @@ mem_interval_threshold() {
 	IV_ORIG=$(get "$IV")
 	set_rw "$TH.11.$1" i 4 "$TH.2.$1" o "$IV" "$TH.3.$1" i 1 "$TH.4.$1" u 100 \
 		"$TH.5.$1" s 50000 "$TH.6.$1" s 40000 "$TH.7.$1" i 1 "$TH.10.$1" i 2 >>"$T/set.log"
+}
+
+# start_agent_helper: clustermond fed by clustermon-kprobe (so sched.runqlat
+# has values) where it can run: root and built; required under CI. Sets
+# HAVE_HELPER to 1 or empty.
+start_agent_helper() {
+	HAVE_HELPER=
+	if [ "$(id -u)" -eq 0 ] && [ -x "$KPROBE_HELPER" ]; then
+		start_helper || bail "clustermon-kprobe did not start"
+		echo "helperSocket $HELPER_SOCK" >"$T/agent.conf"
+		HAVE_HELPER=1
+	elif [ "${CI:-}" = true ]; then
+		bail "clustermon-kprobe is not built or this is not root (CI runs as root with the helper)"
+	else
+		: >"$T/agent.conf"
+	fi
+	start_agent -c "$T/agent.conf" || bail "clustermond did not register"
 }
