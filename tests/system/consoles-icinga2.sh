@@ -193,6 +193,9 @@ within 30 crit "clustermon top process"; rc=$?
 l=$(svc "clustermon top process")
 ok $rc "clustermon top process turns CRITICAL $((SECONDS - t0)) s after: $l"
 check "it names the spinning process and its pid" contains "spinners (pid $SPIN) uses" "$l"
+# What the spinner got (a machine busy with other cgroups' work gives it
+# less than a CPU a thread whatever its nice value).
+diag "the spinner's clusterMonProcCpuUtil: $(get "$clusterMonProcCpuUtil.$SPIN") hundredths of a percent with $(nproc) threads"
 kill "$SPIN" 2>/dev/null
 wait "$SPIN" 2>/dev/null
 # Back: a result whose state is what its value implies and not CRITICAL
