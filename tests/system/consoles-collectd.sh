@@ -99,16 +99,20 @@ kill "$SPIN" "$CONNPID" 2>/dev/null; wait "$SPIN" "$CONNPID" 2>/dev/null
 
 # agree NAME FILE SCALE: each value of the csv file lies between the least
 # and the most snmpget read of NAME's OID from 1 s before its time to 1 s
-# after (times SCALE; a relative slack of 1e-6 for the csv's 6 decimals);
-# prints "checked out-of-range" and the first disagreement.
+# after (times SCALE; a relative slack of 1e-6 for the csv's 6 decimals).
+# Values without a reading on each side in that window (the sampler falls
+# behind on a loaded machine) are not judged, but every object needs one
+# judged value at least; prints "checked out-of-range" and the first
+# disagreement.
 agree() {
 	awk -F'[ ,]' -v oid="$2" -v s="$4" -v name="$1" '
 		NR == FNR { if ($2 == oid && $3 ~ /^-?[0-9.]+$/) { n++; st[n] = $1; sv[n] = $3 * s } next }
 		$1 == "epoch" { next }
-		{ t = $1; v = $2; lo = ""; hi = ""
+		{ t = $1; v = $2; lo = ""; hi = ""; before = after = 0
 		  for (i = 1; i <= n; i++) if (st[i] >= t - 1 && st[i] <= t + 1) {
+			if (st[i] <= t) before = 1; else after = 1
 			if (lo == "" || sv[i] < lo) lo = sv[i]; if (hi == "" || sv[i] > hi) hi = sv[i] }
-		  if (lo == "") next
+		  if (!before || !after) next
 		  checked++
 		  e = (hi > 0 ? hi : -hi) * 1e-6 + 1e-6
 		  if (v < lo - e || v > hi + e) { bad++; if (!first) first = sprintf("%s at %s: collectd %s, snmpget %s..%s", name, t, v, lo, hi) } }
@@ -135,32 +139,33 @@ check_obj() {
 check_obj cpu1 clustermon-cpu/percent-1
 [ "$(nproc)" -ge 2 ] && check_obj cpu2 clustermon-cpu/percent-2
 ncpu=$(nproc)
-ok $(( outside > 0 || total < 3 * (ncpu < 2 ? 1 : 2) )) "per-CPU utilisation in collectd agrees with snmpget ($total values${report})"
+ok $(( outside > 0 || total < (ncpu < 2 ? 1 : 2) )) "per-CPU utilisation in collectd agrees with snmpget ($total values${report})"
 total=0 outside=0 report=
 for m in total available free cached; do check_obj "mem_$m" "clustermon-memory/memory-$m"; done
-ok $(( outside > 0 || total < 12 )) "memory total, available, free and cached (bytes) agree ($total values${report})"
+ok $(( outside > 0 || total < 4 )) "memory total, available, free and cached (bytes) agree ($total values${report})"
 total=0 outside=0 report=
 check_obj procs clustermon-processes/count
 check_obj spin_cpu "clustermon-proc_cpu/percent-$SPIN"
-ok $(( outside > 0 || total < 6 )) "the process count and the spinner's CPU (by pid) agree ($total values${report})"
+ok $(( outside > 0 || total < 2 )) "the process count and the spinner's CPU (by pid) agree ($total values${report})"
 f=$(find "$C/csv/cmnode" -path "*/clustermon-proc_rss/memory-$SPIN-*" -type f | head -n 1)
 check "the spinner's resident memory has a file by pid too" test -s "$f"
 total=0 outside=0 report=
 check_obj active_opens clustermon-tcp/connections-active_opens
 check_obj passive_opens clustermon-tcp/connections-passive_opens
-ok $(( outside > 0 || total < 6 )) "TCP active and passive opens agree ($total values${report})"
+ok $(( outside > 0 || total < 2 )) "TCP active and passive opens agree ($total values${report})"
 # Established connections: collectd counts rows, so compare with the count
 # of the walks (at least tcpconns's 16).
 f=$(find "$C/csv/cmnode" -path "*/clustermon-tcp/tcp_connections-established-*" -type f | head -n 1)
 r=$(agree established established "$f" 1)
 set -- $r
-ok $(( $2 > 0 || $1 < 3 )) "established connections counted by collectd agree with walks of clusterMonTcpConnState ($1 values, $2 outside: ${r#* * })"
+ok $(( $2 > 0 || $1 < 1 )) "established connections counted by collectd agree with walks of clusterMonTcpConnState ($1 values, $2 outside: ${r#* * })"
 if [ -n "$rq" ]; then
 	total=0 outside=0 report=
 	for p in p50 p90 p99; do check_obj $p "clustermon-sched.runqlat/latency-$p"; done
-	ok $(( outside > 0 || total < 9 )) "sched.runqlat's p50, p90 and p99 (seconds) agree ($total values${report})"
+	ok $(( outside > 0 || total < 3 )) "sched.runqlat's p50, p90 and p99 (seconds) agree ($total values${report})"
 else
 	skip "sched.runqlat needs clustermon-kprobe (root)"
 fi
-check "collectd logged no error" lacks "error\|failed" "$(cat "$C/collectd.log")"
+check "collectd logged no error$(grep -i -m 1 'error\|failed' "$C/collectd.log" | sed 's/^/: /')" \
+	lacks "error\|failed" "$(cat "$C/collectd.log")"
 finish
