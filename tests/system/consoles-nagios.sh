@@ -6,6 +6,7 @@
 # turning the passive service clustermon-traps CRITICAL in status.dat within
 # seconds, the falling trap OK again. Part of `make check-consoles`.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/consoles-lib.sh"
 
 plan 13
 NAGIOS=$(command -v nagios4 || echo /usr/sbin/nagios4)
@@ -23,19 +24,7 @@ mkdir -p "$N/plugins" "$N/checkresults" "$N/tmp"
 # --- snmptrapd hands traps to snmptt (contrib's traphandle line), which
 # runs contrib's EXEC lines against this Nagios's command file.
 TRAP_PORT=$(free_udp_port) || bail "no free UDP port for snmptrapd"
-sed -e "s|/usr/lib/clustermon/clustermon-submit|NAGIOS_CMD=$N/nagios.cmd $top_srcdir/contrib/snmptt/clustermon-submit|" \
-	"$top_srcdir/contrib/snmptt/clustermon.conf" >"$T/snmptt.conf"
-# Debian's snmptt.ini with this test's files and no syslog.
-sed -e "/^snmptt_conf_files = <<END/,/^END/c\\snmptt_conf_files = <<END\\n$T/snmptt.conf\\nEND" \
-	-e "s|^log_file = .*|log_file = $T/snmptt.log|" \
-	-e "s|^unknown_trap_log_file = .*|unknown_trap_log_file = $T/snmptt-unknown.log|" \
-	-e "s|^unknown_trap_log_enable = .*|unknown_trap_log_enable = 1|" \
-	-e "s|^log_system_enable = .*|log_system_enable = 0|" \
-	-e "s|^syslog_enable = .*|syslog_enable = 0|" \
-	-e "s|^syslog_system_enable = .*|syslog_system_enable = 0|" \
-	/etc/snmp/snmptt.ini >"$T/snmptt.ini"
-sed -e "s|--ini=/etc/snmp/snmptt.ini|--ini=$T/snmptt.ini|" \
-	"$top_srcdir/contrib/snmptt/snmptrapd-snmptt.conf" >"$T/snmptrapd.conf"
+snmptt_setup "NAGIOS_CMD=$N/nagios.cmd $top_srcdir/contrib/snmptt/clustermon-submit"
 run_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
@@ -151,13 +140,8 @@ is "$(svc current_state clustermon-traps)" 0 "clustermon-traps starts OK with no
 
 # --- a threshold on clusterMonSourceIntervalMs of the mem source, moved by
 # SETs: a crossing that does not depend on how busy the machine is.
-TH=$clusterMonThresholdEntry SRC=$clusterMonSourceEntry
-idx=$(walk "$SRC.2" | awk '$2 == "\"mem\"" { n = split($1, a, "."); print a[n] }')
-[ -n "$idx" ] || bail "no mem row in clusterMonSourceTable"
-IV=$SRC.3.$idx
-orig=$(get "$IV")
-set_rw "$TH.11.9" i 4 "$TH.2.9" o "$IV" "$TH.3.9" i 1 "$TH.4.9" u 100 \
-	"$TH.5.9" s 50000 "$TH.6.9" s 40000 "$TH.7.9" i 1 "$TH.10.9" i 2 >>"$T/set.log"
+mem_interval_threshold 9
+TH=$clusterMonThresholdEntry orig=$IV_ORIG
 is "$(get "$TH.11.9")" 1 "a threshold on the mem source's interval is active"
 t0=$(date +%s.%N)
 set_rw "$IV" u 60000 >>"$T/set.log"

@@ -1,0 +1,237 @@
+#!/bin/bash
+# consoles-icinga2.sh - clustermon in a real Icinga 2 (Debian's icinga2
+# 2.13) with contrib/icinga2/clustermon.conf: a host from the template
+# "clustermon-node" gets the apply rules' services, each reaching the state
+# the agent's values imply, read through the REST API: CPU and the top
+# process OK, CRITICAL while busy loops hold every CPU, then back; a
+# threshold row's state CRITICAL while risen. Its traps go snmpd ->
+# snmptrapd -> snmptt (contrib/snmptt) -> clustermon-icinga2-submit -> the
+# API: the rising trap makes the passive service clustermon-traps CRITICAL,
+# the falling one OK. Part of `make check-consoles`. No systemd: the daemon
+# runs in the foreground with its directories, port and PKI in $T.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/consoles-lib.sh"
+
+ICINGA2=$(command -v icinga2 || echo /usr/sbin/icinga2)
+SNMPTT=$(command -v snmptt || echo /usr/sbin/snmptt)
+# Under CI the set-up step installs them: missing there is a failure.
+for p in "$ICINGA2" "$SNMPTT" /usr/lib/nagios/plugins/check_snmp /usr/share/icinga2/include/itl "$(command -v curl || echo curl)"; do
+	[ -e "$p" ] && continue
+	[ "${CI:-}" = true ] && bail "$p is missing (tests/setup-consoles.sh installs it)"
+	skip_all "$p is missing: run tests/setup-consoles.sh"
+done
+[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs (the top process is a thread on each)"
+plan 18
+I=$T/icinga2
+mkdir -p "$I/lib/certs" "$I/log" "$I/cache" "$I/spool" "$I/run"
+API_PORT=$(free_tcp_port) || bail "no free TCP port for the API"
+# Icinga's paths and user, as /etc/default/icinga2 and the unit would set them.
+export ICINGA2_USER=root ICINGA2_GROUP=root
+IDEFS=(-DConfiguration.DataDir="$I/lib" -DConfiguration.LogDir="$I/log" -DConfiguration.CacheDir="$I/cache"
+	-DConfiguration.SpoolDir="$I/spool" -DConfiguration.InitRunDir="$I/run")
+icinga() { "$ICINGA2" "$@" "${IDEFS[@]}"; }
+
+# --- the PKI `icinga2 api setup` would make, here by hand in $I: a CA and
+# the node's certificate, named localhost (the API's URL must name it).
+t0=$SECONDS
+{ icinga pki new-ca && icinga pki new-cert --cn localhost --key "$I/lib/certs/localhost.key" \
+	--csr "$I/lib/certs/localhost.csr" && icinga pki sign-csr --csr "$I/lib/certs/localhost.csr" \
+	--cert "$I/lib/certs/localhost.crt" && cp "$I/lib/ca/ca.crt" "$I/lib/certs/ca.crt"; } >"$I/pki.log" 2>&1 ||
+	bail "icinga2 pki failed: $(tail -n 3 "$I/pki.log")"
+diag "icinga2 pki made a CA and the node's certificate in $((SECONDS - t0)) s"
+
+# --- traps: snmptrapd -> snmptt -> clustermon-icinga2-submit -> the API.
+cat >"$I/submit.conf" <<EOC
+ICINGA2_API_URL=https://localhost:$API_PORT
+ICINGA2_API_USER=clustermon-traps
+ICINGA2_API_PASSWORD='trap pass "1"'
+ICINGA2_API_CA=$I/lib/certs/ca.crt
+EOC
+SUBMIT=$top_srcdir/contrib/icinga2/clustermon-icinga2-submit
+TRAP_PORT=$(free_udp_port) || bail "no free UDP port for snmptrapd"
+snmptt_setup "ICINGA2_SUBMIT_CONF=$I/submit.conf $SUBMIT"
+run_trapd || bail "snmptrapd did not start"
+start_master || bail "snmpd did not start"
+start_agent_helper
+helper=$HAVE_HELPER
+mem_interval_threshold 9
+
+# --- Icinga 2: the ITL, contrib's file, the API and one host named as
+# snmptt names the trap's agent ($A: the name snmptrapd found for 127.0.0.1).
+agent_name=$(getent hosts 127.0.0.1 | awk '{ print $2; exit }')
+host=${agent_name:-127.0.0.1}
+# The top process is judged in percent of one CPU: a process with a busy
+# thread on each CPU is far above these, a single-threaded one below.
+TOPWARN=$(( $(nproc) * 60 )) TOPCRIT=$(( $(nproc) * 75 ))
+cat >"$I/icinga2.conf" <<EOC
+const PluginDir = "/usr/lib/nagios/plugins"
+const NodeName = "localhost"
+const ZoneName = NodeName
+include <itl>
+include <plugins>
+include "$top_srcdir/contrib/icinga2/clustermon.conf"
+object FileLogger "main" { path = "$I/log/icinga2.log"; severity = "information" }
+object CheckerComponent "checker" { }
+object Endpoint NodeName { }
+object Zone ZoneName { endpoints = [ NodeName ] }
+object ApiListener "api" { bind_host = "127.0.0.1"; bind_port = $API_PORT }
+object ApiUser "test" { password = "test"; permissions = [ "*" ] }
+object ApiUser "clustermon-traps" { password = "trap pass \"1\""; permissions = [ "actions/process-check-result" ] }
+object Host "$host" {
+	import "clustermon-node"
+	address = "127.0.0.1"
+	vars.clustermon_port = $PORT
+	vars.clustermon_plugin_dir = "$top_builddir/contrib/nagios"
+	vars.clustermon_top_dir = "$top_srcdir/contrib/icinga2"
+	vars.clustermon_top_warning = "$TOPWARN"
+	vars.clustermon_top_critical = "$TOPCRIT"
+	vars.clustermon_thresholds["mem interval"] = 9
+}
+EOC
+icinga daemon -C -c "$I/icinga2.conf" >"$I/validate.log" 2>&1
+ok $? "icinga2 daemon -C accepts contrib's clustermon.conf with a clustermon-node host"
+services=$(icinga object list --type Service 2>/dev/null | sed -n "s/^Object '\([^']*\)' of type 'Service':.*/\1/p" | sort | tr '\n' ',')
+is "$services" "$host!clustermon cpu,$host!clustermon memory,$host!clustermon runqlat p99,$host!clustermon threshold mem interval,$host!clustermon top process,$host!clustermon-traps," \
+	"icinga2 object list: the apply rules gave the host its six services"
+
+t0=$SECONDS
+icinga daemon -c "$I/icinga2.conf" >"$T/icinga2.log" 2>&1 &
+ICINGA_PID=$!
+stop_icinga() { [ -n "${ICINGA_PID:-}" ] && stop_pid "$ICINGA_PID"; ICINGA_PID=; }
+trap 'stop_icinga; cleanup' EXIT
+trap 'exit 143' TERM INT
+
+# api METHOD PATH [BODY]: the REST API as the test's all-powerful user.
+api() {
+	curl -sS --cacert "$I/lib/certs/ca.crt" -u test:test -H 'Accept: application/json' \
+		-X "$1" "https://localhost:$API_PORT/v1/$2" ${3:+--data-binary "$3"}
+}
+wait_for 30 api GET status || bail "the Icinga 2 API did not answer within 30 s"
+diag "icinga2 daemon answered on its API $((SECONDS - t0)) s after start"
+
+# svc SERVICE: "STATE END|OUTPUT|PERFDATA" of its last check result (STATE
+# empty before the first).
+svc() {
+	api GET "objects/services?service=$(printf '%s' "$host!$1" | sed 's/ /%20/g')&attrs=last_check_result" |
+		python3 -c '
+import json, sys
+r = json.load(sys.stdin)["results"][0]["attrs"]["last_check_result"] or {}
+perf = " ".join(r.get("performance_data") or [])
+print("%s %s|%s|%s" % (int(r["state"]) if r else "", r.get("execution_end", 0), (r.get("output") or "").replace("\n", " "), perf))'
+}
+# check_now SERVICE: "Check now" (a forced reschedule), then wait up to 20 s
+# for a result newer than the request; prints svc's line.
+check_now() {
+	local t
+	t=$(date +%s.%N)
+	api POST actions/reschedule-check "$(printf '{"type":"Service","filter":"host.name==h && service.name==s","filter_vars":{"h":"%s","s":"%s"},"force":true}' "$host" "$1")" >/dev/null
+	for _ in $(seq 1 200); do
+		set -- "$1" "$(svc "$1")"
+		awk -v e="${2#* }" -v t="$t" 'BEGIN { split(e, a, "|"); exit !(a[1] + 0 > t + 0) }' && { echo "$2"; return 0; }
+		sleep 0.1
+	done
+	echo "$2"
+	return 1
+}
+# implied LINE WARN CRIT: the state the Monitoring Plugins ranges imply for
+# the first perfdata value of LINE (numbers: alert above; N: alert below).
+implied() {
+	awk -v line="$1" -v w="$2" -v c="$3" '
+	function bad(v, r) { if (r == "") return 0; if (r ~ /:$/) return v < substr(r, 1, length(r) - 1) + 0; return v > r + 0 }
+	BEGIN { split(line, f, "|"); p = f[3]; sub(/^[^=]*=/, "", p); v = p + 0
+		print bad(v, c) ? 2 : bad(v, w) ? 1 : 0 }'
+}
+state() { echo "${1%% *}"; }
+# within SECONDS COMMAND...: retry until the command succeeds, for SECONDS
+# of wall time (wait_for counts tries, and a check takes a while).
+within() {
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do [ "$SECONDS" -lt "$end" ] || return 1; sleep 0.5; done
+}
+
+# --- each service against the agent's values.
+# The host's first check, forced as "Check now" does (Icinga spreads first
+# checks over the interval).
+api POST actions/reschedule-check "$(printf '{"type":"Host","filter":"host.name==h","filter_vars":{"h":"%s"},"force":true}' "$host")" >/dev/null
+host_checked() { api GET "objects/hosts?attrs=last_check_result" | grep -q '"exit_status":[0-9]'; }
+within 20 host_checked
+hs=$(api GET "objects/hosts?attrs=state&attrs=last_check_result" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["results"][0]["attrs"]
+print("%d %s" % (a["state"], (a["last_check_result"] or {}).get("output")))' 2>&1)
+is "${hs%% *}" 0 "the host is UP through clustermon-alive (clustermond answers): ${hs#* }"
+l=$(check_now "clustermon memory")
+is "$(state "$l")" "$(implied "$l" 10: 5:)" "clustermon memory's state is what its value implies (10:, 5:): $l"
+l=$(check_now "clustermon cpu")
+cpu0=$l
+check "clustermon cpu has a result with perfdata: $l" contains "|cpu=[0-9.]*%" "$l"
+l=$(check_now "clustermon top process")
+is "$(state "$l")" "$(implied "$l" "$TOPWARN" "$TOPCRIT")" "clustermon top process's state is what its value implies ($TOPWARN, $TOPCRIT): $l"
+l=$(check_now "clustermon runqlat p99")
+if [ -n "$helper" ]; then
+	wait_for 10 sh -c "snmpwalk -v2c -c public $TARGET $clusterMonHistSourceName | grep -q sched.runqlat"
+	l=$(check_now "clustermon runqlat p99")
+	is "$(state "$l")" "$(implied "$l" 5000000 20000000)" "clustermon runqlat p99's state is what sched.runqlat's p99 implies: $l"
+else
+	is "$(state "$l")" 3 "clustermon runqlat p99 is UNKNOWN without the helper: $l"
+fi
+l=$(check_now "clustermon threshold mem interval")
+is "$(state "$l")" 0 "clustermon threshold mem interval is OK for the armed row: $l"
+
+# --- one process spinning a thread on every CPU for 40 s at most, at
+# nice -19 so that a machine busy with other work still gives it nearly all
+# of each CPU: CPU CRITICAL, and it the top process above TOPCRIT.
+t0=$SECONDS
+[ -x "$top_builddir/tests/system/spinners" ] || bail "tests/system/spinners is not built (make check-consoles builds it)"
+nice -n -19 "$top_builddir/tests/system/spinners" "$(nproc)" 40 &
+SPIN=$!
+wait_for 30 get "$clusterMonProcCpuUtil.$SPIN" || diag "the spinner is not in clusterMonProcTable after 30 s"
+crit() { l=$(check_now "$1"); [ "$(state "$l")" = 2 ]; }
+within 30 crit "clustermon cpu"; rc=$?
+ok $rc "clustermon cpu turns CRITICAL $((SECONDS - t0)) s after a thread spun on every CPU: $(svc "clustermon cpu")"
+within 30 crit "clustermon top process"; rc=$?
+l=$(svc "clustermon top process")
+ok $rc "clustermon top process turns CRITICAL $((SECONDS - t0)) s after: $l"
+check "it names the spinning process and its pid" contains "spinners (pid $SPIN) uses" "$l"
+# What the spinner got (a machine busy with other cgroups' work gives it
+# less than a CPU a thread whatever its nice value).
+diag "the spinner's clusterMonProcCpuUtil: $(get "$clusterMonProcCpuUtil.$SPIN") hundredths of a percent with $(nproc) threads"
+kill "$SPIN" 2>/dev/null
+wait "$SPIN" 2>/dev/null
+# Back: a result whose state is what its value implies and not CRITICAL
+# (on a machine that other work keeps busy, the CPU stays CRITICAL, as it
+# should, and this fails).
+back() { l=$(check_now "$1"); [ "$(state "$l")" != 2 ] && [ "$(state "$l")" = "$(implied "$l" "$2" "$3")" ]; }
+t0=$SECONDS
+within 60 back "clustermon cpu" 80 95; rc=$?
+ok $rc "with the spinner gone clustermon cpu leaves CRITICAL after $((SECONDS - t0)) s: $(svc "clustermon cpu") (before: $cpu0)"
+within 60 back "clustermon top process" "$TOPWARN" "$TOPCRIT"; rc=$?
+ok $rc "and so does clustermon top process: $(svc "clustermon top process")"
+
+# --- a threshold row on the mem source's interval, crossed by SETs (as in
+# consoles-nagios.sh): the threshold service and the trap service follow.
+t0=$(date +%s.%N)
+set_rw "$IV" u 60000 >>"$T/set.log"
+# (The helper's own traps may have set it before: under heavy load it can
+# fail and come back, and says so.)
+trapcrit() { l=$(svc clustermon-traps); [ "$(state "$l")" = 2 ] && contains "threshold rising" "$l"; }
+within 20 trapcrit; rc=$?
+t1=$(date +%s.%N)
+ok $rc "the rising trap turns clustermon-traps CRITICAL through the API after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s: $(svc clustermon-traps)"
+l=$(check_now "clustermon threshold mem interval")
+is "$(state "$l")" 2 "the threshold service is CRITICAL while the row is risen: $l"
+set_rw "$IV" u "$IV_ORIG" >>"$T/set.log"
+trapok() { l=$(svc clustermon-traps); [ "$(state "$l")" = 0 ] && contains "threshold falling" "$l"; }
+within 20 trapok; rc=$?
+ok $rc "the falling trap turns it OK again: $(svc clustermon-traps)"
+
+# --- the handler itself: a severity word for the state, hostile text;
+# an unknown host is refused and changes nothing.
+ICINGA2_SUBMIT_CONF=$I/submit.conf "$SUBMIT" "$host" clustermon-traps Warning "$(printf 'a "quoted" \\ line\nand\001 more')" 2>>"$T/submit.log"
+l=$(svc clustermon-traps)
+is "$(state "$l")|$(echo "$l" | cut -d'|' -f2)" '1|a "quoted" \ line and more' \
+	"clustermon-icinga2-submit maps severity Warning to WARNING and passes text safely"
+ICINGA2_SUBMIT_CONF=$I/submit.conf "$SUBMIT" no-such-host clustermon-traps 2 "never" 2>>"$T/submit.log"
+is "$?/$(state "$(svc clustermon-traps)")" "1/1" "a trap for a host Icinga does not know fails the handler (exit 1) and changes nothing"
+stop_icinga
+finish

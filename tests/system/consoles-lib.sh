@@ -1,0 +1,52 @@
+# consoles-lib.sh - sourced by the console tests (after lib.sh): traps
+# through snmptt, a threshold to cross, clustermond with the eBPF helper.
+
+# snmptt_setup SUBMIT: $T/snmptt.conf (contrib's EVENTs with SUBMIT, a
+# command line, in place of /usr/lib/clustermon/clustermon-submit),
+# $T/snmptt.ini (Debian's, with this test's files and no syslog) and
+# $T/snmptrapd.conf (contrib's traphandle line with that ini), for run_trapd.
+snmptt_setup() {
+	sed -e "s|/usr/lib/clustermon/clustermon-submit|$1|" \
+		"$top_srcdir/contrib/snmptt/clustermon.conf" >"$T/snmptt.conf"
+	sed -e "/^snmptt_conf_files = <<END/,/^END/c\\snmptt_conf_files = <<END\\n$T/snmptt.conf\\nEND" \
+		-e "s|^log_file = .*|log_file = $T/snmptt.log|" \
+		-e "s|^unknown_trap_log_file = .*|unknown_trap_log_file = $T/snmptt-unknown.log|" \
+		-e "s|^unknown_trap_log_enable = .*|unknown_trap_log_enable = 1|" \
+		-e "s|^log_system_enable = .*|log_system_enable = 0|" \
+		-e "s|^syslog_enable = .*|syslog_enable = 0|" \
+		-e "s|^syslog_system_enable = .*|syslog_system_enable = 0|" \
+		/etc/snmp/snmptt.ini >"$T/snmptt.ini"
+	sed -e "s|--ini=/etc/snmp/snmptt.ini|--ini=$T/snmptt.ini|" \
+		"$top_srcdir/contrib/snmptt/snmptrapd-snmptt.conf" >"$T/snmptrapd.conf"
+}
+
+# mem_interval_threshold ROW: threshold row ROW on clusterMonSourceIntervalMs
+# of the mem source (rising 50000, falling 40000), active; sets IV to that
+# instance and IV_ORIG to its value. A crossing moved by SETs does not
+# depend on how busy the machine is.
+mem_interval_threshold() {
+	local TH=$clusterMonThresholdEntry SRC=$clusterMonSourceEntry idx
+	idx=$(walk "$SRC.2" | awk '$2 == "\"mem\"" { n = split($1, a, "."); print a[n] }')
+	[ -n "$idx" ] || bail "no mem row in clusterMonSourceTable"
+	IV=$SRC.3.$idx
+	IV_ORIG=$(get "$IV")
+	set_rw "$TH.11.$1" i 4 "$TH.2.$1" o "$IV" "$TH.3.$1" i 1 "$TH.4.$1" u 100 \
+		"$TH.5.$1" s 50000 "$TH.6.$1" s 40000 "$TH.7.$1" i 1 "$TH.10.$1" i 2 >>"$T/set.log"
+}
+
+# start_agent_helper: clustermond fed by clustermon-kprobe (so sched.runqlat
+# has values) where it can run: root and built; required under CI. Sets
+# HAVE_HELPER to 1 or empty.
+start_agent_helper() {
+	HAVE_HELPER=
+	if [ "$(id -u)" -eq 0 ] && [ -x "$KPROBE_HELPER" ]; then
+		start_helper || bail "clustermon-kprobe did not start"
+		echo "helperSocket $HELPER_SOCK" >"$T/agent.conf"
+		HAVE_HELPER=1
+	elif [ "${CI:-}" = true ]; then
+		bail "clustermon-kprobe is not built or this is not root (CI runs as root with the helper)"
+	else
+		: >"$T/agent.conf"
+	fi
+	start_agent -c "$T/agent.conf" || bail "clustermond did not register"
+}
