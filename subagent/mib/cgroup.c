@@ -6,6 +6,7 @@
  */
 #include "group.h"
 #include "mib.h"
+#include "top.h"
 
 #include "../sources/sources.h"
 
@@ -155,6 +156,7 @@ static const struct mib_table cgroup_table = {
 static const struct mib_object cgroup_objects[] = {
 	{ .arc = CM_ARC_clusterMonCgroupTable, .table = &cgroup_table },
 	{ .arc = CM_ARC_clusterMonCgroupCount, .get = get_count },
+	{ .arc = CM_ARC_clusterMonCgroupTopTable, .table = &mib_cgroup_top_table },
 };
 
 static const struct mib_group cgroup_group = {

@@ -29,6 +29,7 @@
 #include "../core/clock.h"
 #include "../core/pathglob.h"
 #include "sources.h"
+#include "top.h"
 
 struct snapshot_slot cgroup_slot = SNAPSHOT_SLOT_INIT;
 
@@ -66,6 +67,7 @@ struct cgroup_source {
 	uint64_t last_walk_ns;
 	bool walked;
 	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
+	struct cgroup_top_state *top; /* each cgroup's last CPU ns (top.c) */
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -252,6 +254,11 @@ static void *cgroup_init(const char *root)
 
 	if (cs == NULL)
 		return NULL;
+	cs->top = cgroup_top_state_new();
+	if (cs->top == NULL) {
+		free(cs);
+		return NULL;
+	}
 	snprintf(cs->root, sizeof(cs->root), "%s", root ? root : "");
 	if (strcmp(cs->root, "/") == 0)
 		cs->root[0] = '\0';
@@ -267,6 +274,7 @@ static void cgroup_fini(void *ctx)
 	while (cs->n > 0)
 		drop_entry(cs, cs->n - 1);
 	free(cs->e);
+	cgroup_top_state_free(cs->top);
 	free(cs);
 }
 
@@ -282,6 +290,7 @@ static void cgroup_configure(void *ctx, const struct sources_conf *c)
 
 static void snapshot_destroy(struct snapshot *s)
 {
+	free(((struct cgroup_snapshot *)s)->top);
 	free(s);
 }
 
@@ -330,6 +339,8 @@ static int cgroup_sample(void *ctx)
 	snap->matched = cs->matched;
 	read_all(cs, snap);
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
+	/* Out of memory the top table is empty this sample; the rows stand. */
+	(void)top_rank_cgroups(cs->top, snap, now);
 	snapshot_publish(&cgroup_slot, &snap->hdr);
 	/* Rows it could not open (out of descriptors) are missing: say so in
 	 * clusterMonSourceErrors rather than serve a short table quietly. */

@@ -83,6 +83,14 @@ struct proc_row {
 #define PROC_CHUNK_ROWS 16
 struct proc_chunk;
 
+/* Top-N (sources/top.c): the busiest processes and cgroups of a sample,
+ * ranked on the source's thread after it, served as clusterMonProcTopTable
+ * and clusterMonCgroupTopTable. topRows N, default 20. */
+#define TOP_ROWS_DEFAULT 20u
+#define TOP_ROWS_MAX 1000u
+struct proc_top;
+struct cgroup_top;
+
 struct proc_snapshot {
 	struct snapshot hdr;
 	uint64_t gen;          /* rows with this gen changed in this sample */
@@ -95,6 +103,7 @@ struct proc_snapshot {
 	struct proc_chunk **chunks;   /* every row, ascending pid */
 	size_t *first;         /* the row number of each chunk's first row */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
+	const struct proc_top *top;   /* every row followed, ranked; NULL: none */
 };
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
@@ -208,6 +217,7 @@ struct cgroup_snapshot {
 	struct snapshot hdr;
 	size_t nrows;
 	size_t matched;          /* directories that matched, rows or not */
+	struct cgroup_top *top;  /* the rows ranked (sources/top.c); NULL: none */
 	struct cgroup_row rows[]; /* ascending index */
 };
 
@@ -225,6 +235,7 @@ struct sources_conf {
 	struct pcap_conf pcap;
 	struct tcp_filter tcp_filter;
 	struct cgroup_conf cgroup;
+	uint32_t top_rows;                     /* topRows; 0: TOP_ROWS_DEFAULT */
 };
 
 /* What the SNMP thread may ask of a source (sampler_post). */
