@@ -37,6 +37,7 @@ enum {
 	COL_PSI_FIRST = CM_ARC_clusterMonCgroupPsiCpuSome10,
 	COL_PSI_LAST = CM_ARC_clusterMonCgroupPsiIoFullTotalUs,
 	COL_PROCESSES = CM_ARC_clusterMonCgroupProcesses,
+	COL_WORKLOAD = CM_ARC_clusterMonCgroupWorkload,
 };
 
 static void *cgroup_acquire(void)
@@ -132,6 +133,8 @@ static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 		return mib_string(v, r->path);
 	if (col == COL_VERSION)
 		return mib_u64(v, ASN_INTEGER, r->version);
+	if (col == COL_WORKLOAD)
+		return r->workload[0] ? mib_string(v, r->workload) : MIB_ABSENT;
 	if (col >= COL_PSI_FIRST && col <= COL_PSI_LAST)
 		return psi_get(&r->st, col, v);
 	return other_get(&r->st, col, v);
@@ -146,7 +149,7 @@ static int get_count(void *view, struct mib_value *v)
 
 static const struct mib_table cgroup_table = {
 	.min_col = COL_PATH,
-	.max_col = COL_PROCESSES,
+	.max_col = COL_WORKLOAD,
 	.index_len = 1,
 	.rows = cgroup_rows,
 	.row_index = cgroup_index,

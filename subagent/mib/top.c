@@ -82,13 +82,15 @@ static int cgroup_top_get(void *view, size_t row, unsigned col, struct mib_value
 	case CM_ARC_clusterMonCgroupTopMemCurrent:
 		return (r->st.have & CGS_MEM) ? mib_u64(v, ASN_COUNTER64, r->st.mem_current)
 					      : MIB_ABSENT;
+	case CM_ARC_clusterMonCgroupTopWorkload:
+		return r->workload[0] ? mib_string(v, r->workload) : MIB_ABSENT;
 	default: return MIB_ABSENT;
 	}
 }
 
 const struct mib_table mib_cgroup_top_table = {
 	.min_col = CM_ARC_clusterMonCgroupTopIndex,
-	.max_col = CM_ARC_clusterMonCgroupTopMemCurrent,
+	.max_col = CM_ARC_clusterMonCgroupTopWorkload,
 	.index_len = 1,
 	.rows = cgroup_top_rows,
 	.row_index = rank_index,

@@ -28,6 +28,7 @@
 #include "../collect/cgroup.h"
 #include "../core/clock.h"
 #include "../core/pathglob.h"
+#include "../core/workload.h"
 #include "sources.h"
 #include "top.h"
 
@@ -53,6 +54,7 @@ struct cg_entry {
 	uint32_t index;
 	uint8_t version;
 	bool seen;                  /* found by the walk in progress */
+	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
 };
 
@@ -182,6 +184,7 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 		return -1;
 	}
 	snprintf(e->path, sizeof(e->path), "%s", rel);
+	workload_name(e->path, e->workload, sizeof(e->workload));
 	e->index = index;
 	e->version = version;
 	e->seen = true;
@@ -315,6 +318,7 @@ static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
 		r->index = cs->e[i]->index;
 		r->version = cs->e[i]->version;
 		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
+		memcpy(r->workload, cs->e[i]->workload, sizeof(r->workload));
 		snap->nrows++;
 	}
 }

@@ -18,6 +18,7 @@
 #include "../sampler.h"
 #include "../snapshot.h"
 #include "../collect/cgroup.h"
+#include "../core/workload.h"
 #include "../collect/inetdiag.h"
 #include "probes.h"
 #include "traces.h"
@@ -210,6 +211,7 @@ struct cgroup_row {
 	uint32_t index;          /* see sources/cgroup.c: stable across restarts */
 	uint8_t version;         /* enum cgroup_version: the trees that have it */
 	char path[CG_PATH_MAX];  /* relative to the hierarchy's root */
+	char workload[WORKLOAD_MAX]; /* what it is, from its path; "" unknown */
 	struct cgroup_stats st;
 };
 
