@@ -30,6 +30,13 @@ getall() {
 				awk '/No Such|No more variables/ { print $1 } /^Timeout/ { print "timeout" }')
 	done
 	: >"$T/getall-$label"
+	# Each recheck walks a column: past 50 (an agent gone, a master that
+	# stopped answering) the rest count as failures without one, so the
+	# test ends in seconds rather than hours.
+	if [ ${#failed[@]} -gt 50 ]; then
+		printf '%s\n' "${failed[@]:50}" >>"$T/getall-$label"
+		failed=("${failed[@]:0:50}")
+	fi
 	for o in "${failed[@]}"; do
 		# The column's instances now: a row gone from it vanished, one
 		# still there must answer a GET now.
