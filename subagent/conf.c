@@ -175,6 +175,20 @@ static void parse_proc_filter(const char *token, char *line)
 	staged.sources.proc_filter = f;
 }
 
+/* topRows N: the rows of clusterMonProcTopTable and clusterMonCgroupTopTable. */
+static void parse_top_rows(const char *token, char *line)
+{
+	uint32_t n;
+
+	(void)token;
+	if (line == NULL || parse_u32(line, &n) != 0 || n < 1 || n > TOP_ROWS_MAX) {
+		conf_error("topRows: expected a number of rows from 1 to 1000, got '%s'",
+			   line ? line : "");
+		return;
+	}
+	staged.sources.top_rows = n;
+}
+
 /* Compiles a capture filter the way the capture will; NULL or why not. */
 static const char *filter_error(const char *filter, char *buf, size_t len)
 {
@@ -484,6 +498,7 @@ void conf_init(void)
 	register_app_config_handler("procFilter", parse_proc_filter, NULL,
 				    "[name=GLOB] [uid=USER|N] [top=N]");
 	register_app_config_handler("cgroupMatch", parse_cgroup_match, NULL, "PATTERN...");
+	register_app_config_handler("topRows", parse_top_rows, NULL, "N (1-1000)");
 	/* Warnings and worse reach on_log besides the usual log. */
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, on_log, NULL);

@@ -31,6 +31,7 @@
 #include "mib/mib.h"
 #include "mib/rowtable.h"
 #include "sampler.h"
+#include "sources/top.h"
 
 static int before_read(int major, int minor, void *server, void *client)
 {
@@ -47,6 +48,7 @@ static int after_read(int major, int minor, void *server, void *client)
 	(void)major, (void)minor, (void)server, (void)client;
 	ok = conf_read_end();
 	if (ok) {
+		top_configure(&conf_active()->sources);
 		sampler_configure(&conf_active()->sources);
 		mib_proc_configure(&conf_active()->sources.proc_filter);
 	}

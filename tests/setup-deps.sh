@@ -22,11 +22,11 @@ libcap-dev libbpf-dev bpftool clang snmpd snmp"
 # with vmagent and vmalert) and nftables for its lossy link, and debootstrap
 # and lintian for
 # the Debian package test (it builds in a root of its own, so debhelper is
-# installed there, not here).
+# installed there, not here); sysstat's pidstat, the top-N tables' peer.
 TEST_PACKAGES="snmptrapd smitools valgrind libclang-rt-14-dev llvm systemd iproute2 procps
 util-linux tcpdump linux-perf bpftrace python3-pysnmp4 nagios4-core prometheus-snmp-exporter
 python3-yaml gnuplot-nox debootstrap lintian git babeltrace2
-prometheus victoria-metrics nftables curl"
+prometheus victoria-metrics nftables curl sysstat"
 
 case ${1:-} in
 --build) PACKAGES=$BUILD_PACKAGES ;;

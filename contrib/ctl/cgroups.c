@@ -2,7 +2,7 @@
 /*
  * cgroups.c - clustermonctl's cgroups view: the busiest cgroups of
  * clusterMonCgroupTable over one second, by CPU, memory, throttling or OOM
- * kills.
+ * kills, each with its workload name (Slurm job, pod, container, unit).
  */
 #include "ctl.h"
 
@@ -17,6 +17,7 @@
 struct cg_row {
 	oid index;
 	char path[64];
+	char workload[48];  /* clusterMonCgroupWorkload, "-" when absent */
 	uint64_t cpu_ns, mem, throttled_ns, oom_kills;
 	double cpu_pct, thr_pct;
 };
@@ -32,6 +33,7 @@ static void collect_cgroup(const oid *index, size_t len, const netsnmp_variable_
 	static const oid mem[] = { CM_OID_clusterMonCgroupMemCurrent };
 	static const oid thr[] = { CM_OID_clusterMonCgroupThrottledNs };
 	static const oid oom[] = { CM_OID_clusterMonCgroupOomKills };
+	static const oid wl[] = { CM_OID_clusterMonCgroupWorkload };
 	struct cg_list *l = arg;
 	struct cg_row *r;
 
@@ -49,6 +51,9 @@ static void collect_cgroup(const oid *index, size_t len, const netsnmp_variable_
 	cm_get_number(mem, OID_LENGTH(mem), index, 1, &r->mem);
 	cm_get_number(thr, OID_LENGTH(thr), index, 1, &r->throttled_ns);
 	cm_get_number(oom, OID_LENGTH(oom), index, 1, &r->oom_kills);
+	cm_get_string(wl, OID_LENGTH(wl), index, 1, r->workload, sizeof(r->workload));
+	if (r->workload[0] == '\0')
+		strcpy(r->workload, "-");
 }
 
 static const char *cg_sort = "cpu";
@@ -111,11 +116,12 @@ void cmd_cgroups(int argc, char **argv)
 	cg_rates(&b, &a, 1.0);
 	if (b.n > 1)
 		qsort(b.rows, b.n, sizeof(b.rows[0]), by_cg_key);
-	printf("%-40s %7s %10s %10s %8s\n", "CGROUP", "CPU%", "MEM(MiB)", "THROTTLED%", "OOMKILLS");
+	printf("%-40s %7s %10s %10s %8s  %s\n", "CGROUP", "CPU%", "MEM(MiB)", "THROTTLED%",
+	       "OOMKILLS", "WORKLOAD");
 	for (size_t i = 0; i < b.n && i < (size_t)top; i++)
-		printf("%-40.40s %7.2f %10.1f %10.2f %8llu\n", b.rows[i].path, b.rows[i].cpu_pct,
+		printf("%-40.40s %7.2f %10.1f %10.2f %8llu  %s\n", b.rows[i].path, b.rows[i].cpu_pct,
 		       (double)b.rows[i].mem / 1048576.0, b.rows[i].thr_pct,
-		       (unsigned long long)b.rows[i].oom_kills);
+		       (unsigned long long)b.rows[i].oom_kills, b.rows[i].workload);
 	free(a.rows);
 	free(b.rows);
 }

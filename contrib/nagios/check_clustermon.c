@@ -216,6 +216,41 @@ static void mode_cpu(void)
 	report(pct, text, "cpu", "%", "0;100");
 }
 
+/* cputop: the node's CPU as mode cpu, and when that is WARNING or CRITICAL
+ * the busiest process by name: rank 1 of clusterMonProcTopTable, three
+ * GETs, where finding it otherwise would walk every process. */
+static void mode_cputop(void)
+{
+	static const oid total[] = { CM_OID_clusterMonCpuTotalUtil, 0 };
+	static const oid pid_oid[] = { CM_OID_clusterMonProcTopPid, 1 };
+	static const oid util_oid[] = { CM_OID_clusterMonProcTopCpuUtil, 1 };
+	static const oid name_oid[] = { CM_OID_clusterMonProcTopName, 1 };
+	double pct = get_number(total, OID_LENGTH(total), "clusterMonCpuTotalUtil") / 100.0;
+	char text[256], name[65] = "?";
+	netsnmp_variable_list *v;
+	double pid, top;
+	size_t n;
+
+	if (range_state(&opt.warn, &opt.crit, pct) == STATE_OK) {
+		snprintf(text, sizeof(text), "%.2f%% busy", pct);
+		report(pct, text, "cpu", "%", "0;100");
+	}
+	pid = get_number(pid_oid, OID_LENGTH(pid_oid), "clusterMonProcTopPid.1");
+	top = get_number(util_oid, OID_LENGTH(util_oid), "clusterMonProcTopCpuUtil.1") / 100.0;
+	v = get(name_oid, OID_LENGTH(name_oid));
+	if (v->type == ASN_OCTET_STR) {
+		n = v->val_len < sizeof(name) - 1 ? v->val_len : sizeof(name) - 1;
+		memcpy(name, v->val.string, n);
+		name[n] = '\0';
+		for (char *c = name; *c; c++) /* '|' would start the perfdata */
+			if (*c < 0x20 || *c > 0x7e || *c == '|')
+				*c = '?';
+	}
+	snprintf(text, sizeof(text), "%.2f%% busy, top process %s (pid %.0f) %.2f%% of a CPU",
+		 pct, name, pid, top);
+	report(pct, text, "cpu", "%", "0;100");
+}
+
 static void mode_mem(void)
 {
 	static const oid total_oid[] = { CM_OID_clusterMonMemTotalKB, 0 };
@@ -338,6 +373,7 @@ static const struct {
 	void (*run)(void);
 } modes[] = {
 	{ "cpu", "CPU", mode_cpu },
+	{ "cputop", "CPU", mode_cputop },
 	{ "mem", "MEMORY", mode_mem },
 	{ "proc", "PROCESS", mode_proc },
 	{ "retrans", "TCP", mode_retrans },
@@ -350,9 +386,10 @@ static void usage(void)
 	printf("usage: check_clustermon -H HOST [-p PORT] [-P 1|2c|3] [-C COMMUNITY] [-t SECONDS]\n"
 	       "         [-U SECNAME -L noAuthNoPriv|authNoPriv|authPriv -a MD5|SHA|SHA-256 -A PASS\n"
 	       "          -x AES|DES -X PASS]\n"
-	       "         -m cpu|mem|proc|retrans|hist|probe [-w RANGE] [-c RANGE]\n"
+	       "         -m cpu|cputop|mem|proc|retrans|hist|probe [-w RANGE] [-c RANGE]\n"
 	       "         [-i CPU] [-n NAME|INDEX] [-q 50|90|99] [-s SECONDS]\n"
-	       "modes: cpu (busy %%, all CPUs or -i N), mem (available %%), proc (-n NAME:\n"
+	       "modes: cpu (busy %%, all CPUs or -i N), cputop (cpu, naming the busiest\n"
+	       "process when not OK), mem (available %%), proc (-n NAME:\n"
 	       "count), retrans (TCP retransmits/s), hist (-n NAME -q P: percentile),\n"
 	       "probe (-n INDEX: events/s). RANGE: N, N:, ~:N, N:M, @N:M.\n");
 	exit(STATE_UNKNOWN);
@@ -426,5 +463,5 @@ int main(int argc, char **argv)
 		require_subagent();
 		modes[i].run();
 	}
-	finish(STATE_UNKNOWN, "unknown mode '%s' (cpu, mem, proc, retrans, hist, probe)", opt.mode);
+	finish(STATE_UNKNOWN, "unknown mode '%s' (cpu, cputop, mem, proc, retrans, hist, probe)", opt.mode);
 }

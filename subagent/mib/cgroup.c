@@ -6,6 +6,7 @@
  */
 #include "group.h"
 #include "mib.h"
+#include "top.h"
 
 #include "../sources/sources.h"
 
@@ -36,6 +37,7 @@ enum {
 	COL_PSI_FIRST = CM_ARC_clusterMonCgroupPsiCpuSome10,
 	COL_PSI_LAST = CM_ARC_clusterMonCgroupPsiIoFullTotalUs,
 	COL_PROCESSES = CM_ARC_clusterMonCgroupProcesses,
+	COL_WORKLOAD = CM_ARC_clusterMonCgroupWorkload,
 };
 
 static void *cgroup_acquire(void)
@@ -131,6 +133,8 @@ static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 		return mib_string(v, r->path);
 	if (col == COL_VERSION)
 		return mib_u64(v, ASN_INTEGER, r->version);
+	if (col == COL_WORKLOAD)
+		return r->workload[0] ? mib_string(v, r->workload) : MIB_ABSENT;
 	if (col >= COL_PSI_FIRST && col <= COL_PSI_LAST)
 		return psi_get(&r->st, col, v);
 	return other_get(&r->st, col, v);
@@ -145,7 +149,7 @@ static int get_count(void *view, struct mib_value *v)
 
 static const struct mib_table cgroup_table = {
 	.min_col = COL_PATH,
-	.max_col = COL_PROCESSES,
+	.max_col = COL_WORKLOAD,
 	.index_len = 1,
 	.rows = cgroup_rows,
 	.row_index = cgroup_index,
@@ -155,6 +159,7 @@ static const struct mib_table cgroup_table = {
 static const struct mib_object cgroup_objects[] = {
 	{ .arc = CM_ARC_clusterMonCgroupTable, .table = &cgroup_table },
 	{ .arc = CM_ARC_clusterMonCgroupCount, .get = get_count },
+	{ .arc = CM_ARC_clusterMonCgroupTopTable, .table = &mib_cgroup_top_table },
 };
 
 static const struct mib_group cgroup_group = {

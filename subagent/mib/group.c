@@ -336,6 +336,21 @@ static void serve(const struct mib_group *g, void *view, netsnmp_agent_request_i
 		handle_set(g, view, reqinfo, r);
 }
 
+/*
+ * An OID's sub-identifiers are 32 bits unsigned, but net-snmp's AgentX
+ * parser (seen with Debian 12's 5.9.3) sign-extends those of 2^31 and up
+ * into the 64-bit oid type: a GET of cgroup index 2206725082 reached us as
+ * 18446744071621309402, matched no row and answered noSuchInstance, and a
+ * GETNEXT from such an index skipped the v1-only rows above it. Taking the
+ * low 32 bits back is exact: no sub-identifier is larger on the wire.
+ */
+void mib_oid_unsign(oid *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((uint64_t)name[i] > 0xffffffffu)
+			name[i] = (oid)((uint64_t)name[i] & 0xffffffffu);
+}
+
 static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
 			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
@@ -344,6 +359,8 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	netsnmp_request_info *last = requests;
 
 	(void)reg;
+	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
+		mib_oid_unsign(r->requestvb->name, r->requestvb->name_length);
 	if (g->set_request != NULL && is_set_mode(reqinfo->mode)) {
 		g->set_request(reqinfo, requests);
 		goto out;

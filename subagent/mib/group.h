@@ -117,6 +117,9 @@ enum mib_read_rc mib_read_number(const oid *name, size_t len, uint64_t *out);
  * (scalar.0, or a table column with an index of the right length), whether
  * or not that instance exists right now. */
 bool mib_instance_shape_ok(const oid *name, size_t len);
+/* Undoes the sign extension net-snmp's AgentX parser gives sub-identifiers
+ * of 2^31 and up (group.c). */
+void mib_oid_unsign(oid *name, size_t len);
 /* A config file's OBJECT-INSTANCE (numeric, or a name from a loaded MIB)
  * into name/len; NULL on success, else why not. */
 const char *mib_parse_instance(const char *text, oid *name, size_t *len);

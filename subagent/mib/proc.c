@@ -5,6 +5,7 @@
  */
 #include "group.h"
 #include "mib.h"
+#include "top.h"
 
 #include <errno.h>
 #include <string.h>
@@ -299,6 +300,7 @@ static const struct mib_object proc_objects[] = {
 	{ .arc = CM_ARC_clusterMonProcCount, .get = get_count },
 	{ .arc = CM_ARC_clusterMonProcSweepFixes, .get = get_sweep_fixes },
 	{ .arc = CM_ARC_clusterMonProcAgentRssKB, .get = get_agent_rss },
+	{ .arc = CM_ARC_clusterMonProcTopTable, .table = &mib_proc_top_table },
 };
 
 static const struct mib_group proc_group = {

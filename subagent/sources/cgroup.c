@@ -28,7 +28,9 @@
 #include "../collect/cgroup.h"
 #include "../core/clock.h"
 #include "../core/pathglob.h"
+#include "../core/workload.h"
 #include "sources.h"
+#include "top.h"
 
 struct snapshot_slot cgroup_slot = SNAPSHOT_SLOT_INIT;
 
@@ -52,6 +54,7 @@ struct cg_entry {
 	uint32_t index;
 	uint8_t version;
 	bool seen;                  /* found by the walk in progress */
+	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
 };
 
@@ -66,6 +69,7 @@ struct cgroup_source {
 	uint64_t last_walk_ns;
 	bool walked;
 	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
+	struct cgroup_top_state *top; /* each cgroup's last CPU ns (top.c) */
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -180,6 +184,7 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 		return -1;
 	}
 	snprintf(e->path, sizeof(e->path), "%s", rel);
+	workload_name(e->path, e->workload, sizeof(e->workload));
 	e->index = index;
 	e->version = version;
 	e->seen = true;
@@ -252,6 +257,11 @@ static void *cgroup_init(const char *root)
 
 	if (cs == NULL)
 		return NULL;
+	cs->top = cgroup_top_state_new();
+	if (cs->top == NULL) {
+		free(cs);
+		return NULL;
+	}
 	snprintf(cs->root, sizeof(cs->root), "%s", root ? root : "");
 	if (strcmp(cs->root, "/") == 0)
 		cs->root[0] = '\0';
@@ -267,6 +277,7 @@ static void cgroup_fini(void *ctx)
 	while (cs->n > 0)
 		drop_entry(cs, cs->n - 1);
 	free(cs->e);
+	cgroup_top_state_free(cs->top);
 	free(cs);
 }
 
@@ -282,6 +293,7 @@ static void cgroup_configure(void *ctx, const struct sources_conf *c)
 
 static void snapshot_destroy(struct snapshot *s)
 {
+	free(((struct cgroup_snapshot *)s)->top);
 	free(s);
 }
 
@@ -306,6 +318,7 @@ static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
 		r->index = cs->e[i]->index;
 		r->version = cs->e[i]->version;
 		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
+		memcpy(r->workload, cs->e[i]->workload, sizeof(r->workload));
 		snap->nrows++;
 	}
 }
@@ -330,6 +343,8 @@ static int cgroup_sample(void *ctx)
 	snap->matched = cs->matched;
 	read_all(cs, snap);
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
+	/* Out of memory the top table is empty this sample; the rows stand. */
+	(void)top_rank_cgroups(cs->top, snap, now);
 	snapshot_publish(&cgroup_slot, &snap->hdr);
 	/* Rows it could not open (out of descriptors) are missing: say so in
 	 * clusterMonSourceErrors rather than serve a short table quietly. */

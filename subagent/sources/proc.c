@@ -47,6 +47,7 @@
 #include "probes.h"
 #include "proctab.h"
 #include "sources.h"
+#include "top.h"
 
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
@@ -820,7 +821,7 @@ static int publish(struct proc_source *src, size_t followed)
 
 	if (snap == NULL)
 		return -1;
-	if (filter_view(snap, &src->filter) != 0) {
+	if (top_rank_procs(snap) != 0 || filter_view(snap, &src->filter) != 0) {
 		snap->hdr.destroy(&snap->hdr);
 		return -1;
 	}

@@ -18,6 +18,7 @@
 #include "../sampler.h"
 #include "../snapshot.h"
 #include "../collect/cgroup.h"
+#include "../core/workload.h"
 #include "../collect/inetdiag.h"
 #include "probes.h"
 #include "dists.h"
@@ -84,6 +85,14 @@ struct proc_row {
 #define PROC_CHUNK_ROWS 16
 struct proc_chunk;
 
+/* Top-N (sources/top.c): the busiest processes and cgroups of a sample,
+ * ranked on the source's thread after it, served as clusterMonProcTopTable
+ * and clusterMonCgroupTopTable. topRows N, default 20. */
+#define TOP_ROWS_DEFAULT 20u
+#define TOP_ROWS_MAX 1000u
+struct proc_top;
+struct cgroup_top;
+
 struct proc_snapshot {
 	struct snapshot hdr;
 	uint64_t gen;          /* rows with this gen changed in this sample */
@@ -96,6 +105,7 @@ struct proc_snapshot {
 	struct proc_chunk **chunks;   /* every row, ascending pid */
 	size_t *first;         /* the row number of each chunk's first row */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
+	const struct proc_top *top;   /* every row followed, ranked; NULL: none */
 };
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
@@ -202,6 +212,7 @@ struct cgroup_row {
 	uint32_t index;          /* see sources/cgroup.c: stable across restarts */
 	uint8_t version;         /* enum cgroup_version: the trees that have it */
 	char path[CG_PATH_MAX];  /* relative to the hierarchy's root */
+	char workload[WORKLOAD_MAX]; /* what it is, from its path; "" unknown */
 	struct cgroup_stats st;
 };
 
@@ -209,6 +220,7 @@ struct cgroup_snapshot {
 	struct snapshot hdr;
 	size_t nrows;
 	size_t matched;          /* directories that matched, rows or not */
+	struct cgroup_top *top;  /* the rows ranked (sources/top.c); NULL: none */
 	struct cgroup_row rows[]; /* ascending index */
 };
 
@@ -226,6 +238,7 @@ struct sources_conf {
 	struct pcap_conf pcap;
 	struct tcp_filter tcp_filter;
 	struct cgroup_conf cgroup;
+	uint32_t top_rows;                     /* topRows; 0: TOP_ROWS_DEFAULT */
 };
 
 /* What the SNMP thread may ask of a source (sampler_post). */

@@ -17,7 +17,7 @@ V1_CPU=$(v1_of cpu) V1_ACCT=$(v1_of cpuacct) V1_MEM=$(v1_of memory) V1_BLK=$(v1_
 v2_has() { [ -n "$V2" ] && grep -qw "$1" "$V2/cgroup.controllers"; }
 [ -n "$V2$V1_CPU$V1_MEM" ] || missing_all "no cgroup hierarchy is mounted"
 
-plan 35
+plan 38
 PFX="cmtest-$$"
 INTERVAL=500
 CREATED=()
@@ -107,6 +107,7 @@ start_master || bail "snmpd did not start"
 cat >"$T/cg.conf" <<EOC
 sampleInterval cgroup $INTERVAL
 cgroupMatch $PFX-*
+cgroupMatch $PFX-slurm/job_*
 EOC
 start_agent -c "$T/cg.conf" || bail "clustermond did not register"
 is "$(get "$clusterMonSourceName.7")" '"cgroup"' "clusterMonSourceTable has the cgroup source at index 7"
@@ -230,6 +231,20 @@ if [ -n "$V1_CPU$V1_MEM" ] && [ -n "$V2" ]; then
 else
 	skip "not a hybrid system"
 fi
+
+# --- workload names: a unit's cgroup and a Slurm job's
+mkcg "$PFX-app.service" "$V2" "$V1_CPU"
+mkcg "$PFX-slurm" "$V2" "$V1_CPU"
+mkcg "$PFX-slurm/job_4242" "$V2" "$V1_CPU"
+wait_for 3 sh -c "snmpwalk -v2c -c public -On -Oq $TARGET $clusterMonCgroupPath | grep -qF '\"$PFX-slurm/job_4242\"'"
+is "$(get "$clusterMonCgroupWorkload.$(row "$PFX-app.service")")" "\"systemd $PFX-app.service\"" \
+	"a unit's cgroup is named by its unit"
+is "$(get "$clusterMonCgroupWorkload.$(row "$PFX-slurm/job_4242")")" '"slurm job 4242"' \
+	"a job_N cgroup is named by its Slurm job"
+out=$("$top_builddir/contrib/clustermonctl" -v 2c -c public -t 2 -r 0 "127.0.0.1:$PORT" cgroups 100 2>&1)
+echo "$out" >>"$T/clients.log"
+contains "$PFX-slurm/job_4242 .* slurm job 4242$" "$out"; ok $? "clustermonctl cgroups shows the workload names"
+for d in $(dirs "$PFX-app.service") $(dirs "$PFX-slurm/job_4242") $(dirs "$PFX-slurm"); do rmdir "$d"; done
 
 # --- a removed cgroup's row goes within two intervals
 for d in $(dirs "$PFX-v1") $(dirs "$PFX-io"); do rmdir "$d"; done

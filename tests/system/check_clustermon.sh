@@ -5,7 +5,7 @@
 # or the host silent; and contrib/nagios/clustermon.cfg passes `nagios4 -v`.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 20
 CHECK="$top_builddir/contrib/nagios/check_clustermon"
 write_master_conf
 add_reader_v3
@@ -41,6 +41,12 @@ expect "fewer than three is WARNING with -w 3:" 1 WARNING -m proc -n cmtestsleep
 kill "$s1" "$s2"; wait "$s1" "$s2" 2>/dev/null
 expect "no process named nosuchdaemon" 2 CRITICAL -m proc -n nosuchdaemon -c 1:
 
+# cputop: OK says the CPU only; CRITICAL (any busy CPU is above 0) names
+# the busiest process, rank 1 of clusterMonProcTopTable.
+expect "cputop within its range" 0 OK -m cputop -w 100 -c 100
+expect "cputop CRITICAL" 2 CRITICAL -m cputop -c 0
+contains "top process .* (pid [0-9]*) [0-9.]*% of a CPU |" "$out"
+ok $? "and names the top process: $out"
 expect "a histogram percentile" 0 OK -m hist -n cpu.util -q 90 -w 0:100000
 expect "CPU utilisation over v3 authPriv" 0 OK -P 3 -U cmadmin -L authPriv -a SHA-256 \
 	-A cm-auth-passphrase -x AES -X cm-priv-passphrase -m cpu -w 100 -c 100

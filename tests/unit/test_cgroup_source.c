@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "sources/sources.h"
+#include "sources/top.h"
 #include "fixture.h"
 #include "tap.h"
 
@@ -72,7 +73,10 @@ static void v2_defaults(void)
 		       "its index is the directory's inode, the cgroup id");
 		is_u64(r->st.cpu_ns, 4018225000ull, "with its CPU time");
 		is_u64(r->st.oom_kill, 2, "and OOM kills");
+		ok(strcmp(r->workload, "systemd ssh.service") == 0,
+		   "its workload is the unit (got '%s')", r->workload);
 	}
+	ok(s->top != NULL && s->top->n == s->nrows, "every row is ranked in the top table");
 	ok(by_path(s, pod) != NULL, "the pod matches kubepods*/**/kubepods-*pod*.slice");
 	ok(s->nrows < 2 || s->rows[0].index < s->rows[1].index, "rows ascend by index");
 	cgroup_source_ops.fini(ctx);
@@ -102,6 +106,8 @@ static void v1_configured(void)
 		is_u64(step->index, fnv("slurm/uid_1000/job_77/step_0"),
 		       "its index is 2^31 + FNV-1a of its path");
 		is_u64(step->st.nprocs, 1, "one process");
+		ok(strcmp(step->workload, "slurm job 77 step 0") == 0,
+		   "its workload is the job's step (got '%s')", step->workload);
 	}
 	if (job != NULL)
 		is_u64(job->st.throttled_ns, 9876543210ull, "the job's throttled time");

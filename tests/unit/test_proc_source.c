@@ -6,12 +6,14 @@
  * process's CPU share over an interval, and the procFilter rules (uid, name
  * glob, top N busiest).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sources/sources.h"
+#include "sources/top.h"
 #include "fixture.h"
 #include "fake_clock.h"
 #include "tap.h"
@@ -110,6 +112,22 @@ static void filters(void *ctx, const struct proc_filter *all)
 	ok(strcmp(pids, "4242") == 0, "top=1 keeps the busiest process (got %s)", pids);
 	ok(s->nrows == 1 && proc_snapshot_row(s, 0)->util == 5000,
 	   "50 ticks of CPU time in 1 s: 50.00%% of one CPU");
+	/* The top table ranks every process followed, not the filtered rows:
+	 * the busiest first, then the idle ones by RSS, then pid. */
+	ok(s->top != NULL && s->top->n == s->nall && s->top->rows[0]->pid == 4242,
+	   "the top table has every process, the busiest at rank 1");
+	if (s->top != NULL) {
+		bool sorted = true;
+
+		for (size_t i = 1; i < s->top->n; i++) {
+			const struct proc_row *a = s->top->rows[i - 1], *b = s->top->rows[i];
+
+			if (a->util < b->util || (a->util == b->util && (a->rss_kb < b->rss_kb ||
+			    (a->rss_kb == b->rss_kb && a->pid > b->pid))))
+				sorted = false;
+		}
+		ok(sorted, "ranked by CPU, then RSS, then pid");
+	}
 	snapshot_release(&proc_slot, &s->hdr);
 
 	mine.uid = 1000;
