@@ -32,7 +32,8 @@ struct image_file *image_file_create(const char *path, const struct cm_image_hea
 int image_file_commit(struct image_file *f);
 /* Publishes one encoded section. -1 with errno set on failure: ENOBUFS
  * when it does not fit its buffer (image_file_grow first). */
-int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len);
+int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len,
+		     const unsigned char *dirty);
 /* Replaces *f with a file whose section sec has room for len bytes and
  * holds every section's current buffer, committed if *f was; the old one
  * is marked superseded. *bytes is the new file's size. -1 with errno set when the

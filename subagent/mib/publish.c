@@ -18,6 +18,7 @@
 #include "mib.h"
 #include "publish.h"
 #include "../core/clock.h"
+#include "../core/imagesec.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -46,16 +47,17 @@
 
 struct section {
 	const struct mib_group *g;
+	struct cm_isec b;   /* the section's data, kept up to date by change */
 	uint64_t gen;
 	uint64_t last_ns;
-	bool done;
+	bool done;          /* in this file */
 };
 
 static struct {
 	struct image_file *f;
 	struct cm_image_header layout;
 	struct section s[CM_IMAGE_MAX_SECTIONS];
-	struct cm_image_enc enc;
+	struct cm_image_enc enc;            /* one unit's entries at a time */
 	size_t cap[CM_IMAGE_MAX_SECTIONS];  /* room each section last needed */
 	uint32_t tick_ms;
 	uint64_t retry_at, verify_at;
@@ -158,51 +160,72 @@ static void add_value(const uint32_t *sub, size_t n, const struct mib_value *v)
 	}
 }
 
-static void encode_table(const struct mib_object *o, void *view)
+/* The unit whose key cm_isec_next was given: its entries from P.enc. */
+static void put_unit(struct cm_isec *b, bool row)
+{
+	if (P.enc.failed)
+		b->failed = true;
+	else
+		cm_isec_put(b, P.enc.buf + 8, P.enc.len - 8, row);
+}
+
+/* A table's rows, each encoded only when it is new or changed (its
+ * row_gen moved, or it has none). */
+static void encode_table(struct cm_isec *b, const struct mib_object *o, void *view)
 {
 	const struct mib_table *t = o->table;
-	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 };
+	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 }, key[1 + MAX_OID_LEN] = { o->arc };
 	oid idx[MAX_OID_LEN];
 	struct mib_value v;
 	size_t rows = t->rows(view);
 
-	if (3 + t->index_len > CM_IMAGE_MAX_SUB)
+	if (3 + t->index_len > CM_IMAGE_MAX_SUB) {
+		b->failed = true;
 		return;
-	for (unsigned c = t->min_col; c <= t->max_col; c++) {
-		if (c == t->writable_col)
+	}
+	for (size_t r = 0; r < rows; r++) {
+		t->row_index(view, r, idx);
+		for (unsigned k = 0; k < t->index_len; k++)
+			key[1 + k] = sub[3 + k] = (uint32_t)idx[k];
+		if (!cm_isec_next(b, key, 1 + t->index_len, t->row_gen ? t->row_gen(view, r) : 0))
 			continue;
-		sub[2] = c;
-		for (size_t r = 0; r < rows; r++) {
-			t->row_index(view, r, idx);
-			for (unsigned k = 0; k < t->index_len; k++)
-				sub[3 + k] = (uint32_t)idx[k];
-			if (t->get(view, r, c, &v) == MIB_PRESENT)
+		cm_image_enc_begin(&P.enc);
+		for (unsigned c = t->min_col; c <= t->max_col; c++) {
+			sub[2] = c;
+			if (c != t->writable_col && t->get(view, r, c, &v) == MIB_PRESENT)
 				add_value(sub, 3 + t->index_len, &v);
 		}
+		put_unit(b, true);
 	}
 }
 
-/* The group's read-only instances in OID order, as group.c serves them. */
-static size_t encode_group(const struct mib_group *g)
+/* The group's read-only instances into its section: what changed since
+ * the last publication is all that is encoded and marked. */
+static size_t encode_group(struct section *sec)
 {
+	const struct mib_group *g = sec->g;
 	void *view = g->acquire ? g->acquire() : NULL;
 	struct mib_value v;
 
-	cm_image_enc_begin(&P.enc);
+	cm_isec_begin(&sec->b);
 	for (size_t i = 0; i < g->nobjects; i++) {
 		const struct mib_object *o = &g->objects[i];
 		uint32_t sub[2] = { o->arc, 0 };
 
 		if (o->table == NULL) {
-			if (o->setter == NULL && o->get(view, &v) == MIB_PRESENT)
+			if (o->setter != NULL || !cm_isec_next(&sec->b, sub, 1, 0))
+				continue;
+			cm_image_enc_begin(&P.enc);
+			if (o->get(view, &v) == MIB_PRESENT)
 				add_value(sub, 2, &v);
+			put_unit(&sec->b, false);
 		} else if (view != NULL || g->acquire == NULL) {
-			encode_table(o, view);
+			encode_table(&sec->b, o, view);
 		}
 	}
 	if (g->release)
 		g->release(view);
-	return cm_image_enc_end(&P.enc);
+	return cm_isec_end(&sec->b);
 }
 
 /* Samples taken by the group's sources: it changes when they do. */
@@ -233,25 +256,29 @@ static void give_up(const char *what, size_t bytes, int err, uint64_t now)
 	P.f = NULL;
 }
 
-/* Writes section i, into a bigger file when it outgrew its room. */
+/* Writes the changed chunks of section i, into a bigger file (all of
+ * them) when it outgrew its room. */
 static int write_section(unsigned i, size_t len, uint64_t now)
 {
+	struct cm_isec *b = &P.s[i].b;
 	size_t bytes = 0;
 	int err;
 
 	if (len > image_file_cap(P.f, i)) {
 		if (image_file_grow(&P.f, i, len, &bytes) != 0) {
 			err = errno;
-			P.cap[i] = len * 2;
+			P.cap[i] = len + len / 8;
 			give_up("grow the image", bytes, err, now);
 			return -1;
 		}
 		P.cap[i] = image_file_cap(P.f, i);
+		cm_isec_mark_all(b, true);
 	}
-	if (image_file_write(P.f, i, P.enc.buf, len) != 0) {
+	if (image_file_write(P.f, i, b->data, len, b->dirty) != 0) {
 		give_up("write the image", len, errno, now);
 		return -1;
 	}
+	cm_isec_mark_all(b, false);
 	return 0;
 }
 
@@ -265,10 +292,15 @@ static int publish_section(unsigned i, uint64_t now)
 		return 0;
 	if (s->done && now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
 		return 0;
-	len = encode_group(s->g);
+	len = encode_group(s);
+	if (!s->done) /* a new file: every chunk goes */
+		cm_isec_mark_all(&s->b, true);
 	if (len == 0) {
 		snmp_log(LOG_ERR, "clustermond: image: cannot publish %s: out of memory\n",
 			 s->g->name);
+		/* Half-changed: made again from nothing next time. */
+		cm_isec_free(&s->b);
+		s->done = false;
 		return 0;
 	}
 	if (write_section(i, len, now) != 0)
@@ -508,6 +540,8 @@ void publish_stop(void)
 	pthread_cond_destroy(&P.wake);
 	image_file_close(P.f);
 	cm_image_enc_free(&P.enc);
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+		cm_isec_free(&P.s[i].b);
 	memset(&P, 0, sizeof(P));
 	pthread_mutex_init(&P.lock, NULL);
 }
