@@ -52,10 +52,11 @@ static size_t entry_size(const unsigned char *p)
 	     p < end_; p += entry_size(p))
 
 /* Entries that fill len exactly; a row's name a column (< MAX_COLUMNS)
- * and an index. */
-static bool entries_ok(const unsigned char *p, size_t len, bool row)
+ * and an index. Their number into *n. */
+static bool entries_ok(const unsigned char *p, size_t len, bool row, uint32_t *n)
 {
-	for (size_t at = 0; at < len;) {
+	*n = 0;
+	for (size_t at = 0; at < len; (*n)++) {
 		if (len - at < 4 || entry_size(p + at) > len - at ||
 		    (row && (p[at + 1] < 3 || rd32(p + at + 12) >= MAX_COLUMNS)))
 			return false;
@@ -301,16 +302,18 @@ static bool store(struct cm_isec *s, struct cm_isec_unit *u, const void *p, size
 void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 {
 	struct cm_isec_unit fresh = { .key_len = (uint16_t)s->key_len }, *u;
+	uint32_t nent;
 
 	if (s->failed)
 		return;
 	s->units_encoded++;
 	u = s->matched ? &s->old.u[s->at] : &fresh;
-	if (len > UINT32_MAX || !entries_ok(entries, len, row) ||
+	if (len > UINT32_MAX || !entries_ok(entries, len, row, &nent) ||
 	    !store(s, u, entries, len, s->matched)) {
 		s->failed = true;
 		return;
 	}
+	u->nent = nent;
 	u->row = row;
 	u->gen = s->gen;
 	if (s->copying && !append(&s->cur, u, s->key))
@@ -347,8 +350,7 @@ static size_t count_entries(const struct cm_isec *s)
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->old.n; i++)
-		EACH_ENTRY(s, &s->old.u[i], p)
-			n++;
+		n += s->old.u[i].nent;
 	return n;
 }
 
@@ -371,8 +373,7 @@ static void index_all(struct cm_isec *s)
 		       key_of(&s->old, &s->old.u[j])[0] == key_of(&s->old, u)[0])
 			j++;
 		for (size_t k = i; k < j; k++)
-			EACH_ENTRY(s, &s->old.u[k], p)
-				n++;
+			n += s->old.u[k].nent;
 		index_rows(s, i, j, before);
 		i = j;
 	}

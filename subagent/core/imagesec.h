@@ -31,6 +31,7 @@ struct cm_isec_unit {
 	uint32_t key_at;      /* in keys */
 	uint16_t key_len;
 	bool row;             /* a table row: entries' subs are arc, 1, column, index */
+	uint32_t nent;        /* entries */
 	uint64_t gen;
 };
 
