@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
-plan 8
+plan 7
 CHURN_S=12 LOOPS=4   # four loops of about 100 processes a second, for 12 s at most
 start_master || bail "snmpd did not start"
 printf 'sampleInterval proc 10\n' >"$T/clustermond.conf"
