@@ -469,3 +469,18 @@ void cm_isec_mark_all(struct cm_isec *s, bool dirty)
 	if (s->dirty != NULL)
 		memset(s->dirty, dirty, cm_image_chunks(s->cap));
 }
+
+uint64_t cm_isec_fingerprint(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h | 1u;
+}

@@ -85,5 +85,10 @@ void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row);
 size_t cm_isec_end(struct cm_isec *s);
 /* Every chunk dirty (a new file), or none (all written). */
 void cm_isec_mark_all(struct cm_isec *s, bool dirty);
+/* A row generation for rows without one: a 64-bit fingerprint of the
+ * row's bytes (n a multiple of 8), never 0. A changed row keeps its old
+ * fingerprint with a chance of 2^-64: its new values would then wait for
+ * its next change. */
+uint64_t cm_isec_fingerprint(const void *p, size_t n);
 
 #endif

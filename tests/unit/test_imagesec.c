@@ -326,8 +326,26 @@ static void test_skip(void)
 	cm_isec_free(&b);
 }
 
+/* The fingerprint that stands for a generation: any changed word moves it. */
+static void test_fingerprint(void)
+{
+	uint64_t row[40] = { 0 }, base;
+	unsigned moved = 0;
+
+	base = cm_isec_fingerprint(row, sizeof(row));
+	for (unsigned w = 0; w < 40; w++)
+		for (unsigned bit = 0; bit < 64; bit += 7) {
+			row[w] ^= 1ull << bit;
+			moved += cm_isec_fingerprint(row, sizeof(row)) != base;
+			row[w] ^= 1ull << bit;
+		}
+	ok(base != 0 && moved == 40 * 10, "a fingerprint moves with every bit tried (%u of %u)",
+	   moved, 40 * 10);
+}
+
 int main(void)
 {
+	test_fingerprint();
 	test_random(true, 3000);
 	test_random(false, 1000);
 	test_skip();
