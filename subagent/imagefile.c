@@ -23,6 +23,7 @@ struct image_file {
 	ino_t ino;
 	size_t size;
 	struct cm_image_header h;   /* what the file's header holds */
+	uint32_t *seqs[CM_IMAGE_MAX_SECTIONS]; /* what each section's chunk numbers are */
 };
 
 static size_t round_page(size_t n)
@@ -30,7 +31,8 @@ static size_t round_page(size_t n)
 	return (n + PAGE - 1) / PAGE * PAGE;
 }
 
-/* Lays the sections out after the header, each with two buffers of cap[i]. */
+/* Lays the sections out after the header, each with a data area of
+ * cap[i] (whole pages) and its chunk numbers. */
 static size_t lay_out(struct cm_image_header *h, const size_t *cap)
 {
 	size_t at = round_page(sizeof(*h));
@@ -39,15 +41,20 @@ static size_t lay_out(struct cm_image_header *h, const size_t *cap)
 		struct cm_image_section *s = &h->sec[i];
 
 		s->cap = cap[i];
-		s->active = 0;
-		for (int b = 0; b < 2; b++) {
-			s->buf[b].seq = 0;
-			s->buf[b].len = 0;
-			s->buf[b].off = at;
-			at += cap[i];
-		}
+		s->seq = 0;
+		s->len = 0;
+		s->off = at;
+		at += cap[i];
+		s->seqs_off = at;
+		at += round_page(4 * cm_image_chunks(cap[i]));
 	}
 	return at;
+}
+
+static void free_seqs(struct image_file *f)
+{
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+		free(f->seqs[i]);
 }
 
 static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
@@ -132,6 +139,9 @@ struct image_file *image_file_create(const char *path, const struct cm_image_hea
 		rounded[i] = round_page(cap[i]);
 	init_header(&f->h, layout);
 	f->size = *bytes = lay_out(&f->h, rounded);
+	for (unsigned i = 0; i < f->h.nsections; i++)
+		if ((f->seqs[i] = calloc(cm_image_chunks(rounded[i]) + 1, 4)) == NULL)
+			goto fail;
 	f->h.file_size = f->size;
 	if (snprintf(f->path, sizeof(f->path), "%s", path) >= (int)sizeof(f->path) ||
 	    snprintf(f->tmp, sizeof(f->tmp), "%s.%ld", path, (long)getpid()) >= (int)sizeof(f->tmp)) {
@@ -147,6 +157,7 @@ fail:
 		close(f->fd);
 		unlink(f->tmp);
 	}
+	free_seqs(f);
 	free(f);
 	errno = saved;
 	return NULL;
@@ -162,7 +173,8 @@ int image_file_commit(struct image_file *f)
 	return 0;
 }
 
-int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len)
+int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len,
+		     const unsigned char *dirty)
 {
 	if (sec >= f->h.nsections) {
 		errno = EINVAL;
@@ -172,25 +184,25 @@ int image_file_write(struct image_file *f, unsigned sec, const void *data, size_
 		errno = ENOBUFS;
 		return -1;
 	}
-	return cm_image_put_section(&f->h, sec, data, len, file_write, f);
+	return cm_image_put_section(&f->h, sec, data, len, dirty, f->seqs[sec], file_write, f);
 }
 
-/* Section i's current buffer from old into new; a buffer another process
- * cut short is left out (its next publication fills it). */
+/* Section i's data from old into new (the section sec is not: its
+ * writer writes it whole next); data another process cut short is left
+ * out (its next publication fills it). */
 static int copy_section(struct image_file *old, struct image_file *f, unsigned i)
 {
 	const struct cm_image_section *s = &old->h.sec[i];
-	const struct cm_image_buf *b = &s->buf[s->active & 1u];
 	unsigned char *p;
 	int rc = 0;
 
-	if (b->len == 0 || b->seq & 1u)
+	if (s->len == 0 || s->seq & 1u)
 		return 0;
-	p = malloc(b->len);
+	p = malloc(s->len);
 	if (p == NULL)
 		return -1;
-	if (pread(old->fd, p, b->len, (off_t)b->off) == (ssize_t)b->len)
-		rc = image_file_write(f, i, p, b->len);
+	if (pread(old->fd, p, s->len, (off_t)s->off) == (ssize_t)s->len)
+		rc = image_file_write(f, i, p, s->len, NULL);
 	free(p);
 	return rc;
 }
@@ -203,7 +215,8 @@ int image_file_grow(struct image_file **fp, unsigned sec, size_t len, size_t *by
 
 	for (unsigned i = 0; i < old->h.nsections; i++)
 		cap[i] = (size_t)old->h.sec[i].cap;
-	cap[sec] = round_page(len * 2);
+	/* An eighth to spare: the image stays within 1.3 times its data. */
+	cap[sec] = round_page(len + len / 8);
 	f = image_file_create(old->path, &old->h, cap, bytes);
 	if (f == NULL)
 		return -1;
@@ -279,6 +292,7 @@ void image_file_abandon(struct image_file *f)
 	if (f == NULL)
 		return;
 	close(f->fd);
+	free_seqs(f);
 	free(f);
 }
 

@@ -30,15 +30,17 @@ struct image_file *image_file_create(const char *path, const struct cm_image_hea
 				     const size_t *cap, size_t *bytes);
 /* Renames a new file into place; nothing when it is there already. */
 int image_file_commit(struct image_file *f);
-/* Publishes one encoded section. -1 with errno set on failure: ENOBUFS
- * when it does not fit its buffer (image_file_grow first). */
-int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len);
-/* Replaces *f with a file whose section sec has room for len bytes and
- * holds every section's current buffer, committed if *f was; the old one
+/* Publishes the chunks of a section's data marked in dirty (NULL: all).
+ * -1 with errno set on failure: ENOBUFS when it does not fit its data
+ * area (image_file_grow first). */
+int image_file_write(struct image_file *f, unsigned sec, const void *data, size_t len,
+		     const unsigned char *dirty);
+/* Replaces *f with a file whose section sec has room for len bytes and an
+ * eighth, and holds every section's current data, committed if *f was; the old one
  * is marked superseded. *bytes is the new file's size. -1 with errno set when the
  * new file could not be made; *f is then unchanged. */
 int image_file_grow(struct image_file **f, unsigned sec, size_t len, size_t *bytes);
-/* Bytes of each buffer of section sec. */
+/* Bytes of section sec's data area. */
 size_t image_file_cap(const struct image_file *f, unsigned sec);
 /* The writer is alive: readers serve the image until stale_after_ms pass
  * without another beat. */

@@ -111,27 +111,83 @@ static int put_field(const struct cm_image_header *h, const void *field, size_t 
 	return w(ctx, field, n, (uint64_t)((const unsigned char *)field - (const unsigned char *)h));
 }
 
+/* Stores the numbers of the chunks marked in dirty (runs of them). */
+static int put_seqs(const struct cm_image_section *s, const unsigned char *dirty,
+		    const uint32_t *seqs, size_t n, cm_image_write_fn w, void *ctx)
+{
+	for (size_t k = 0; k < n;) {
+		size_t e = k;
+
+		if (dirty != NULL && !dirty[k]) {
+			k++;
+			continue;
+		}
+		while (e < n && (dirty == NULL || dirty[e]))
+			e++;
+		if (w(ctx, seqs + k, 4 * (e - k), s->seqs_off + 4 * k) != 0)
+			return -1;
+		k = e;
+	}
+	return 0;
+}
+
+/* The data of the chunks marked in dirty (runs of them). */
+static int put_data(const struct cm_image_section *s, const unsigned char *data, size_t len,
+		    const unsigned char *dirty, cm_image_write_fn w, void *ctx)
+{
+	size_t n = cm_image_chunks(len);
+
+	for (size_t k = 0; k < n;) {
+		size_t e = k, from = k * CM_IMAGE_CHUNK, to;
+
+		if (dirty != NULL && !dirty[k]) {
+			k++;
+			continue;
+		}
+		while (e < n && (dirty == NULL || dirty[e]))
+			e++;
+		to = e * CM_IMAGE_CHUNK < len ? e * CM_IMAGE_CHUNK : len;
+		if (w(ctx, data + from, to - from, s->off + from) != 0)
+			return -1;
+		k = e;
+	}
+	return 0;
+}
+
 int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *data,
-			 size_t len, cm_image_write_fn w, void *ctx)
+			 size_t len, const unsigned char *dirty, uint32_t *seqs,
+			 cm_image_write_fn w, void *ctx)
 {
 	struct cm_image_section *s = &h->sec[sec];
-	unsigned a = (s->active & 1u) ^ 1u;
-	struct cm_image_buf *b = &s->buf[a];
+	size_t n = cm_image_chunks(len);
+	uint32_t next;
 
-	/* Odd before the data changes, even only after it and its length:
-	 * a reader that sees the same even number on both sides of its copy
-	 * copied one whole publication. A failed store leaves it odd. */
-	b->seq |= 1u;
-	if (put_field(h, &b->seq, sizeof(b->seq), w, ctx) != 0 || w(ctx, data, len, b->off) != 0)
+	/* The section odd before anything changes; each rewritten chunk odd
+	 * before its bytes change and numbered only after them; the length,
+	 * then the section even. A reader that sees the same even number on
+	 * both sides of its copy copied one whole publication; one that sees
+	 * a chunk's number the same on both sides of reading it read that
+	 * chunk whole. A failed store leaves the section odd. */
+	s->seq |= 1u;
+	next = s->seq + 1;
+	if (put_field(h, &s->seq, sizeof(s->seq), w, ctx) != 0)
 		return -1;
-	b->len = (uint32_t)len;
-	if (put_field(h, &b->len, sizeof(b->len), w, ctx) != 0)
+	for (size_t k = 0; k < n; k++)
+		if (dirty == NULL || dirty[k])
+			seqs[k] = next | 1u;
+	if (put_seqs(s, dirty, seqs, n, w, ctx) != 0 ||
+	    put_data(s, data, len, dirty, w, ctx) != 0)
 		return -1;
-	b->seq++;
-	if (put_field(h, &b->seq, sizeof(b->seq), w, ctx) != 0)
+	for (size_t k = 0; k < n; k++)
+		if (dirty == NULL || dirty[k])
+			seqs[k] = next;
+	if (put_seqs(s, dirty, seqs, n, w, ctx) != 0)
 		return -1;
-	s->active = a;
-	return put_field(h, &s->active, sizeof(s->active), w, ctx);
+	s->len = (uint32_t)len;
+	if (put_field(h, &s->len, sizeof(s->len), w, ctx) != 0)
+		return -1;
+	s->seq = next;
+	return put_field(h, &s->seq, sizeof(s->seq), w, ctx);
 }
 
 static int mem_write(void *ctx, const void *buf, size_t len, uint64_t off)
@@ -143,7 +199,10 @@ static int mem_write(void *ctx, const void *buf, size_t len, uint64_t off)
 void cm_image_write_section(struct cm_image_header *h, unsigned sec, const void *data,
 			    size_t len)
 {
-	cm_image_put_section(h, sec, data, len, mem_write, h);
+	/* The chunk numbers live in the image itself: stored onto themselves. */
+	uint32_t *seqs = (uint32_t *)((unsigned char *)h + h->sec[sec].seqs_off);
+
+	cm_image_put_section(h, sec, data, len, NULL, seqs, mem_write, h);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -306,9 +365,16 @@ void cm_image_reader_init(struct cm_image_reader *r, cm_image_read_fn read, void
 
 void cm_image_reader_free(struct cm_image_reader *r)
 {
-	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++) {
 		free(r->copy[i].p);
+		free(r->copy[i].seqs);
+	}
 	memset(r->copy, 0, sizeof(r->copy));
+	free(r->tab);
+	free(r->stage);
+	r->tab = NULL;
+	r->stage = NULL;
+	r->tab_room = r->stage_room = 0;
 	r->valid = false;
 }
 
@@ -346,57 +412,188 @@ static bool read_record(struct cm_image_reader *r, unsigned i, struct cm_image_s
 	return r->read(r->ctx, s, sizeof(*s), at) == sizeof(*s);
 }
 
-static bool same_buf(const struct cm_image_buf *a, const struct cm_image_buf *b)
+/* Grows *p to hold n bytes. */
+static bool grow(void **p, size_t *have, size_t n)
 {
-	return a->seq == b->seq && a->len == b->len && a->off == b->off;
-}
+	void *q;
 
-static bool room(struct cm_image_copy *c, size_t n)
-{
-	unsigned char *p;
-
-	if (n <= c->room)
+	if (n <= *have)
 		return true;
-	p = realloc(c->p, n);
-	if (p == NULL)
+	q = realloc(*p, n);
+	if (q == NULL)
 		return false;
-	c->p = p;
-	c->room = n;
+	*p = q;
+	*have = n;
 	return true;
 }
 
-/* Copies the buffer b of section i, unless the copy holds it already. A
- * short read means the file was cut: the whole image is invalid. */
-static enum cm_image_find copy_buf(struct cm_image_reader *r, unsigned i, unsigned a,
-				   const struct cm_image_buf *b, bool *torn)
+/* The record's sizes and places, checked against the file's size. */
+static bool record_ok(const struct cm_image_reader *r, const struct cm_image_section *s)
+{
+	uint64_t fs = r->file_size, tab = 4 * (uint64_t)cm_image_chunks(s->len);
+
+	return s->len >= SECTION_HEAD && s->len <= s->cap &&
+	       s->cap <= CM_IMAGE_MAX_SECTION_BYTES && s->off <= fs && s->cap <= fs - s->off &&
+	       s->seqs_off <= fs && tab <= fs - s->seqs_off;
+}
+
+/* The copy holds chunks of the same place: only changed ones need reading. */
+static bool same_place(const struct cm_image_copy *c, const struct cm_image_section *s)
+{
+	return c->placed && c->off == s->off && c->cap == s->cap && c->seqs_off == s->seqs_off;
+}
+
+/* Whether chunk k must be read: its number moved, the copy lacks it, or
+ * the copy took it while the writer was at it (odd). A chunk whose even
+ * number did not move was not written since the copy read it. */
+static bool stale(const struct cm_image_reader *r, const struct cm_image_copy *c, size_t k,
+		  bool fresh)
+{
+	return fresh || k >= cm_image_chunks(c->n) || r->tab[k] != c->seqs[k] || (c->seqs[k] & 1u);
+}
+
+static size_t chunk_len(const struct cm_image_section *s, size_t k)
+{
+	return (k + 1) * CM_IMAGE_CHUNK < s->len ? CM_IMAGE_CHUNK : s->len - k * CM_IMAGE_CHUNK;
+}
+
+/* Reads the chunks that changed since the copy into dst: the copy itself,
+ * each at its own offset (direct), or the stage, packed. false on a short
+ * read. */
+static bool read_chunks(struct cm_image_reader *r, const struct cm_image_copy *c,
+			const struct cm_image_section *s, bool fresh, unsigned char *dst,
+			bool direct)
+{
+	size_t n = cm_image_chunks(s->len), at = 0;
+
+	for (size_t k = 0; k < n;) {
+		size_t e = k, from = k * CM_IMAGE_CHUNK, len;
+
+		if (!stale(r, c, k, fresh)) {
+			k++;
+			continue;
+		}
+		while (e < n && stale(r, c, e, fresh))
+			e++;
+		len = (e - 1) * CM_IMAGE_CHUNK + chunk_len(s, e - 1) - from;
+		if (r->read(r->ctx, dst + (direct ? from : at), len, s->off + from) != len)
+			return false;
+		r->chunks_read += e - k;
+		at += len;
+		k = e;
+	}
+	return true;
+}
+
+/* Bytes of the chunks that changed since the copy. */
+static size_t changed_bytes(const struct cm_image_reader *r, const struct cm_image_copy *c,
+			    const struct cm_image_section *s)
+{
+	size_t n = cm_image_chunks(s->len), bytes = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if (stale(r, c, k, false))
+			bytes += chunk_len(s, k);
+	return bytes;
+}
+
+/* The stage into the copy, each chunk where read_chunks took it from. */
+static void apply_stage(const struct cm_image_reader *r, struct cm_image_copy *c,
+			const struct cm_image_section *s)
+{
+	size_t n = cm_image_chunks(s->len), at = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!stale(r, c, k, false))
+			continue;
+		memcpy(c->p + k * CM_IMAGE_CHUNK, r->stage + at, chunk_len(s, k));
+		at += chunk_len(s, k);
+	}
+}
+
+static bool same_record(const struct cm_image_section *a, const struct cm_image_section *b)
+{
+	return a->seq == b->seq && a->len == b->len && a->off == b->off && a->cap == b->cap &&
+	       a->seqs_off == b->seqs_off;
+}
+
+/* Where the changed chunks go: the copy itself while it is not served
+ * (direct: each chunk at its own offset), else the stage, so that a torn
+ * attempt leaves a served copy as it was. NULL when out of memory. */
+static unsigned char *destination(struct cm_image_reader *r, struct cm_image_copy *c,
+				  const struct cm_image_section *s, bool fresh)
+{
+	if (!grow((void **)&c->p, &c->room, s->len))
+		return NULL;
+	if (fresh) {
+		c->placed = c->ok = false;
+		c->n = 0;
+	}
+	if (!c->ok)
+		return c->p;
+	return grow((void **)&r->stage, &r->stage_room, changed_bytes(r, c, s)) ? r->stage : NULL;
+}
+
+/* The copy now holds s's place, each chunk as numbered in r->tab. */
+static void took(struct cm_image_reader *r, struct cm_image_copy *c,
+		 const struct cm_image_section *s, bool whole)
+{
+	memcpy(c->seqs, r->tab, 4 * cm_image_chunks(s->len));
+	c->n = s->len;
+	c->seq = s->seq;
+	c->off = s->off;
+	c->cap = s->cap;
+	c->seqs_off = s->seqs_off;
+	c->placed = true;
+	c->ok = whole;
+}
+
+/* One attempt at bringing the copy of section i up to the record s. The
+ * copy changes only when the section's record was the same before and
+ * after (*torn otherwise). A short read invalidates the image. */
+static enum cm_image_find copy_section(struct cm_image_reader *r, unsigned i,
+				       const struct cm_image_section *s, bool *torn)
 {
 	struct cm_image_copy *c = &r->copy[i];
 	struct cm_image_section again;
+	size_t n = cm_image_chunks(s->len);
+	bool fresh = !same_place(c, s), direct;
+	unsigned char *dst;
 
 	*torn = false;
-	if (c->ok && c->active == a && c->seq == b->seq && c->off == b->off && c->n == b->len)
+	if (!fresh && c->seq == s->seq && c->n == s->len)
 		return CM_IMAGE_FOUND;
-	if (b->len == 0)
+	if (s->len == 0)
 		return CM_IMAGE_NONE; /* never published */
-	if (b->len < SECTION_HEAD || b->len > CM_IMAGE_MAX_SECTION_BYTES ||
-	    b->off > r->file_size || b->len > r->file_size - b->off || !room(c, b->len))
+	if (!record_ok(r, s) || !grow((void **)&r->tab, &r->tab_room, 4 * n) ||
+	    !grow((void **)&c->seqs, &c->seqs_room, 4 * n))
 		return CM_IMAGE_BUSY;
-	c->ok = false;
-	if (r->read(r->ctx, c->p, b->len, b->off) != b->len || !read_record(r, i, &again)) {
+	if (r->read(r->ctx, r->tab, 4 * n, s->seqs_off) != 4 * n) {
 		r->valid = false;
 		return CM_IMAGE_BUSY;
 	}
-	if (!same_buf(&again.buf[a], b)) {
-		*torn = true;
+	dst = destination(r, c, s, fresh);
+	direct = dst == c->p;
+	if (dst == NULL)
+		return CM_IMAGE_BUSY;
+	if (!read_chunks(r, c, s, fresh, dst, direct) || !read_record(r, i, &again)) {
+		r->valid = false;
+		c->placed = c->ok = false;
 		return CM_IMAGE_BUSY;
 	}
-	*c = (struct cm_image_copy){ .p = c->p, .room = c->room, .n = b->len, .active = a,
-				     .seq = b->seq, .off = b->off, .ok = true };
-	return CM_IMAGE_FOUND;
+	*torn = !same_record(&again, s);
+	if (!direct && !*torn)
+		apply_stage(r, c, s);
+	/* Torn while being made: each chunk keeps the number it had before it
+	 * was read, so the next attempt reads only those that moved since. */
+	if (direct || !*torn)
+		took(r, c, s, !*torn);
+	return *torn ? CM_IMAGE_BUSY : CM_IMAGE_FOUND;
 }
 
 /* Brings the copy of section i up to what the file publishes: retried
- * while the writer rewrites the buffer under us. */
+ * while the writer changes the section under us; else the last whole copy
+ * stays. */
 static enum cm_image_find sync_section(struct cm_image_reader *r, unsigned i)
 {
 	struct cm_image_section s = r->h.sec[i];
@@ -408,9 +605,9 @@ static enum cm_image_find sync_section(struct cm_image_reader *r, unsigned i)
 			r->valid = false;
 			return CM_IMAGE_BUSY;
 		}
-		if (s.buf[s.active & 1u].seq & 1u)
+		if (s.seq & 1u)
 			continue;
-		rc = copy_buf(r, i, s.active & 1u, &s.buf[s.active & 1u], &torn);
+		rc = copy_section(r, i, &s, &torn);
 		if (!torn)
 			return rc;
 	}

@@ -5,23 +5,32 @@
  * reader). Pure C: no OS, no SNMP.
  *
  * The file is a header followed by sections, one per MIB group. Each
- * section has two buffers; the writer fills the one readers are not told
- * to use, under that buffer's sequence number (odd while it writes), then
- * points the section at it. Both sides run on the same host: native byte
- * order and alignment.
+ * section has one data area, cut into chunks of CM_IMAGE_CHUNK bytes, and
+ * a sequence number per chunk. The writer changes only the chunks whose
+ * bytes changed (rows that changed, the offsets around an added or removed
+ * row): it makes the section's sequence number odd, marks each chunk it
+ * rewrites odd, writes it, gives it the section's next (even) number, and
+ * makes the section's number even again. A reader copies only the chunks
+ * whose numbers moved since its copy, and keeps what it copied only when
+ * the section's number was the same even number before and after: its copy
+ * is then the section as one publication left it, so no row in it is torn
+ * or mixes two samples. Both sides run on the same host: native byte order
+ * and alignment.
  *
  * Neither side maps the file: anyone who can write it could truncate it
  * under a mapping, and a load from a page that is gone is SIGBUS. The
  * writer stores with pwrite into blocks it allocated up front; the reader
- * copies the header and each changed section into its own memory with
- * pread, then checks the section's sequence number again, so it keeps no
- * half-written section. A short read (the file was cut) makes the whole
- * image invalid.
+ * copies the header and each changed chunk into its own memory with pread,
+ * then checks the section's sequence number again. A short read (the file
+ * was cut) makes the whole image invalid.
  *
- * A buffer holds the section's instances in OID order, each as the part of
- * its OID after the section's base, so a GETNEXT is a binary search:
- *   u32 count, u32 offsets_at; entries...; u32 offsets[count]
+ * A section's data holds its instances, each as the part of its OID after
+ * the section's base, and their offsets in OID order, so a GETNEXT is a
+ * binary search:
+ *   u32 count, u32 offsets_at; u32 offsets[count] at offsets_at; entries
  *   entry: u8 type, u8 sub_len, u16 val_len, u32 sub[sub_len], val, padding to 4
+ * The entries lie anywhere after the header (the writer keeps a row's
+ * entries together and a row where it was while it lives).
  * Numbers are 8 bytes (any ASN.1 number type), OBJECT IDENTIFIERs u32s.
  *
  * The reader treats all of it as untrusted: every count, offset and length
@@ -35,7 +44,9 @@
 #include <stdint.h>
 
 #define CM_IMAGE_MAGIC "CMIMAGE\0"
-#define CM_IMAGE_VERSION 1u
+#define CM_IMAGE_VERSION 2u
+/* Bytes of a section's data one sequence number covers. */
+#define CM_IMAGE_CHUNK 4096u
 #define CM_IMAGE_MAX_SECTIONS 16u
 #define CM_IMAGE_MAX_REGS 128u
 #define CM_IMAGE_MAX_OID 32u    /* sub-identifiers of a base or a registration */
@@ -52,18 +63,16 @@ enum cm_image_state { CM_IMAGE_LIVE = 1, CM_IMAGE_STOPPED = 2, CM_IMAGE_SUPERSED
  * objects, noSuchObject for columns a table does not have. */
 enum cm_image_reg_kind { CM_REG_SCALAR = 1, CM_REG_TABLE = 2, CM_REG_COLUMN = 3 };
 
-struct cm_image_buf {
-	uint32_t seq;       /* odd while the writer fills this buffer */
-	uint32_t len;       /* bytes used */
-	uint64_t off;       /* from the start of the file */
-};
-
 struct cm_image_section {
 	uint32_t base_len;
 	uint32_t base[CM_IMAGE_MAX_OID];
-	uint32_t active;    /* the buffer readers use: 0 or 1 */
-	uint64_t cap;       /* bytes of each buffer */
-	struct cm_image_buf buf[2];
+	uint32_t seq;       /* odd while the writer changes the section */
+	uint32_t len;       /* bytes of data in use */
+	uint32_t pad;
+	uint64_t cap;       /* bytes of the data area: whole chunks */
+	uint64_t off;       /* the data area, from the start of the file */
+	uint64_t seqs_off;  /* u32 per chunk of the data area: the section's
+			     * seq when it was last written, odd while it is */
 };
 
 /* A subtree the reader may register: read-only objects only, so SETs and
@@ -111,13 +120,23 @@ void cm_image_enc_free(struct cm_image_enc *e);
 /* Stores len bytes at off of the file; 0 when all were written. */
 typedef int (*cm_image_write_fn)(void *ctx, const void *buf, size_t len, uint64_t off);
 
-/* Seqlock publication of one encoded section: h is the writer's own copy
+/* Chunks of len bytes. */
+static inline size_t cm_image_chunks(size_t len)
+{
+	return (len + CM_IMAGE_CHUNK - 1) / CM_IMAGE_CHUNK;
+}
+
+/* Seqlock publication of a section's changed chunks: data[0..len) is the
+ * section's whole data as it is now, dirty a byte per chunk (nonzero:
+ * store it; NULL: every chunk), seqs the writer's copy of the section's
+ * chunk numbers (cm_image_chunks(cap) of them). h is the writer's own copy
  * of the file's header, kept up to date; every field that changes is
  * stored through w in the order readers rely on. -1 when a store failed
  * (the section is then left odd: readers keep their last copy). */
 int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *data,
-			 size_t len, cm_image_write_fn w, void *ctx);
-/* The same into an image held in memory (h is its start). */
+			 size_t len, const unsigned char *dirty, uint32_t *seqs,
+			 cm_image_write_fn w, void *ctx);
+/* The whole section into an image held in memory (h is its start). */
 void cm_image_write_section(struct cm_image_header *h, unsigned sec, const void *data,
 			    size_t len);
 
@@ -145,13 +164,16 @@ typedef size_t (*cm_image_read_fn)(void *ctx, void *buf, size_t len, uint64_t of
  * table, not the registrations (read apart, rarely). */
 #define CM_IMAGE_HEAD_BYTES offsetof(struct cm_image_header, reg)
 
-/* A section as the reader last copied it. */
+/* A section as the reader last copied it, with each chunk's number. */
 struct cm_image_copy {
 	unsigned char *p;
 	size_t room;
-	uint32_t n, active, seq;
-	uint64_t off;
-	bool ok;
+	uint32_t *seqs;
+	size_t seqs_room;
+	uint32_t n, seq;
+	uint64_t off, cap, seqs_off;
+	bool placed;   /* p holds chunks of that place, each as numbered in seqs */
+	bool ok;       /* ... and all of them from one publication: served */
 };
 
 /* The reader's own copy of an image: nothing in it points into the file. */
@@ -162,6 +184,13 @@ struct cm_image_reader {
 	bool valid;                /* the header copy passed the checks */
 	struct cm_image_header h;  /* up to CM_IMAGE_HEAD_BYTES; reg by _regs */
 	struct cm_image_copy copy[CM_IMAGE_MAX_SECTIONS];
+	/* Scratch: the chunk numbers as the file has them, and the changed
+	 * chunks of a copy being brought up to date (what is changing). */
+	uint32_t *tab;
+	size_t tab_room;
+	unsigned char *stage;
+	size_t stage_room;
+	uint64_t chunks_read;      /* chunks copied since init (tests, benchmarks) */
 };
 
 void cm_image_reader_init(struct cm_image_reader *r, cm_image_read_fn read, void *ctx);

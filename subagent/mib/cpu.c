@@ -15,8 +15,10 @@ enum {
 	COL_CTXSW = CM_ARC_clusterMonCpuCtxSwitches
 };
 
-/* Busy time from the helper's scheduler sensors, for the same request. */
-static struct probes_view *busy;
+/* Busy time from the helper's scheduler sensors, for the same request:
+ * per thread, as the SNMP thread and the publisher (mib/publish.c) each
+ * acquire the group. */
+static _Thread_local struct probes_view *busy;
 
 static void *cpu_acquire(void)
 {

@@ -69,6 +69,9 @@ struct mib_table {
 	/* Row indexes must ascend in OID order. */
 	void (*row_index)(void *view, size_t row, oid *out);
 	int (*get)(void *view, size_t row, unsigned col, struct mib_value *v);
+	/* May be NULL. Nonzero: the row's values change only when this does
+	 * (the published image encodes a row again only then). */
+	uint64_t (*row_gen)(void *view, size_t row);
 	unsigned writable_col;          /* 0: none */
 	const struct mib_setter *setter;
 };

@@ -67,6 +67,13 @@ static void proc_index(void *view, size_t row, oid *out)
 	out[0] = (oid)proc_snapshot_row(view, row)->pid;
 }
 
+/* The snapshot in which the row last changed: proctab's generations only
+ * grow over clustermond's life (one table, made once). */
+static uint64_t proc_row_gen(void *view, size_t row)
+{
+	return proc_snapshot_row(view, row)->gen;
+}
+
 static int proc_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
 	const struct proc_row *r = proc_snapshot_row(view, row);
@@ -290,6 +297,7 @@ static const struct mib_table proc_table = {
 	.rows = proc_rows,
 	.row_index = proc_index,
 	.get = proc_get,
+	.row_gen = proc_row_gen,
 };
 
 static const struct mib_object proc_objects[] = {

@@ -5,20 +5,29 @@
  *
  * The image is encoded from the same group descriptors and get callbacks
  * that answer AgentX requests, so both paths serve the same instances with
- * the same types. It runs on the SNMP thread (the only thread that may call
- * the groups), from a timer at the fastest source's interval; a group is
- * encoded again only when one of its sources sampled since. Groups with
- * read-create tables stay with the subagent: their rows change by SET.
+ * the same types. It runs on a thread of its own (cm-publish), at the
+ * fastest source's interval, so a GET through AgentX never waits behind an
+ * encoding: what it reads of a published group is a snapshot (refcounted,
+ * immutable), a copy taken under the group's lock, or atomics. The SNMP
+ * thread only tells it, once a second, where to publish (the configuration
+ * is the SNMP thread's). A group is encoded again only when one of its
+ * sources sampled since. Groups with read-create tables stay with the
+ * subagent: their rows change by SET.
  */
 #include "group.h"
 #include "mib.h"
 #include "publish.h"
 #include "../core/clock.h"
+#include "../core/imagesec.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "../conf.h"
 #include "../imagefile.h"
@@ -33,25 +42,35 @@
 /* Readers stop serving after two ticks without a beat, but never sooner
  * than a second: a busy SNMP thread must not make the values vanish. */
 #define STALE_FLOOR_MS 500u
+/* How often the SNMP thread passes the configured path on. */
+#define FOLLOW_MS 1000u
 
 struct section {
 	const struct mib_group *g;
+	struct cm_isec b;   /* the section's data, kept up to date by change */
 	uint64_t gen;
 	uint64_t last_ns;
-	bool done;
+	bool done;          /* in this file */
 };
 
 static struct {
 	struct image_file *f;
 	struct cm_image_header layout;
 	struct section s[CM_IMAGE_MAX_SECTIONS];
-	struct cm_image_enc enc;
+	struct cm_image_enc enc;            /* one unit's entries at a time */
 	size_t cap[CM_IMAGE_MAX_SECTIONS];  /* room each section last needed */
-	unsigned alarm;
 	uint32_t tick_ms;
 	uint64_t retry_at, verify_at;
-	bool complained, announced, running;
-} P;
+	bool complained, announced;
+	char path[PATH_MAX];                /* the publisher's: where it publishes */
+	/* Shared with the SNMP thread, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	char want[PATH_MAX];                /* "" for none */
+	bool stop, running;
+	pthread_t thread;
+	unsigned alarm;                     /* the SNMP thread's FOLLOW_MS timer */
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* ------------------------------------------------------------ layout */
 
@@ -141,51 +160,72 @@ static void add_value(const uint32_t *sub, size_t n, const struct mib_value *v)
 	}
 }
 
-static void encode_table(const struct mib_object *o, void *view)
+/* The unit whose key cm_isec_next was given: its entries from P.enc. */
+static void put_unit(struct cm_isec *b, bool row)
+{
+	if (P.enc.failed)
+		b->failed = true;
+	else
+		cm_isec_put(b, P.enc.buf + 8, P.enc.len - 8, row);
+}
+
+/* A table's rows, each encoded only when it is new or changed (its
+ * row_gen moved, or it has none). */
+static void encode_table(struct cm_isec *b, const struct mib_object *o, void *view)
 {
 	const struct mib_table *t = o->table;
-	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 };
+	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 }, key[1 + MAX_OID_LEN] = { o->arc };
 	oid idx[MAX_OID_LEN];
 	struct mib_value v;
 	size_t rows = t->rows(view);
 
-	if (3 + t->index_len > CM_IMAGE_MAX_SUB)
+	if (3 + t->index_len > CM_IMAGE_MAX_SUB) {
+		b->failed = true;
 		return;
-	for (unsigned c = t->min_col; c <= t->max_col; c++) {
-		if (c == t->writable_col)
+	}
+	for (size_t r = 0; r < rows; r++) {
+		t->row_index(view, r, idx);
+		for (unsigned k = 0; k < t->index_len; k++)
+			key[1 + k] = sub[3 + k] = (uint32_t)idx[k];
+		if (!cm_isec_next(b, key, 1 + t->index_len, t->row_gen ? t->row_gen(view, r) : 0))
 			continue;
-		sub[2] = c;
-		for (size_t r = 0; r < rows; r++) {
-			t->row_index(view, r, idx);
-			for (unsigned k = 0; k < t->index_len; k++)
-				sub[3 + k] = (uint32_t)idx[k];
-			if (t->get(view, r, c, &v) == MIB_PRESENT)
+		cm_image_enc_begin(&P.enc);
+		for (unsigned c = t->min_col; c <= t->max_col; c++) {
+			sub[2] = c;
+			if (c != t->writable_col && t->get(view, r, c, &v) == MIB_PRESENT)
 				add_value(sub, 3 + t->index_len, &v);
 		}
+		put_unit(b, true);
 	}
 }
 
-/* The group's read-only instances in OID order, as group.c serves them. */
-static size_t encode_group(const struct mib_group *g)
+/* The group's read-only instances into its section: what changed since
+ * the last publication is all that is encoded and marked. */
+static size_t encode_group(struct section *sec)
 {
+	const struct mib_group *g = sec->g;
 	void *view = g->acquire ? g->acquire() : NULL;
 	struct mib_value v;
 
-	cm_image_enc_begin(&P.enc);
+	cm_isec_begin(&sec->b);
 	for (size_t i = 0; i < g->nobjects; i++) {
 		const struct mib_object *o = &g->objects[i];
 		uint32_t sub[2] = { o->arc, 0 };
 
 		if (o->table == NULL) {
-			if (o->setter == NULL && o->get(view, &v) == MIB_PRESENT)
+			if (o->setter != NULL || !cm_isec_next(&sec->b, sub, 1, 0))
+				continue;
+			cm_image_enc_begin(&P.enc);
+			if (o->get(view, &v) == MIB_PRESENT)
 				add_value(sub, 2, &v);
+			put_unit(&sec->b, false);
 		} else if (view != NULL || g->acquire == NULL) {
-			encode_table(o, view);
+			encode_table(&sec->b, o, view);
 		}
 	}
 	if (g->release)
 		g->release(view);
-	return cm_image_enc_end(&P.enc);
+	return cm_isec_end(&sec->b);
 }
 
 /* Samples taken by the group's sources: it changes when they do. */
@@ -200,8 +240,6 @@ static uint64_t generation(const struct mib_group *g)
 	return gen;
 }
 
-static const char *wanted_path_or_none(void);
-
 /* Stops publishing after a failure: one line names the path, the size
  * and the reason; the file goes (readers step aside, as when clustermond
  * is gone) and a new one is tried after RETRY_NS. */
@@ -210,7 +248,7 @@ static void give_up(const char *what, size_t bytes, int err, uint64_t now)
 	if (!P.complained)
 		snmp_log(LOG_ERR, "clustermond: snapshotFile %s: cannot %s (%zu bytes): %s; "
 			 "not publishing, retrying every %llu s\n",
-			 P.f != NULL ? image_file_path(P.f) : wanted_path_or_none(), what, bytes,
+			 P.f != NULL ? image_file_path(P.f) : P.path[0] ? P.path : "none", what, bytes,
 			 strerror(err), RETRY_NS / 1000000000ull);
 	P.complained = true;
 	P.retry_at = now + RETRY_NS;
@@ -218,25 +256,29 @@ static void give_up(const char *what, size_t bytes, int err, uint64_t now)
 	P.f = NULL;
 }
 
-/* Writes section i, into a bigger file when it outgrew its room. */
+/* Writes the changed chunks of section i, into a bigger file (all of
+ * them) when it outgrew its room. */
 static int write_section(unsigned i, size_t len, uint64_t now)
 {
+	struct cm_isec *b = &P.s[i].b;
 	size_t bytes = 0;
 	int err;
 
 	if (len > image_file_cap(P.f, i)) {
 		if (image_file_grow(&P.f, i, len, &bytes) != 0) {
 			err = errno;
-			P.cap[i] = len * 2;
+			P.cap[i] = len + len / 8;
 			give_up("grow the image", bytes, err, now);
 			return -1;
 		}
 		P.cap[i] = image_file_cap(P.f, i);
+		cm_isec_mark_all(b, true);
 	}
-	if (image_file_write(P.f, i, P.enc.buf, len) != 0) {
+	if (image_file_write(P.f, i, b->data, len, b->dirty) != 0) {
 		give_up("write the image", len, errno, now);
 		return -1;
 	}
+	cm_isec_mark_all(b, false);
 	return 0;
 }
 
@@ -250,10 +292,15 @@ static int publish_section(unsigned i, uint64_t now)
 		return 0;
 	if (s->done && now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
 		return 0;
-	len = encode_group(s->g);
+	len = encode_group(s);
+	if (!s->done) /* a new file: every chunk goes */
+		cm_isec_mark_all(&s->b, true);
 	if (len == 0) {
 		snmp_log(LOG_ERR, "clustermond: image: cannot publish %s: out of memory\n",
 			 s->g->name);
+		/* Half-changed: made again from nothing next time. */
+		cm_isec_free(&s->b);
+		s->done = false;
 		return 0;
 	}
 	if (write_section(i, len, now) != 0)
@@ -266,6 +313,7 @@ static int publish_section(unsigned i, uint64_t now)
 
 /* ------------------------------------------------------------ the file */
 
+/* The configured path, or NULL; on the SNMP thread (conf_active() is its). */
 static const char *wanted_path(void)
 {
 	const char *p = conf_active()->snapshot_file;
@@ -277,13 +325,6 @@ static const char *wanted_path(void)
 		return p;
 	/* Unset: published where the packages make room for it, if they did. */
 	return stat(DEFAULT_DIR, &st) == 0 && S_ISDIR(st.st_mode) ? DEFAULT_PATH : NULL;
-}
-
-static const char *wanted_path_or_none(void)
-{
-	const char *p = wanted_path();
-
-	return p != NULL ? p : "none";
 }
 
 /* A new file, committed once every section is in it (tick), so a reader
@@ -328,11 +369,16 @@ static void verify(uint64_t now)
 	P.retry_at = 0;
 }
 
-/* Follows the configuration (SIGHUP may change or drop the path). */
+/* Follows the configuration (SIGHUP may change or drop the path) as the
+ * SNMP thread last passed it on. */
 static void follow_path(uint64_t now)
 {
-	const char *want = wanted_path();
+	const char *want;
 
+	pthread_mutex_lock(&P.lock);
+	memcpy(P.path, P.want, sizeof(P.path));
+	pthread_mutex_unlock(&P.lock);
+	want = P.path[0] != '\0' ? P.path : NULL;
 	if (P.f != NULL && (want == NULL || strcmp(want, image_file_path(P.f)) != 0)) {
 		image_file_close(P.f);
 		P.f = NULL;
@@ -351,8 +397,6 @@ static uint32_t fastest_interval(void)
 			ms = sampler_interval(i);
 	return ms < SOURCE_INTERVAL_MIN_MS ? SOURCE_INTERVAL_MIN_MS : ms;
 }
-
-static void arm(uint32_t ms);
 
 /* Publishes what changed into a committed file, then beats. */
 static void publish_all(uint64_t now, uint32_t floor)
@@ -373,40 +417,113 @@ static void publish_all(uint64_t now, uint32_t floor)
 		give_up("write the heartbeat", 0, errno, now);
 }
 
-static void tick(unsigned reg, void *arg)
+static void tick(uint64_t now)
 {
-	uint64_t now = cm_clock_ns();
-	uint32_t want = fastest_interval();
-	uint32_t floor = want > STALE_FLOOR_MS ? want : STALE_FLOOR_MS;
+	uint32_t floor;
 
-	(void)reg, (void)arg;
+	P.tick_ms = fastest_interval();
+	floor = P.tick_ms > STALE_FLOOR_MS ? P.tick_ms : STALE_FLOOR_MS;
 	if (P.f != NULL)
 		verify(now);
 	follow_path(now);
 	if (P.f != NULL)
 		publish_all(now, floor);
-	if (want != P.tick_ms)
-		arm(want);
 }
 
-static void arm(uint32_t ms)
+/* Sleeps until deadline (cm_clock_ns) or publish_stop; false on stop.
+ * Called and returns with P.lock held. */
+static bool sleep_until(uint64_t deadline)
 {
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000u),
+			       .tv_nsec = (long)(deadline % 1000000000u) };
 
-	if (P.alarm != 0)
-		snmp_alarm_unregister(P.alarm);
-	P.tick_ms = ms;
-	P.alarm = snmp_alarm_register_hr(tv, SA_REPEAT, tick, NULL);
+	while (!P.stop && cm_clock_ns() < deadline)
+		if (pthread_cond_timedwait(&P.wake, &P.lock, &ts) == ETIMEDOUT)
+			break;
+	return !P.stop;
+}
+
+/* cm-publish: a tick at the fastest source's interval, on a fixed grid so
+ * the rate does not drift; a late tick is not made up for. */
+static void *publisher(void *arg)
+{
+	uint64_t due = cm_clock_ns();
+
+	(void)arg;
+	pthread_mutex_lock(&P.lock);
+	do {
+		uint64_t now;
+
+		pthread_mutex_unlock(&P.lock);
+		now = cm_clock_ns();
+		tick(now);
+		due += (uint64_t)P.tick_ms * 1000000u;
+		now = cm_clock_ns();
+		if (due < now)
+			due = now;
+		pthread_mutex_lock(&P.lock);
+	} while (sleep_until(due));
+	pthread_mutex_unlock(&P.lock);
+	return NULL;
+}
+
+/* On the SNMP thread: the path the configuration names now. */
+static void pass_path(unsigned reg, void *arg)
+{
+	const char *want = wanted_path();
+
+	(void)reg, (void)arg;
+	pthread_mutex_lock(&P.lock);
+	snprintf(P.want, sizeof(P.want), "%s", want != NULL ? want : "");
+	pthread_mutex_unlock(&P.lock);
+}
+
+static int start_thread(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int rc;
+
+	/* The wait is on cm_clock_ns's clock (CLOCK_MONOTONIC). */
+	if (pthread_condattr_init(&ca) != 0)
+		return -1;
+	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(&P.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0)
+		return rc;
+	/* Signals belong to the SNMP thread, whose loop handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&P.thread, NULL, publisher, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&P.wake);
+		return rc;
+	}
+	pthread_setname_np(P.thread, "cm-publish");
+	return 0;
 }
 
 void publish_start(void)
 {
+	struct timeval tv = { .tv_sec = FOLLOW_MS / 1000, .tv_usec = (FOLLOW_MS % 1000) * 1000 };
+	int rc;
+
 	build_layout();
 	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
 		P.cap[i] = MIN_CAP;
+	P.stop = false;
+	pass_path(0, NULL);
+	rc = start_thread();
+	if (rc != 0) {
+		snmp_log(LOG_ERR, "clustermond: image: cannot start the publisher thread: %s; "
+			 "not publishing\n", strerror(rc));
+		return;
+	}
 	P.running = true;
-	arm(fastest_interval());
-	tick(0, NULL);
+	P.alarm = snmp_alarm_register_hr(tv, SA_REPEAT, pass_path, NULL);
 }
 
 void publish_stop(void)
@@ -415,7 +532,16 @@ void publish_stop(void)
 		return;
 	if (P.alarm != 0)
 		snmp_alarm_unregister(P.alarm);
+	pthread_mutex_lock(&P.lock);
+	P.stop = true;
+	pthread_cond_broadcast(&P.wake);
+	pthread_mutex_unlock(&P.lock);
+	pthread_join(P.thread, NULL);
+	pthread_cond_destroy(&P.wake);
 	image_file_close(P.f);
 	cm_image_enc_free(&P.enc);
+	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
+		cm_isec_free(&P.s[i].b);
 	memset(&P, 0, sizeof(P));
+	pthread_mutex_init(&P.lock, NULL);
 }

@@ -7,11 +7,12 @@
 #ifndef CLUSTERMON_MIB_PUBLISH_H
 #define CLUSTERMON_MIB_PUBLISH_H
 
-/* Starts publishing on the SNMP thread: call after the groups are
- * registered and privileges dropped, so the file belongs to the user
- * clustermond runs as. */
+/* Starts publishing on a thread of its own (cm-publish): call on the SNMP
+ * thread after the groups are registered and privileges dropped, so the
+ * file belongs to the user clustermond runs as. Every group it publishes
+ * must read only snapshots, copies taken under a lock, or atomics. */
 void publish_start(void);
-/* Marks the image stopped and removes it (at exit). */
+/* Stops the thread, marks the image stopped and removes it (at exit). */
 void publish_stop(void);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "../sources/probes.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include <net-snmp/agent/agent_callbacks.h>
@@ -13,7 +14,8 @@
 static const oid system_oid[] = { CM_OID_clusterMonSystem };
 
 static char node_name[256];
-static uint32_t discontinuity_ticks;
+/* Read by the publisher thread too (mib/publish.c). */
+static _Atomic uint32_t discontinuity_ticks;
 
 void mib_system_set_node_name(const char *name)
 {

@@ -14,43 +14,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../system/timed_get.h"
+
 #include "mib/cm-oids.h"
 
 static const oid sys_uptime[] = { 1, 3, 6, 1, 2, 1, 1, 3, 0 };
 static const oid cpu_util_1[] = { CM_OID_clusterMonCpuUtil, 1 };
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* One GET; returns its round trip in us, or -1 on any error. */
-static double timed_get(netsnmp_session *ss, const oid *name, size_t len)
-{
-	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET), *resp = NULL;
-	double t0, dt = -1;
-
-	snmp_add_null_var(pdu, name, len);
-	t0 = now_us();
-	if (snmp_synch_response(ss, pdu, &resp) == STAT_SUCCESS && resp &&
-	    resp->errstat == SNMP_ERR_NOERROR && resp->variables &&
-	    resp->variables->type != SNMP_NOSUCHOBJECT &&
-	    resp->variables->type != SNMP_NOSUCHINSTANCE)
-		dt = now_us() - t0;
-	if (resp)
-		snmp_free_pdu(resp);
-	return dt;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {

@@ -3,8 +3,9 @@
  * test_image.c - the published image (core/image.h): what the writer
  * encodes the reader finds, by GET and by GETNEXT within a registered
  * subtree; sections never published or published empty answer nothing; a
- * second publication flips buffers; a buffer being written is never read;
- * stale and malformed images are refused, never crash.
+ * second publication moves the section's number on; a section or chunk
+ * being written is never read; stale and malformed images are refused,
+ * never crash.
  *
  * With an argument it writes the image it builds there (the fuzz seed in
  * tests/fixtures/image/ was made so).
@@ -37,14 +38,15 @@ static const uint32_t bases[NSEC][11] = {
 static size_t image_size, header_bytes;
 
 /* As subagent/imagefile.c's lay_out: the header rounded to a page, then
- * each section's two buffers in turn, so offsets here are the real ones. */
+ * each section's data and its chunk numbers (a page), so offsets here are
+ * the real ones. */
 static struct cm_image_header *new_image(void)
 {
 	struct cm_image_header *h;
 	size_t at;
 
 	header_bytes = (sizeof(*h) + 4095) / 4096 * 4096;
-	image_size = header_bytes + 2 * NSEC * CAP;
+	image_size = header_bytes + NSEC * (CAP + 4096);
 	h = aligned_alloc(4096, image_size);
 	if (h == NULL)
 		abort();
@@ -62,8 +64,9 @@ static struct cm_image_header *new_image(void)
 		h->sec[s].base_len = 11;
 		memcpy(h->sec[s].base, bases[s], sizeof(bases[s]));
 		h->sec[s].cap = CAP;
-		for (unsigned k = 0; k < 2; k++, at += CAP)
-			h->sec[s].buf[k].off = at;
+		h->sec[s].off = at;
+		h->sec[s].seqs_off = at + CAP;
+		at += CAP + 4096;
 	}
 	h->nregs = 3;
 	h->reg[0] = (struct cm_image_reg){ .kind = CM_REG_SCALAR, .len = 12,
@@ -76,7 +79,7 @@ static struct cm_image_header *new_image(void)
 }
 
 /* As imagefile.c does before publishing: cm_image_write_section trusts
- * the caller that the section fits its buffer. */
+ * the caller that the section fits its data area. */
 static void publish(struct cm_image_header *h, unsigned sec, struct cm_image_enc *e)
 {
 	size_t len = cm_image_enc_end(e);
@@ -313,32 +316,24 @@ static void test_publication(struct cm_image_header *h)
 {
 	static struct cm_image_value v;
 	struct cm_image_section *s = &h->sec[SEC_CPU];
-	unsigned before = s->active;
-	struct cm_image_buf *b;
+	uint32_t before = s->seq, *chunk = (uint32_t *)((unsigned char *)h + s->seqs_off);
 
 	publish_cpu(h, 9999);
-	ok(s->active != before, "a second publication flips the section's buffer");
+	ok(s->seq == before + 2 && *chunk == s->seq,
+	   "a second publication moves the section's number on by two, and its chunk's with it");
 	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
 	   value_num(&v) == 9999, "and readers see the new value");
-	ok(s->buf[before].len > 0 && s->buf[s->active].seq == 2,
-	   "the old buffer is left whole; the new one's sequence moved on by two");
-	publish_cpu(h, 4242);
-	ok(s->active == before && s->buf[before].seq == 4 &&
-	   cm_image_get(h, image_size, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
-	   value_num(&v) == 4242, "a third flips back, with the third's values");
-	b = &s->buf[s->active];
-	b->seq++;
+	s->seq++;
 	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY,
-	   "a buffer whose writer is midway (odd sequence) is never read: GET busy");
+	   "a section whose writer is midway (odd number) is never read: GET busy");
 	ok(cm_image_next(h, image_size, NAME(ROOT, 3, 20), NAME(ROOT, 3, 20), &v) == CM_IMAGE_BUSY,
 	   "nor by GETNEXT");
-	b->seq++;
+	s->seq++;
 	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
 	   "and is read again once written");
-	s->buf[s->active ^ 1u].seq++;
-	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_FOUND,
-	   "the writer midway in the other buffer does not stop readers");
-	s->buf[s->active ^ 1u].seq++;
+	publish_cpu(h, 4242);
+	ok(cm_image_get(h, image_size, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
+	   value_num(&v) == 4242, "a third publication, with the third's values");
 }
 
 static void test_fresh(struct cm_image_header *h)
@@ -399,17 +394,16 @@ static void poke(unsigned char *p, unsigned width, uint64_t v)
 }
 
 #define HDR(field) offsetof(struct cm_image_header, field)
-/* A field of the cpu section's buffer b (offsetof wants a constant index). */
-#define BUF(b, field) (HDR(sec[SEC_CPU].buf) + (b) * sizeof(struct cm_image_buf) + \
-		       offsetof(struct cm_image_buf, field))
+/* A field of the cpu section's record. */
+#define SEC(field) (HDR(sec[SEC_CPU]) + offsetof(struct cm_image_section, field))
 
 /* Damage one field, check what the reader makes of it, undo it. */
 static void test_malformed(struct cm_image_header *h)
 {
 	static struct cm_image_value v;
 	unsigned char *img = (unsigned char *)h;
-	const unsigned a = h->sec[SEC_CPU].active;
-	const size_t boff = h->sec[SEC_CPU].buf[a].off, blen = h->sec[SEC_CPU].buf[a].len;
+	const size_t boff = h->sec[SEC_CPU].off, blen = h->sec[SEC_CPU].len;
+	const size_t soff = h->sec[SEC_CPU].seqs_off;
 	uint32_t at;
 	const size_t n = image_size;
 
@@ -425,7 +419,7 @@ static void test_malformed(struct cm_image_header *h)
 		{ "bad magic", HDR(magic), 1, 'X', n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		/* The reader checks its copy of the header whole at every refresh:
 		 * a count out of range makes the image invalid. */
-		{ "another version", HDR(version), 4, 2, n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "the version before", HDR(version), 4, 1, n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "another header size", HDR(header_size), 4, 64, n, false,
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "too many sections", HDR(nsections), 4, 1000, n, false,
@@ -443,16 +437,28 @@ static void test_malformed(struct cm_image_header *h)
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "a section base too long", HDR(sec[SEC_CPU].base_len), 4, CM_IMAGE_MAX_OID + 1,
 		  n, false, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
-		{ "a buffer past the end", BUF(a, off), 8, n - 4, n, true,
+		{ "a data area past the end", SEC(off), 8, n - 4, n, true,
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
-		{ "a buffer at the end", BUF(a, off), 8, n, n, true,
+		{ "a data area at the end", SEC(off), 8, n, n, true,
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
-		{ "a buffer offset that wraps", BUF(a, off), 8, UINT64_MAX - 3, n,
+		{ "a data offset that wraps", SEC(off), 8, UINT64_MAX - 3, n,
 		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
-		{ "a buffer longer than the file", BUF(a, len), 4, UINT32_MAX, n,
+		{ "data longer than the file", SEC(len), 4, UINT32_MAX, n,
 		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
-		{ "a buffer shorter than its head", BUF(a, len), 4, 7, n, true,
+		{ "data longer than its area", SEC(len), 4, CAP + 4, n,
+		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "an area larger than the file", SEC(cap), 8, n, n,
+		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "an area size that wraps", SEC(cap), 8, UINT64_MAX - 3, n,
+		  true, CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "data shorter than its head", SEC(len), 4, 7, n, true,
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "chunk numbers past the end", SEC(seqs_off), 8, n - 2, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		{ "chunk numbers' offset that wraps", SEC(seqs_off), 8, UINT64_MAX - 1, n, true,
+		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
+		/* A one-shot reader copies every chunk, whatever its number. */
+		{ "a chunk number odd", soff, 4, 3, n, true, CM_IMAGE_FOUND, CM_IMAGE_FOUND },
 		{ "a count larger than the buffer", boff, 4, 0x7fffffff, n, true,
 		  CM_IMAGE_BUSY, CM_IMAGE_BUSY },
 		{ "a count one too large", boff, 4, (blen - at) / 4 + 1, n, true,
@@ -549,7 +555,7 @@ static void test_reader(struct cm_image_header *h)
 	ok(cm_image_reader_refresh(&r, image_size) &&
 	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 2), &v) == CM_IMAGE_FOUND &&
 	   value_num(&v) == 7, "a reader over a file finds what was published");
-	boff = s->buf[s->active].off;
+	boff = s->off;
 	memset(F.p + boff, 0xff, 16);
 	ok(cm_image_reader_refresh(&r, image_size) &&
 	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 2), &v) == CM_IMAGE_FOUND &&
@@ -559,15 +565,15 @@ static void test_reader(struct cm_image_header *h)
 	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
 	   value_num(&v) == 4321, "a new publication is copied again");
 	F.reads = 0;
-	F.strike_at = 3; /* header, section data, then the record read again */
+	F.strike_at = 3; /* header, chunk numbers, section data, then the record again */
 	publish_cpu(h, 5555);
 	ok(cm_image_reader_refresh(&r, image_size) &&
 	   cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 1), &v) == CM_IMAGE_FOUND &&
-	   value_num(&v) == 1234 && F.reads == 6,
-	   "a copy the writer overtook is taken again");
+	   value_num(&v) == 1234 && F.reads == 8,
+	   "a copy the writer overtook is taken again (%u reads)", F.reads);
 	F.strike_at = 0;
 	publish_cpu(h, 6666);
-	ok(cm_image_reader_refresh(&r, image_size) && (F.n = s->buf[s->active].off + 8, true) &&
+	ok(cm_image_reader_refresh(&r, image_size) && (F.n = s->off + 8, true) &&
 	   cm_image_reader_get(&r, NAME(ROOT, 3, 1, 0), &v) == CM_IMAGE_BUSY && !r.valid,
 	   "the file cut after its size was taken: a short read makes the image invalid");
 	ok(!cm_image_reader_refresh(&r, sizeof(*h) - 1) && !cm_image_reader_fresh(&r, h->heartbeat_ns),
@@ -598,7 +604,7 @@ int main(int argc, char **argv)
 		free(h);
 		return failed;
 	}
-	ok(empty == 8 && h->sec[SEC_MEM].buf[h->sec[SEC_MEM].active].len == 8,
+	ok(empty == 8 && h->sec[SEC_MEM].len == 8,
 	   "an empty section is its head alone");
 	ok(cm_image_header(h, image_size) == h, "the built image passes the header check");
 	test_compare();

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* imagesec.c - a section of the image kept up to date by change (see imagesec.h). */
+#include "imagesec.h"
+#include "image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HEAD 8u
+/* Free slots are reused by exact length up to this many bytes; a longer
+ * one waits for the next compaction. */
+#define FREE_CLASSES 1024u
+#define MAX_COLUMNS 256u
+
+static bool grow(void **p, size_t *cap, size_t need, size_t unit)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n += n / 2 + 64;
+	q = realloc(*p, n * unit);
+	if (q == NULL)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Bytes of the entry at p (its head read where it lies). */
+static size_t entry_size(const unsigned char *p)
+{
+	uint16_t vl;
+
+	memcpy(&vl, p + 2, 2);
+	return 4 + 4 * (size_t)p[1] + (((size_t)vl + 3) & ~(size_t)3);
+}
+
+/* Each entry of unit u (checked by entries_ok when it was put). */
+#define EACH_ENTRY(s, u, p)                                                             \
+	for (const unsigned char *p = (s)->data + (u)->off, *end_ = p + (u)->len;        \
+	     p < end_; p += entry_size(p))
+
+/* Entries that fill len exactly; a row's name a column (< MAX_COLUMNS)
+ * and an index. Their number into *n. */
+static bool entries_ok(const unsigned char *p, size_t len, bool row, uint32_t *n)
+{
+	*n = 0;
+	for (size_t at = 0; at < len; (*n)++) {
+		if (len - at < 4 || entry_size(p + at) > len - at ||
+		    (row && (p[at + 1] < 3 || rd32(p + at + 12) >= MAX_COLUMNS)))
+			return false;
+		at += entry_size(p + at);
+	}
+	return true;
+}
+
+/* The entries at a and b (len bytes each) have the same heads and names,
+ * in the same places: only values differ, and the offsets stand. */
+static bool same_shape(const unsigned char *a, const unsigned char *b, size_t len)
+{
+	for (size_t at = 0; at < len; at += entry_size(a + at)) {
+		size_t head = 4 + 4 * (size_t)a[at + 1];
+
+		if (memcmp(a + at, b + at, head) != 0)
+			return false;
+	}
+	return true;
+}
+
+void cm_isec_init(struct cm_isec *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void list_free(struct cm_isec_list *l)
+{
+	free(l->u);
+	free(l->keys);
+	memset(l, 0, sizeof(*l));
+}
+
+void cm_isec_free(struct cm_isec *s)
+{
+	free(s->data);
+	free(s->dirty);
+	list_free(&s->old);
+	list_free(&s->cur);
+	for (size_t i = 0; s->free != NULL && i < FREE_CLASSES; i++)
+		free(s->free[i].off);
+	free(s->free);
+	free(s->offs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ------------------------------------------------------------ the data */
+
+static void mark(struct cm_isec *s, size_t off, size_t len)
+{
+	if (len == 0)
+		return;
+	for (size_t k = off / CM_IMAGE_CHUNK; k <= (off + len - 1) / CM_IMAGE_CHUNK; k++)
+		s->dirty[k] = 1;
+	s->bytes_dirtied += len;
+}
+
+/* Room for cap bytes of data and their chunks' marks. */
+static bool reserve(struct cm_isec *s, size_t need)
+{
+	size_t chunks_before = cm_image_chunks(s->cap), chunks;
+
+	if (need <= s->cap)
+		return true;
+	if (!grow((void **)&s->data, &s->cap, need, 1))
+		return false;
+	chunks = cm_image_chunks(s->cap);
+	if (s->dirty == NULL || chunks > chunks_before) {
+		unsigned char *d = realloc(s->dirty, chunks);
+
+		if (d == NULL)
+			return false;
+		memset(d + chunks_before, 0, chunks - chunks_before);
+		s->dirty = d;
+	}
+	return true;
+}
+
+static void put_bytes(struct cm_isec *s, size_t off, const void *p, size_t len)
+{
+	memcpy(s->data + off, p, len);
+	mark(s, off, len);
+}
+
+/* A slot of len bytes (a multiple of 4): a free one of that length, or at
+ * the end. UINT32_MAX when out of memory. */
+static uint32_t slot_alloc(struct cm_isec *s, size_t len)
+{
+	struct cm_isec_free *f = len / 4 < FREE_CLASSES && s->free ? &s->free[len / 4] : NULL;
+	size_t off = s->len;
+
+	if (len > 0 && f != NULL && f->n > 0) {
+		s->waste -= len;
+		return f->off[--f->n];
+	}
+	if (off + len > UINT32_MAX || !reserve(s, off + len))
+		return UINT32_MAX;
+	s->len += len;
+	return (uint32_t)off;
+}
+
+static void slot_free(struct cm_isec *s, uint32_t off, uint32_t len)
+{
+	struct cm_isec_free *f;
+
+	if (len == 0)
+		return;
+	if (off + len == s->len) {
+		s->len = off;
+		return;
+	}
+	s->waste += len;
+	if (len / 4 >= FREE_CLASSES)
+		return;
+	if (s->free == NULL && (s->free = calloc(FREE_CLASSES, sizeof(*s->free))) == NULL)
+		return;
+	f = &s->free[len / 4];
+	if (grow((void **)&f->off, &f->cap, f->n + 1, sizeof(uint32_t)))
+		f->off[f->n++] = off;
+}
+
+static void forget_free(struct cm_isec *s)
+{
+	for (size_t i = 0; s->free != NULL && i < FREE_CLASSES; i++)
+		s->free[i].n = 0;
+	s->waste = 0;
+}
+
+/* ------------------------------------------------------------ the units */
+
+static const uint32_t *key_of(const struct cm_isec_list *l, const struct cm_isec_unit *u)
+{
+	return l->keys + u->key_at;
+}
+
+static bool append(struct cm_isec_list *l, const struct cm_isec_unit *u, const uint32_t *key)
+{
+	struct cm_isec_unit *v;
+
+	if (!grow((void **)&l->u, &l->cap, l->n + 1, sizeof(*l->u)) ||
+	    !grow((void **)&l->keys, &l->kcap, l->nkeys + u->key_len, sizeof(uint32_t)))
+		return false;
+	v = &l->u[l->n++];
+	*v = *u;
+	v->key_at = (uint32_t)l->nkeys;
+	memcpy(l->keys + l->nkeys, key, 4 * (size_t)u->key_len);
+	l->nkeys += u->key_len;
+	return true;
+}
+
+/* The units change from old.u[at] on: cur takes the ones before. */
+static void start_copying(struct cm_isec *s)
+{
+	if (s->copying)
+		return;
+	s->copying = true;
+	s->relayout = true;
+	s->cur.n = s->cur.nkeys = 0;
+	for (size_t i = 0; i < s->at && !s->failed; i++)
+		if (!append(&s->cur, &s->old.u[i], key_of(&s->old, &s->old.u[i])))
+			s->failed = true;
+}
+
+void cm_isec_begin(struct cm_isec *s)
+{
+	s->at = 0;
+	s->copying = s->relayout = s->matched = false;
+	s->failed = false;
+	if (s->data == NULL) {
+		if (!reserve(s, HEAD)) {
+			s->failed = true;
+			return;
+		}
+		memset(s->data, 0, HEAD);
+		s->len = HEAD;
+	}
+}
+
+static int key_cmp(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
+{
+	return cm_oid_compare(a, alen, b, blen);
+}
+
+bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64_t gen)
+{
+	s->gen = gen;
+	s->matched = false;
+	if (key_len == 0 || key_len > CM_ISEC_MAX_KEY)
+		s->failed = true;
+	if (s->failed)
+		return false;
+	memcpy(s->key, key, 4 * key_len);
+	s->key_len = key_len;
+	while (s->at < s->old.n) {
+		const struct cm_isec_unit *u = &s->old.u[s->at];
+		int c = key_cmp(key_of(&s->old, u), u->key_len, key, key_len);
+
+		if (c > 0)
+			break;
+		if (c == 0) {
+			if (gen == 0 || u->gen != gen) {
+				s->matched = true;
+				return true;
+			}
+			if (s->copying && !append(&s->cur, u, key))
+				s->failed = true;
+			s->at++;
+			return false;
+		}
+		start_copying(s);            /* gone: its slot is free */
+		slot_free(s, u->off, u->len);
+		s->at++;
+	}
+	start_copying(s);                    /* a new unit */
+	return true;
+}
+
+/* The unit's new entries into its slot: in place when only bytes changed,
+ * a new slot when the length did (the offsets move). */
+static bool store(struct cm_isec *s, struct cm_isec_unit *u, const void *p, size_t len,
+		  bool known)
+{
+	uint32_t off;
+
+	if (known && u->len == len && memcmp(s->data + u->off, p, len) == 0)
+		return true;
+	if (known && u->len == len && same_shape(s->data + u->off, p, len)) {
+		put_bytes(s, u->off, p, len);
+		return true;
+	}
+	if (known)
+		slot_free(s, u->off, u->len);
+	off = slot_alloc(s, len);
+	if (off == UINT32_MAX)
+		return false;
+	put_bytes(s, off, p, len);
+	u->off = off;
+	u->len = (uint32_t)len;
+	s->relayout = true;
+	return true;
+}
+
+void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
+{
+	struct cm_isec_unit fresh = { .key_len = (uint16_t)s->key_len }, *u;
+	uint32_t nent;
+
+	if (s->failed)
+		return;
+	s->units_encoded++;
+	u = s->matched ? &s->old.u[s->at] : &fresh;
+	if (len > UINT32_MAX || !entries_ok(entries, len, row, &nent) ||
+	    !store(s, u, entries, len, s->matched)) {
+		s->failed = true;
+		return;
+	}
+	u->nent = nent;
+	u->row = row;
+	u->gen = s->gen;
+	if (s->copying && !append(&s->cur, u, s->key))
+		s->failed = true;
+	if (s->matched)
+		s->at++;
+	s->matched = false;
+}
+
+/* ------------------------------------------------------------ the offsets */
+
+/* The offsets of a run of rows of one table, column by column, from
+ * s->offs[start] on. */
+static void index_rows(struct cm_isec *s, size_t from, size_t to, size_t start)
+{
+	size_t first[MAX_COLUMNS] = { 0 };
+
+	for (size_t i = from; i < to; i++)
+		EACH_ENTRY(s, &s->old.u[i], p)
+			first[rd32(p + 12)]++;
+	for (size_t c = 0, sum = start; c < MAX_COLUMNS; c++) {
+		size_t k = first[c];
+
+		first[c] = sum;
+		sum += k;
+	}
+	for (size_t i = from; i < to; i++)
+		EACH_ENTRY(s, &s->old.u[i], p)
+			s->offs[first[rd32(p + 12)]++] = (uint32_t)(p - s->data);
+}
+
+static size_t count_entries(const struct cm_isec *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->old.n; i++)
+		n += s->old.u[i].nent;
+	return n;
+}
+
+/* Every offset in OID order into s->offs (s->count of them). */
+static void index_all(struct cm_isec *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->old.n;) {
+		const struct cm_isec_unit *u = &s->old.u[i];
+		size_t j = i + 1, before = n;
+
+		if (!u->row) {
+			EACH_ENTRY(s, u, p)
+				s->offs[n++] = (uint32_t)(p - s->data);
+			i = j;
+			continue;
+		}
+		while (j < s->old.n && s->old.u[j].row &&
+		       key_of(&s->old, &s->old.u[j])[0] == key_of(&s->old, u)[0])
+			j++;
+		for (size_t k = i; k < j; k++)
+			n += s->old.u[k].nent;
+		index_rows(s, i, j, before);
+		i = j;
+	}
+}
+
+/* The offsets and the head into the data, marking only what changed. */
+static void put_index(struct cm_isec *s)
+{
+	uint32_t head[2] = { (uint32_t)s->count, HEAD };
+	size_t bytes = 4 * s->count;
+
+	if (memcmp(s->data, head, HEAD) != 0)
+		put_bytes(s, 0, head, HEAD);
+	for (size_t at = 0; at < bytes; at += CM_IMAGE_CHUNK) {
+		size_t n = bytes - at < CM_IMAGE_CHUNK ? bytes - at : CM_IMAGE_CHUNK;
+		const unsigned char *want = (const unsigned char *)s->offs + at;
+
+		if (memcmp(s->data + HEAD + at, want, n) != 0)
+			put_bytes(s, HEAD + at, want, n);
+	}
+}
+
+/* Every unit packed after room for the offsets (grown by an eighth):
+ * when the offsets outgrew their room or free slots are an eighth of the
+ * data. Everything is written again. */
+static bool repack(struct cm_isec *s)
+{
+	size_t ocap = (4 * s->count + 4 * s->count / 8 + 64 + 3) & ~(size_t)3, len = HEAD + ocap;
+	unsigned char *d;
+
+	for (size_t i = 0; i < s->old.n; i++)
+		len += s->old.u[i].len;
+	if (len > UINT32_MAX || (d = malloc(len)) == NULL)
+		return false;
+	memset(d, 0, HEAD + ocap);
+	len = HEAD + ocap;
+	for (size_t i = 0; i < s->old.n; i++) {
+		struct cm_isec_unit *u = &s->old.u[i];
+
+		memcpy(d + len, s->data + u->off, u->len);
+		u->off = (uint32_t)len;
+		len += u->len;
+	}
+	free(s->data);
+	s->data = d;
+	s->cap = s->len = len;
+	s->ocap = ocap;
+	free(s->dirty);
+	s->dirty = malloc(cm_image_chunks(len) ? cm_image_chunks(len) : 1);
+	if (s->dirty == NULL)
+		return false;
+	forget_free(s);
+	cm_isec_mark_all(s, true);
+	s->bytes_dirtied += len;
+	return true;
+}
+
+size_t cm_isec_end(struct cm_isec *s)
+{
+	size_t slots;
+
+	if (s->failed)
+		return 0;
+	if (s->at < s->old.n)
+		start_copying(s);
+	for (; s->at < s->old.n; s->at++)
+		slot_free(s, s->old.u[s->at].off, s->old.u[s->at].len);
+	if (s->copying) {
+		struct cm_isec_list t = s->old;
+
+		s->old = s->cur;
+		s->cur = t;
+	}
+	if (s->failed)
+		return 0;
+	if (s->relayout)
+		s->count = count_entries(s);
+	slots = s->len - HEAD - s->ocap;
+	if ((4 * s->count > s->ocap || (s->waste > slots / 8 && s->waste > CM_IMAGE_CHUNK)) &&
+	    !repack(s))
+		return s->failed = true, 0;
+	if (s->relayout || s->ocap == 0) {
+		if (!grow((void **)&s->offs, &s->offs_cap, s->count + 1, sizeof(uint32_t)))
+			return s->failed = true, 0;
+		index_all(s);
+		put_index(s);
+	}
+	return s->len;
+}
+
+void cm_isec_mark_all(struct cm_isec *s, bool dirty)
+{
+	if (s->dirty != NULL)
+		memset(s->dirty, dirty, cm_image_chunks(s->cap));
+}
+
+uint64_t cm_isec_fingerprint(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h | 1u;
+}

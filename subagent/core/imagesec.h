@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * imagesec.h - one section of the published image (image.h), kept up to
+ * date by change: the writer's single copy of the section's data, in which
+ * a row that did not change is neither encoded nor written again.
+ *
+ * The section is made of units, visited in OID order at every publication:
+ * a scalar (key: its arc) or a table row (key: the table's arc, then the
+ * row's index), whose entries lie together in a slot that stays where it
+ * is while the row lives and keeps its size. A unit with a nonzero
+ * generation equal to the last one is skipped without being encoded; any
+ * other is encoded and compared with its slot. The offsets (OID order:
+ * column by column within a table) are rebuilt only when a row came, went
+ * or moved. Every byte that changed marks its chunk (CM_IMAGE_CHUNK)
+ * dirty: those chunks are all a publication writes.
+ *
+ * Pure C, one thread.
+ */
+#ifndef CLUSTERMON_CORE_IMAGESEC_H
+#define CLUSTERMON_CORE_IMAGESEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sub-identifiers of a unit's key: an arc and an index. */
+#define CM_ISEC_MAX_KEY 64u
+
+struct cm_isec_unit {
+	uint32_t off, len;    /* its entries in data */
+	uint32_t key_at;      /* in keys */
+	uint16_t key_len;
+	bool row;             /* a table row: entries' subs are arc, 1, column, index */
+	uint32_t nent;        /* entries */
+	uint64_t gen;
+};
+
+struct cm_isec_list {
+	struct cm_isec_unit *u;
+	size_t n, cap;
+	uint32_t *keys;
+	size_t nkeys, kcap;
+};
+
+struct cm_isec_free {
+	uint32_t *off;
+	size_t n, cap;
+};
+
+struct cm_isec {
+	unsigned char *data;  /* head, offsets, slots: what the file holds */
+	size_t len, cap;      /* len: bytes in use (the end of the last slot) */
+	size_t ocap;          /* bytes kept for the offsets after the head */
+	size_t count;         /* instances */
+	unsigned char *dirty; /* a byte per chunk of cap */
+	size_t waste;         /* bytes of free slots */
+	struct cm_isec_list old, cur;
+	struct cm_isec_free *free;   /* free slots by length / 4 */
+	uint32_t *offs;
+	size_t offs_cap;
+	/* one publication */
+	size_t at;            /* the next unit of old to match */
+	bool copying;         /* the units changed: cur is being built */
+	bool relayout;        /* the offsets must be rebuilt */
+	bool matched;         /* the unit cm_isec_put takes is old.u[at] */
+	uint64_t gen;         /* the generation cm_isec_next was given ... */
+	uint32_t key[CM_ISEC_MAX_KEY];   /* ... and the key */
+	size_t key_len;
+	bool failed;          /* out of memory or malformed: publish nothing */
+	/* figures */
+	uint64_t units_encoded, bytes_dirtied;
+};
+
+void cm_isec_init(struct cm_isec *s);
+void cm_isec_free(struct cm_isec *s);
+/* Starts a publication. */
+void cm_isec_begin(struct cm_isec *s);
+/* The next unit, in OID order; true when the caller must encode it and
+ * pass its entries to cm_isec_put (gen 0: always). */
+bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64_t gen);
+/* The unit's entries (as cm_image_enc_add lays them out, ascending). */
+void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row);
+/* Ends the publication (units not visited are gone); the data's length,
+ * or 0 when the section could not be made. */
+size_t cm_isec_end(struct cm_isec *s);
+/* Every chunk dirty (a new file), or none (all written). */
+void cm_isec_mark_all(struct cm_isec *s, bool dirty);
+/* A row generation for rows without one: a 64-bit fingerprint of the
+ * row's bytes (n a multiple of 8), never 0. A changed row keeps its old
+ * fingerprint with a chance of 2^-64: its new values would then wait for
+ * its next change. */
+uint64_t cm_isec_fingerprint(const void *p, size_t n);
+
+#endif
