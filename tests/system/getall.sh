@@ -20,7 +20,7 @@ BATCH=60
 # 2^31 or more; a GETNEXT that skipped such rows shows as too few) and the
 # failures into $T/getall-LABEL.
 getall() {
-	local label=$1 w oids failed=() o col rewalk vanished=0 high
+	local label=$1 w oids failed=() o col vanished=0 high
 	w=$(walk "$CM") || { echo "0 0 walk-failed 0"; return; }
 	mapfile -t oids < <(awk '$1 ~ /^\./ { print $1 }' <<<"$w")
 	high=$(printf '%s\n' "${oids[@]}" | awk -F. '$NF + 0 >= 2147483648 && !seen[$NF]++ { n++ } END { print n + 0 }')
@@ -30,19 +30,19 @@ getall() {
 				awk '/No Such|No more variables/ { print $1 } /^Timeout/ { print "timeout" }')
 	done
 	: >"$T/getall-$label"
-	# Each recheck walks a column: past 50 (an agent gone, a master that
-	# stopped answering) the rest count as failures without one, so the
-	# test ends in seconds rather than hours.
-	if [ ${#failed[@]} -gt 50 ]; then
-		printf '%s\n' "${failed[@]:50}" >>"$T/getall-$label"
-		failed=("${failed[@]:0:50}")
-	fi
+	# A failed instance's column is walked again, once per column (other
+	# work's connections and processes come and go): a row gone from it
+	# vanished, one still there must answer a GET now. Past 60 columns (an
+	# agent gone, a master that stopped answering) the rest count as
+	# failures without a recheck, so the test ends in seconds.
+	declare -A cols=()
 	for o in "${failed[@]}"; do
-		# The column's instances now: a row gone from it vanished, one
-		# still there must answer a GET now.
 		col=${o%.*}
-		rewalk=$(walk "$col")
-		if [ "$o" != timeout ] && ! grep -q "^$o " <<<"$rewalk"; then
+		if [ "$o" = timeout ] || { [ -z "${cols[$col]+x}" ] && [ ${#cols[@]} -ge 60 ]; }; then
+			echo "$o" >>"$T/getall-$label"; continue
+		fi
+		[ -n "${cols[$col]+x}" ] || { walk "$col" | awk '{ print $1 }' >"$T/rewalk.${#cols[@]}"; cols[$col]=$T/rewalk.${#cols[@]}; }
+		if ! grep -qxF -- "$o" "${cols[$col]}"; then
 			vanished=$((vanished + 1))
 			echo "$col" >>"$T/vanished-$label"
 		elif ! get "$o" >/dev/null 2>&1; then
