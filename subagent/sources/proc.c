@@ -40,6 +40,7 @@
 #include "../collect/cgroup.h"
 #include "../collect/collect.h"
 #include "../collect/helper.h"
+#include "../collect/helpermaps.h"
 #include "../collect/proc.h"
 #include "../core/clock.h"
 #include "../core/number.h"
@@ -122,6 +123,8 @@ struct proc_source {
 	uint64_t last_fed_ns;       /* its last answer */
 	unsigned helper_misses;     /* answers missed since */
 	char instance[64];          /* the helper's: a new one counts from zero */
+	struct helper_maps *maps;   /* its maps, read here (NULL: ask it) */
+	uint64_t last_maps_try_ns;
 };
 
 /* ------------------------------------------------------------ pid state */
@@ -267,6 +270,7 @@ static void proc_fini(void *ctx)
 	if (src == NULL)
 		return;
 	proc_scanner_free(src->scanner);
+	helper_maps_detach(src->maps);
 	proctab_free(&src->tab);
 	free(src->st);
 	free(src->slow.v);
@@ -482,8 +486,36 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 
 /* ------------------------------------------------ fed by clustermon-kprobe */
 
+/* The helper's news read from its maps, without asking it (issue 30): 0,
+ * or -1 when it cannot hand them out (an older helper, -n) or went. Asked
+ * again at most once a rescan interval. */
+static int maps_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp)
+{
+	char why[256];
+
+	if (src->maps != NULL && !helper_maps_alive(src->maps)) {
+		helper_maps_detach(src->maps);
+		src->maps = NULL;
+	}
+	if (src->maps == NULL) {
+		if (src->last_maps_try_ns != 0 && now - src->last_maps_try_ns < RESCAN_NS)
+			return -1;
+		src->last_maps_try_ns = now;
+		src->maps = helper_maps_attach(src->helper_socket, HELPER_TIMEOUT_MS, why,
+					       sizeof(why));
+		if (src->maps == NULL)
+			return -1;
+	}
+	if (helper_maps_procs(src->maps, hp) == 0)
+		return 0;
+	helper_maps_detach(src->maps);
+	src->maps = NULL;
+	return -1;
+}
+
 /* The processes that ran since the last call: 0, or -1 when the helper is
- * not there, does no per-process accounting, or said something malformed. */
+ * not there, does no per-process accounting, or said something malformed.
+ * Read from its maps where it hands them out, else asked (procs). */
 static int helper_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp)
 {
 	char why[256], *reply = NULL;
@@ -492,6 +524,8 @@ static int helper_poll(struct proc_source *src, uint64_t now, struct helper_proc
 	if (src->root[0] != '\0' || src->child_pidns ||
 	    (!src->fed && src->last_try_ns != 0 && now - src->last_try_ns < RESCAN_NS))
 		return -1;
+	if (maps_poll(src, now, hp) == 0)
+		return 0;
 	src->last_try_ns = now;
 	if (helper_exchange(src->helper_socket, HELPER_PROCS_REQUEST, HELPER_TIMEOUT_MS, &reply, why,
 			    sizeof(why)) == HELPER_OK &&
@@ -727,6 +761,10 @@ static int fed_sample(struct proc_source *src, const struct helper_procs *hp, ui
 			src->st[i].acct.joined = false;
 		src->synced = false;
 	}
+	/* News went missing (the maps reader lost entries, or just started):
+	 * every process is listed as ran, and a sweep finds who came and went. */
+	if (hp->lost)
+		src->synced = false;
 	/* The processes in the reply join with the helper's figure for them
 	 * first; the sweep then joins the rest (which did not run lately). */
 	apply_news(src, hp, now, elapsed);

@@ -34,7 +34,7 @@ helper_say "del 7\n" >/dev/null
 out=$(helper_say "add 8 tracepoint:a:b colour=red\n")
 check "an unknown option is refused as invalid" contains "^err invalid unknown option 'colour=red'" "$out"
 is "$(helper_say 'del 99\n')" "err invalid no probe 99" "deleting a probe that is not there"
-is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read, trace, stop, traces, procs)" \
+is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read, trace, stop, traces, procs, maps)" \
 	"an unknown request"
 out=$(helper_say "hello\nlist\nread\n")
 is "$(grep -c '^ok' <<<"$out")" 3 "three requests on one connection get three answers"

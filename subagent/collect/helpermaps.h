@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * helpermaps.h - clustermond reading the helper's per-process accounting
+ * itself (issue 30): one "maps" request over the control socket hands it
+ * read-only (BPF_F_RDONLY) fds of the BPF maps (SCM_RIGHTS); it maps the
+ * tgid-slotted sums and the per-CPU "ran" rings read-only (PROT_READ of
+ * BPF_F_MMAPABLE arrays) and drains the rings with a tail of its own, so a
+ * sample costs the helper nothing and clustermond no system call per
+ * process: one lookup of the per-CPU state for the tasks running now.
+ *
+ * The connection that carried the fds stays open: the helper never writes
+ * on it again, so anything readable (its close) means the helper went, and
+ * with it the programs that feed the maps.
+ *
+ * Everything is checked as untrusted: the fds must be BPF maps of the
+ * types, sizes and flags clustermon_kprobe.h says, the counts in the reply
+ * must agree with them, and ring heads and slot contents are bounded by
+ * ranlist.c. Another reader of the helper's maps (per-cgroup sums, issue
+ * 32) follows the same steps: ask, check each fd with hm_check_map, map it
+ * read-only with hm_map_ro, and read it in a pure function fuzzed as the
+ * rings are.
+ *
+ * No net-snmp or libbpf here: the bpf(2) calls are made directly.
+ */
+#ifndef CLUSTERMON_COLLECT_HELPERMAPS_H
+#define CLUSTERMON_COLLECT_HELPERMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collect/helper.h"
+
+struct helper_maps;
+
+/* Connects to the helper at path, sends "hello" and "maps", receives and
+ * checks the fds and maps them: a reader, or NULL with why (an old helper
+ * answers "err invalid unknown request", one with -n "err unsupported"). */
+struct helper_maps *helper_maps_attach(const char *path, int timeout_ms, char *why,
+				       size_t whylen);
+void helper_maps_detach(struct helper_maps *m);
+/* False once the helper closed the connection (it stopped or restarted). */
+bool helper_maps_alive(struct helper_maps *m);
+/*
+ * The processes that ran, appeared or exited since the last call, with
+ * their sums, into out (as helper_parse_procs gives them, instance
+ * included). The first call after attaching, and any after entries were
+ * overwritten unread, lists every process holding a slot and sets
+ * out->lost. 0, or -1 (out of memory, or the helper's maps failed a read).
+ */
+int helper_maps_procs(struct helper_maps *m, struct helper_procs *out);
+
+#endif
