@@ -107,7 +107,9 @@ struct proc_source {
 	size_t cur_cap;
 	uint64_t prev_ns, last_rescan_ns, last_sweep_ns, last_self_ns, nsample;
 	uint32_t mark;
-	uint64_t sweep_fixes, agent_rss_kb;
+	uint64_t sweep_fixes;
+	struct self_cost agent;     /* clustermond's own cost, once a second */
+	char image_path[PATH_MAX];  /* the image's, whose size is part of it */
 	unsigned hz;
 	long page_kb;
 	uint64_t boot_time;
@@ -289,6 +291,7 @@ static void *proc_init(const char *root)
 		return NULL;
 	snprintf(src->root, sizeof(src->root), "%s", root);
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
+	snprintf(src->image_path, sizeof(src->image_path), "%s", SOURCES_DEFAULT_IMAGE);
 	src->filter.uid = -1;
 	proctab_init(&src->tab);
 	src->scanner = proc_scanner_new(root, hot_capacity());
@@ -780,25 +783,6 @@ static int fed_sample(struct proc_source *src, const struct helper_procs *hp, ui
 
 /* ------------------------------------------------------------ a sample */
 
-/* clustermond's own resident memory, from the live /proc whatever the
- * root: it describes this process, not the one observed. */
-static uint64_t self_rss_kb(const struct proc_source *src)
-{
-	struct procfile pf;
-	char buf[256];
-	const char *p;
-	uint64_t size, rss = 0;
-
-	if (procfile_open(&pf, "", "proc/self/statm") != 0)
-		return 0;
-	/* statm: "size resident shared ..." in pages */
-	if (procfile_read(&pf, buf, sizeof(buf)) <= 0 || num_scan_u64(buf, &p, &size) != NUM_OK ||
-	    *p != ' ' || num_scan_u64(p + 1, NULL, &rss) != NUM_OK)
-		rss = 0;
-	procfile_close(&pf);
-	return rss * (uint64_t)src->page_kb;
-}
-
 static bool passes(const struct proc_filter *f, const struct proc_row *r)
 {
 	if (f->uid >= 0 && (int64_t)r->uid != f->uid)
@@ -864,7 +848,8 @@ static int publish(struct proc_source *src, size_t followed)
 	}
 	snap->followed = followed;
 	snap->sweep_fixes = src->sweep_fixes;
-	snap->agent_rss_kb = src->agent_rss_kb;
+	snap->agent_rss_kb = src->agent.rss_kb;
+	snap->agent = src->agent;
 	snapshot_publish(&proc_slot, &snap->hdr);
 	return 0;
 }
@@ -889,7 +874,7 @@ static int sample_with(struct proc_source *src, const struct helper_procs *hp, u
 	if (rc < 0)
 		return -1;
 	if (now - src->last_self_ns >= SEC_NS) {
-		src->agent_rss_kb = self_rss_kb(src);
+		self_cost_read(&src->agent, src->image_path);
 		src->last_self_ns = now;
 	}
 	src->prev_ns = now;
@@ -940,6 +925,9 @@ static void proc_configure(void *ctx, const struct sources_conf *c)
 	src->filter = c->proc_filter;
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s",
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
+	snprintf(src->image_path, sizeof(src->image_path), "%s",
+		 c->image_path[0] ? c->image_path : SOURCES_DEFAULT_IMAGE);
+	src->last_self_ns = 0; /* the image may have moved: read again now */
 }
 
 static void proc_command(void *ctx, const struct source_cmd *cmd)

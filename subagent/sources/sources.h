@@ -13,12 +13,14 @@
 #define CLUSTERMON_SOURCES_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "../sampler.h"
 #include "../snapshot.h"
 #include "../collect/cgroup.h"
 #include "../collect/inetdiag.h"
+#include "../collect/selfcost.h"
 #include "probes.h"
 #include "traces.h"
 
@@ -91,6 +93,7 @@ struct proc_snapshot {
 	size_t followed;       /* processes read, before filtering */
 	uint64_t sweep_fixes;  /* clusterMonProcSweepFixes */
 	uint64_t agent_rss_kb; /* clustermond's own resident memory */
+	struct self_cost agent; /* and what else it costs (clusterMonAgent) */
 	size_t nchunks;
 	struct proc_chunk **chunks;   /* every row, ascending pid */
 	size_t *first;         /* the row number of each chunk's first row */
@@ -225,7 +228,11 @@ struct sources_conf {
 	struct pcap_conf pcap;
 	struct tcp_filter tcp_filter;
 	struct cgroup_conf cgroup;
+	/* snapshotFile's path, "none", or "": SOURCES_DEFAULT_IMAGE (the
+	 * image's size is part of what clustermond costs) */
+	char image_path[PATH_MAX];
 };
+#define SOURCES_DEFAULT_IMAGE "/run/clustermon/snapshot/image"
 
 /* What the SNMP thread may ask of a source (sampler_post). */
 enum source_cmd_kind {

@@ -9,7 +9,13 @@
 # lateness), the ratios, and whether clusterMonProcCount covered every
 # process. (The helper's own CPU is counted in the scanner's runs too: it
 # runs throughout, so the ratio compares like with like.)
+#
+# As installed, the fast-path image is published (snapshotFile), and each
+# run prints clustermond's threads one by one (from their schedstat; the
+# SNMP thread is "clustermond"). BENCH_CLUSTERMOND and BENCH_HELPER run other
+# builds' binaries (a baseline, for example main's) with the same script.
 . "$(dirname "$0")/../system/lib.sh"
+CLUSTERMOND=${BENCH_CLUSTERMOND:-$CLUSTERMOND} KPROBE_HELPER=${BENCH_HELPER:-$KPROBE_HELPER}
 [ "$(id -u)" -eq 0 ] || bail "needs root to load BPF programs"
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
 IDLE=${IDLE:-10000} BUSY=${BUSY:-10} SECONDS_EACH=${SECONDS_EACH:-10} RUNS=${RUNS:-2}
@@ -29,20 +35,36 @@ nprocs() { find /proc -maxdepth 1 -name '[0-9]*' 2>/dev/null | wc -l; }
 # CPU time of a process in ns, all its threads, from schedstat (exact where
 # /proc/PID/stat's ticks are 10 ms coarse).
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
+# threads PID: "NAME NS" per thread (threads of one name summed).
+threads() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		printf '%s %s\n' "$(tr ' ' _ <"$t/comm" 2>/dev/null)" "$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
+	done | awk 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s %.0f\n", k, n[k] }'
+}
+# per_thread BEFORE AFTER NS: each thread's share of a core over NS of wall time.
+per_thread() {
+	awk -v ns="$3" 'NR == FNR { a[$1] = $2; next }
+		{ printf " %s %.3f%%", $1, ($2 - a[$1]) * 100 / ns }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
 # one SOCKET MS: clustermond at proc interval MS for SECONDS_EACH s after a
 # settle; sets PM and PMK (clustermond's and the helper's CPU in thousandths
 # of a percent of a core), NS, NL (samples, late), METHOD and COUNT.
 one() {
-	printf 'helperSocket %s\nsampleInterval proc %s\n' "$1" "$2" >"$T/bench.conf"
+	printf 'helperSocket %s\nsampleInterval proc %s\nsnapshotFile %s\n' "$1" "$2" "$IMAGE" \
+		>"$T/bench.conf"
 	AGENT_WAIT=60 start_agent -c "$T/bench.conf" >/dev/null || bail "clustermond did not register"
 	wait_for 60 sh -c "[ \$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcCount.0) -ge $IDLE ]"
 	sleep 3
-	local c0 k0 s0 l0 t0 c1 k1 s1 l1 t1
+	local c0 k0 s0 l0 t0 c1 k1 s1 l1 t1 th0
+	th0=$(threads "$AGENT_PID")
 	c0=$(cpu_ns "$AGENT_PID") k0=$(cpu_ns "$HELPER_PID") s0=$(getr "$SRC.5.3") l0=$(getr "$SRC.6.3")
 	t0=$(date +%s%N)
 	sleep "$SECONDS_EACH"
 	c1=$(cpu_ns "$AGENT_PID") k1=$(cpu_ns "$HELPER_PID") s1=$(getr "$SRC.5.3") l1=$(getr "$SRC.6.3")
 	t1=$(date +%s%N)
+	THREADS=$(per_thread "$th0" "$(threads "$AGENT_PID")" $((t1 - t0)))
+	ISIZE=$(stat -c %s "$IMAGE" 2>/dev/null || echo 0)
 	PM=$(( (c1 - c0) * 100000 / (t1 - t0) )) PMK=$(( (k1 - k0) * 100000 / (t1 - t0) ))
 	NS=$((s1 - s0)) NL=$((l1 - l0)) METHOD=$(getr "$SRC.8.3") COUNT=$(getr "$clusterMonProcCount.0") NPROCS=$(nprocs)
 	stop_agent
@@ -53,6 +75,7 @@ report() { # report RUN LABEL MS
 		"$1" "$2" "$3" "$METHOD" "$(pct "$PM")" "$(pct "$PMK")" "$(pct $((PM + PMK)))"
 	printf ' %d samples, %d late; %d us of clustermond CPU a sample; %s rows (%d processes)\n' \
 		"$NS" "$NL" $(( NS > 0 ? PM * 10 * SECONDS_EACH / NS : 0 )) "$COUNT" "$NPROCS"
+	printf '      threads:%s; image %d bytes\n' "$THREADS" "$ISIZE"
 }
 echo "== process table: $IDLE idle + $BUSY busy processes, ${SECONDS_EACH} s each, $RUNS runs interleaved"
 fed=() scan=() fed1=() scan1=() short=0
