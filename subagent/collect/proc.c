@@ -549,6 +549,8 @@ struct proc_scanner {
 	size_t pids_cap;
 	size_t status_quota;      /* statuses the next sample reads besides */
 	pid_t status_cursor;      /* the last pid whose status that read */
+	void (*tick)(void *);     /* proc_scanner_on_tick */
+	void *tick_ctx;
 };
 
 /* How one read of a process turned out. */
@@ -865,6 +867,8 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 		struct proc_entry *e = ps->e[i];
 		bool status = (how & PROC_SCAN_STATUS) || (i >= lo && i < hi) || i < wrap;
 
+		if (ps->tick != NULL && i % PROC_SCAN_TICK == 0)
+			ps->tick(ps->tick_ctx);
 		switch (sample_entry(ps, e, &(*out)[nout], status)) {
 		case S_OK:
 			nout++;
@@ -885,6 +889,28 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 void proc_scanner_status_quota(struct proc_scanner *ps, size_t n)
 {
 	ps->status_quota = n;
+}
+
+void proc_scanner_on_tick(struct proc_scanner *ps, void (*fn)(void *ctx), void *ctx)
+{
+	ps->tick = fn;
+	ps->tick_ctx = ctx;
+}
+
+/* "0.00 0.01 0.05 1/234 5678\n": the last number. */
+int loadavg_last_pid_parse(const char *buf, uint32_t *pid)
+{
+	const char *p = strrchr(buf, ' ');
+	uint64_t v;
+
+	if (p != NULL)
+		p++;
+	if (p == NULL || !scan_u64(&p, &v) || (*p != '\n' && *p != '\0') || v > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	*pid = (uint32_t)v;
+	return 0;
 }
 
 int proc_threads_schedstat(const char *root, pid_t pid, uint64_t *cpu_ns, uint64_t *run_delay_ns)

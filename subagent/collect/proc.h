@@ -131,5 +131,14 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 void proc_scanner_status_quota(struct proc_scanner *ps, size_t n);
 /* Processes followed now (after the last sample). */
 size_t proc_scanner_count(const struct proc_scanner *ps);
+/* fn(ctx) is called before a sample reads its first process and after
+ * every PROC_SCAN_TICK more, so a long sample (10,000 processes) lets its
+ * caller look for new processes meanwhile (issue 35). */
+#define PROC_SCAN_TICK 256
+void proc_scanner_on_tick(struct proc_scanner *ps, void (*fn)(void *ctx), void *ctx);
+
+/* /proc/loadavg's last field, the last pid the kernel handed out (to a
+ * process or a thread): 0 with *pid, or -1 (EINVAL). */
+int loadavg_last_pid_parse(const char *buf, uint32_t *pid);
 
 #endif

@@ -64,6 +64,8 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 #define HELPER_TIMEOUT_MS 200
 #define HELPER_GRACE_NS (300 * 1000000ull)
 #define HELPER_MISSES 3
+/* The scanner looks for new processes at most this often during a pass. */
+#define NEW_LOOK_NS (100 * 1000000ull)
 /* Processes whose stat and schedstat stay open (two fds each): the ones
  * that ran most recently, within a sixteenth of the fd limit and never more
  * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
@@ -127,6 +129,12 @@ struct proc_source {
 	char instance[64];          /* the helper's: a new one counts from zero */
 	struct helper_maps *maps;   /* its maps, read here (NULL: ask it) */
 	uint64_t last_maps_try_ns;
+	/* scanner: new processes looked for during a pass (look_for_new) */
+	struct procfile loadavg;    /* kept open; fd -1 where it cannot be */
+	uint32_t last_pid;          /* its last pid at the last listing */
+	uint64_t last_look_ns;
+	pid_t *listed;
+	size_t listed_cap;
 };
 
 /* ------------------------------------------------------------ pid state */
@@ -265,6 +273,8 @@ static size_t hot_capacity(void)
 	return n < HOT_MAX ? n : HOT_MAX;
 }
 
+static void look_for_new(void *ctx);
+
 static void proc_fini(void *ctx)
 {
 	struct proc_source *src = ctx;
@@ -273,6 +283,8 @@ static void proc_fini(void *ctx)
 		return;
 	proc_scanner_free(src->scanner);
 	helper_maps_detach(src->maps);
+	procfile_close(&src->loadavg);
+	free(src->listed);
 	proctab_free(&src->tab);
 	free(src->st);
 	free(src->slow.v);
@@ -289,6 +301,7 @@ static void *proc_init(const char *root)
 
 	if (src == NULL)
 		return NULL;
+	src->loadavg.fd = -1;
 	snprintf(src->root, sizeof(src->root), "%s", root);
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
 	snprintf(src->image_path, sizeof(src->image_path), "%s", SOURCES_DEFAULT_IMAGE);
@@ -307,6 +320,9 @@ static void *proc_init(const char *root)
 		return NULL;
 	}
 	src->reader = proc_scanner_reader(src->scanner);
+	if (procfile_open(&src->loadavg, root, "proc/loadavg") != 0)
+		src->loadavg.fd = -1;
+	proc_scanner_on_tick(src->scanner, look_for_new, src);
 	return src;
 }
 
@@ -451,6 +467,60 @@ static void scan_row(struct proc_source *src, const struct proc_sample *p, uint6
 	put_row(src, s, &r);
 }
 
+static int publish(struct proc_source *src, size_t followed);
+
+/* /proc/loadavg's last pid: 0 when it cannot be read. */
+static uint32_t last_pid(struct proc_source *src)
+{
+	char buf[128];
+	uint32_t pid;
+
+	if (procfile_read(&src->loadavg, buf, sizeof(buf)) <= 0 ||
+	    loadavg_last_pid_parse(buf, &pid) != 0)
+		return 0;
+	return pid;
+}
+
+/*
+ * A new process gets its row without waiting for a pass over every process
+ * to end (issue 35): while the scanner reads them (every PROC_SCAN_TICK),
+ * and at most every NEW_LOOK_NS, /proc/loadavg says whether the kernel
+ * handed out a pid since the last listing; only then is /proc listed, and
+ * the processes the table lacks are read and published at once. So a new
+ * row waits for the interval, a tick's reads and one listing, not for the
+ * pass: that bound does not grow with the number of processes.
+ */
+static void look_for_new(void *ctx)
+{
+	struct proc_source *src = ctx;
+	uint64_t now = cm_clock_ns();
+	uint32_t last;
+	size_t added = 0;
+	ssize_t n;
+
+	if (src->fed || src->prev_ns == 0 || now - src->last_look_ns < NEW_LOOK_NS)
+		return;
+	src->last_look_ns = now;
+	if ((last = last_pid(src)) == 0 || last == src->last_pid)
+		return;
+	src->last_pid = last;
+	n = proc_list_pids(src->root, &src->listed, &src->listed_cap);
+	for (ssize_t i = 0; i < n; i++) {
+		struct proc_sample p;
+
+		if (ps_find(src, (int32_t)src->listed[i]) != NULL)
+			continue;
+		memset(&p, 0, sizeof(p));
+		if (proc_read(src->reader, src->listed[i],
+			      PROC_READ_STAT | PROC_READ_STATUS | PROC_READ_CMDLINE, false, &p) != 0)
+			continue;
+		scan_row(src, &p, 0);
+		added++;
+	}
+	if (added > 0)
+		publish(src, src->tab.nrows);
+}
+
 static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapsed)
 {
 	/* Listing /proc costs a fraction of reading every stat: each sample
@@ -461,6 +531,12 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 	/* Status (the costliest file) of every process once a second, spread:
 	 * each sample reads the share of them its interval is of a second,
 	 * so no sample a second is several times as long as the rest. */
+	/* Rows look_for_new adds during the pass carry this sample's mark;
+	 * the pass lists /proc itself, so the pids handed out so far are
+	 * covered. */
+	src->mark++;
+	src->last_pid = last_pid(src);
+	src->last_look_ns = now;
 	if (!status)
 		proc_scanner_status_quota(src->scanner,
 					  (size_t)((proc_scanner_count(src->scanner) *
@@ -472,7 +548,6 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 		return -1;
 	if (status)
 		src->last_rescan_ns = now;
-	src->mark++;
 	for (int i = 0; i < n; i++)
 		scan_row(src, &src->cur[i], elapsed);
 	/* Unread processes are gone (or unreadable now): O(n), as the scan. */

@@ -468,8 +468,22 @@ static void scanner_live(void)
 	free(s);
 }
 
+static void loadavg_cases(void)
+{
+	uint32_t pid = 7;
+
+	ok(loadavg_last_pid_parse("0.00 0.01 0.05 1/234 5678\n", &pid) == 0 && pid == 5678,
+	   "loadavg: the last pid handed out");
+	ok(loadavg_last_pid_parse("0.00 0.01 0.05 1/234 56x\n", &pid) != 0 &&
+		   loadavg_last_pid_parse("", &pid) != 0 &&
+		   loadavg_last_pid_parse("1 2 3 1/2 99999999999\n", &pid) != 0 &&
+		   loadavg_last_pid_parse("1 2 3 1/2 \n", &pid) != 0 && pid == 5678,
+	   "loadavg: trailing garbage, nothing, an overflow or no number refused, pid untouched");
+}
+
 int main(void)
 {
+	loadavg_cases();
 	stat_fixtures();
 	stat_bad();
 	schedstat_cases();
