@@ -132,7 +132,7 @@ static bool scan_status_value(const char *p, size_t namelen, uint64_t *v)
 
 int procstatus_parse(const char *buf, struct proc_sample *out)
 {
-	uint64_t uid = 0, vol = 0, invol = 0;
+	uint64_t uid = 0, vol = 0, invol = 0, tgid = 0;
 	bool have_uid = false;
 	size_t len = strlen(buf);
 
@@ -145,6 +145,9 @@ int procstatus_parse(const char *buf, struct proc_sample *out)
 			if (!scan_status_value(p, 3, &uid) || uid > UINT32_MAX)
 				goto bad;
 			have_uid = true;
+		} else if (line_is(p, "Tgid")) {
+			if (!scan_status_value(p, 4, &tgid) || tgid > INT_MAX)
+				goto bad;
 		} else if (line_is(p, "voluntary_ctxt_switches")) {
 			if (!scan_status_value(p, 23, &vol))
 				goto bad;
@@ -157,6 +160,7 @@ int procstatus_parse(const char *buf, struct proc_sample *out)
 	if (!have_uid)
 		goto bad;
 	out->uid = (uint32_t)uid;
+	out->tgid = (uint32_t)tgid;
 	out->vol_ctxsw = vol;
 	out->invol_ctxsw = invol;
 	return 0;
@@ -536,6 +540,11 @@ struct proc_entry {
 	bool have_status;
 	uint32_t uid;
 	uint64_t vol_ctxsw, invol_ctxsw;
+	/* what stat said at the last status read: a status turn skips a
+	 * process that has not run since (issue 30) */
+	uint64_t status_ticks, status_minflt;
+	char status_state;
+	uint8_t status_skipped;
 	char cmdline[PROC_CMDLINE_MAX];
 };
 
@@ -551,6 +560,8 @@ struct proc_scanner {
 	pid_t status_cursor;      /* the last pid whose status that read */
 	void (*tick)(void *);     /* proc_scanner_on_tick */
 	void *tick_ctx;
+	pid_t *pending;           /* proc_scanner_add: joins at the next sample */
+	size_t npending, pending_cap;
 };
 
 /* How one read of a process turned out. */
@@ -585,6 +596,7 @@ void proc_scanner_free(struct proc_scanner *ps)
 	free(ps->e);
 	free(ps->next);
 	free(ps->pids);
+	free(ps->pending);
 	proc_reader_free(ps->reader);
 	free(ps);
 }
@@ -670,10 +682,34 @@ static void entry_sched(struct proc_scanner *ps, struct proc_entry *e, bool move
 	e->run_delay_ns = o->have_schedstat ? o->run_delay_ns : 0;
 }
 
+/*
+ * Whether a status turn reads the process's status: the costliest file
+ * (about 9 us), and at 10,000 processes a second's turns were most of what
+ * the scanner cost. A process that has not run since its last status read
+ * (the same ticks, faults and state in stat) has the same context switch
+ * counts and uid as then, but for sub-tick runs: so it is skipped, and read
+ * anyway every STATUS_SKIPS turns, as the helper-fed mode reads the slow
+ * fields of processes that ran.
+ */
+#define STATUS_SKIPS 30
+
+static bool status_due(struct proc_entry *e, const struct proc_sample *o)
+{
+	if (e->have_status && o->utime_ticks + o->stime_ticks == e->status_ticks &&
+	    o->minflt == e->status_minflt && o->state == e->status_state &&
+	    ++e->status_skipped < STATUS_SKIPS)
+		return false;
+	e->status_ticks = o->utime_ticks + o->stime_ticks;
+	e->status_minflt = o->minflt;
+	e->status_state = o->state;
+	e->status_skipped = 0;
+	return true;
+}
+
 /* One process into o: stat fields fresh, schedstat when it ran (or as last
  * read), status fields as last read. */
 static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e,
-				   struct proc_sample *o, bool with_status)
+				   struct proc_sample *o, bool with_status, bool force_status)
 {
 	bool moved;
 
@@ -691,6 +727,8 @@ static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e
 	e->ran = o->utime_ticks + o->stime_ticks != e->ticks;
 	e->ticks = o->utime_ticks + o->stime_ticks;
 	entry_sched(ps, e, moved, o);
+	if (with_status && !status_due(e, o) && !force_status)
+		with_status = false;
 	if (with_status && entry_status(ps, e) == S_GONE)
 		return S_GONE;
 	o->have_status = e->have_status;
@@ -837,12 +875,58 @@ static int rescan(struct proc_scanner *ps)
 	return 0;
 }
 
+void proc_scanner_add(struct proc_scanner *ps, pid_t pid)
+{
+	if (ps->npending == ps->pending_cap &&
+	    reserve_pids(&ps->pending, &ps->pending_cap, ps->npending + 1) != 0)
+		return; /* found by the next listing instead */
+	ps->pending[ps->npending++] = pid;
+}
+
+/* The pids proc_scanner_add queued, merged in as a rescan merges a
+ * listing (one pass over both sorted lists). */
+static int join_pending(struct proc_scanner *ps)
+{
+	size_t i = 0, j = 0, k = 0;
+	struct proc_entry **out;
+
+	if (ps->npending == 0)
+		return 0;
+	if (reserve_entries(ps, ps->n + ps->npending) != 0)
+		return -1;
+	qsort(ps->pending, ps->npending, sizeof(*ps->pending), compare_pid);
+	out = ps->next;
+	while (i < ps->n || j < ps->npending) {
+		if (j == ps->npending || (i < ps->n && ps->e[i]->pid < ps->pending[j])) {
+			out[k++] = ps->e[i++];
+		} else if (i < ps->n && ps->e[i]->pid == ps->pending[j]) {
+			j++;
+		} else {
+			struct proc_entry *e = entry_new(ps, ps->pending[j++]);
+
+			if (e != NULL)
+				out[k++] = e;
+			while (j < ps->npending && ps->pending[j] == ps->pending[j - 1])
+				j++;
+		}
+	}
+	ps->next = ps->e;
+	ps->e = out;
+	ps->n = k;
+	ps->npending = 0;
+	return 0;
+}
+
 int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap)
 {
 	size_t kept = 0, nout = 0;
 
 	if ((how & PROC_SCAN_LIST) && rescan(ps) != 0)
+		return -1;
+	if ((how & PROC_SCAN_LIST))
+		ps->npending = 0; /* the listing has every one that lives */
+	else if (join_pending(ps) != 0)
 		return -1;
 	if (*cap < ps->n) {
 		struct proc_sample *bigger = realloc(*out, ps->n * sizeof(*bigger));
@@ -869,7 +953,7 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 
 		if (ps->tick != NULL && i % PROC_SCAN_TICK == 0)
 			ps->tick(ps->tick_ctx);
-		switch (sample_entry(ps, e, &(*out)[nout], status)) {
+		switch (sample_entry(ps, e, &(*out)[nout], status, how & PROC_SCAN_STATUS)) {
 		case S_OK:
 			nout++;
 			break;

@@ -43,6 +43,7 @@ struct proc_sample {
 	uint64_t cpu_ns, run_delay_ns;
 	bool have_status;          /* /proc/PID/status */
 	uint32_t uid;              /* real uid */
+	uint32_t tgid;             /* its process (a thread's /proc/TID reads too) */
 	uint64_t vol_ctxsw, invol_ctxsw;
 	char cmdline[PROC_CMDLINE_MAX]; /* NULs turned into spaces; "" for kernel threads */
 	struct proc_acct acct;     /* helper-fed mode only (sources/proc.c) */
@@ -136,6 +137,9 @@ size_t proc_scanner_count(const struct proc_scanner *ps);
  * caller look for new processes meanwhile (issue 35). */
 #define PROC_SCAN_TICK 256
 void proc_scanner_on_tick(struct proc_scanner *ps, void (*fn)(void *ctx), void *ctx);
+/* A process found without a listing (a new pid): followed from the next
+ * sample on, so samples need not list /proc to find new processes. */
+void proc_scanner_add(struct proc_scanner *ps, pid_t pid);
 
 /* /proc/loadavg's last field, the last pid the kernel handed out (to a
  * process or a thread): 0 with *pid, or -1 (EINVAL). */

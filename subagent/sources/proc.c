@@ -18,9 +18,12 @@
  * listed only by a consistency sweep every 30 s, whose corrections are
  * counted (clusterMonProcSweepFixes): with no event lost there are none.
  *
- * Without the helper the scanner lists /proc and reads every process's stat
- * every sample (schedstat when its ticks moved, status once a second spread
- * over the samples); rows that read the same are still shared. At 10,000
+ * Without the helper the scanner reads every process's stat every sample
+ * (schedstat when its ticks moved; status at a turn once a second spread
+ * over the samples, and only if the process ran since its last); rows that
+ * read the same are still shared. New processes are found from the pids
+ * the kernel handed out since the last look (look_for_new), not by
+ * listing /proc, which it does every 30 s as a check. At 10,000
  * processes a sample takes a few hundred ms on two CPUs, so a 100 ms
  * interval is not kept there: CpuNs is as of the last sample.
  * In a PID namespace of its own (a container, a node of the fleet in
@@ -64,8 +67,11 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 #define HELPER_TIMEOUT_MS 200
 #define HELPER_GRACE_NS (300 * 1000000ull)
 #define HELPER_MISSES 3
-/* The scanner looks for new processes at most this often during a pass. */
+/* The scanner looks for new processes at most this often during a pass,
+ * tries at most this many new pids one by one, and lists /proc this often. */
 #define NEW_LOOK_NS (100 * 1000000ull)
+#define NEW_PROBE_MAX 4096u
+#define LIST_NS (30 * SEC_NS)
 /* Processes whose stat and schedstat stay open (two fds each): the ones
  * that ran most recently, within a sixteenth of the fd limit and never more
  * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
@@ -131,8 +137,8 @@ struct proc_source {
 	uint64_t last_maps_try_ns;
 	/* scanner: new processes looked for during a pass (look_for_new) */
 	struct procfile loadavg;    /* kept open; fd -1 where it cannot be */
-	uint32_t last_pid;          /* its last pid at the last listing */
-	uint64_t last_look_ns;
+	uint32_t last_pid;          /* its last pid at the last look */
+	uint64_t last_look_ns, last_list_ns;
 	pid_t *listed;
 	size_t listed_cap;
 };
@@ -481,20 +487,40 @@ static uint32_t last_pid(struct proc_source *src)
 	return pid;
 }
 
+/* A pid the table lacks, if it is a process (a thread's /proc/TID reads
+ * too): read and added, the scanner told to follow it. true if added. */
+static bool take_new(struct proc_source *src, pid_t pid)
+{
+	struct proc_sample p;
+
+	if (ps_find(src, (int32_t)pid) != NULL)
+		return false;
+	memset(&p, 0, sizeof(p));
+	if (proc_read(src->reader, pid, PROC_READ_STAT | PROC_READ_STATUS | PROC_READ_CMDLINE,
+		      false, &p) != 0 || !p.have_status || p.tgid != (uint32_t)pid)
+		return false;
+	scan_row(src, &p, 0);
+	proc_scanner_add(src->scanner, pid);
+	return true;
+}
+
 /*
- * A new process gets its row without waiting for a pass over every process
- * to end (issue 35): while the scanner reads them (every PROC_SCAN_TICK),
- * and at most every NEW_LOOK_NS, /proc/loadavg says whether the kernel
- * handed out a pid since the last listing; only then is /proc listed, and
- * the processes the table lacks are read and published at once. So a new
- * row waits for the interval, a tick's reads and one listing, not for the
- * pass: that bound does not grow with the number of processes.
+ * New processes without listing /proc (issues 30 and 35). Listing 10,000
+ * pids costs the kernel about 25 ms (proc_pid_readdir: most of what the
+ * scanner cost, measured with perf), so the scanner lists only every
+ * LIST_NS. /proc/loadavg's last field is the last pid the kernel handed
+ * out: the pids after the one seen at the last look are the only
+ * candidates, each tried directly (a thread's is refused by its Tgid).
+ * Looked at before a pass and every PROC_SCAN_TICK processes during it, at
+ * most every NEW_LOOK_NS: a new row waits for the interval and a tick's
+ * reads, not for a pass over every process. A range too long or wrapped
+ * past pid_max falls back to one listing.
  */
 static void look_for_new(void *ctx)
 {
 	struct proc_source *src = ctx;
 	uint64_t now = cm_clock_ns();
-	uint32_t last;
+	uint32_t last, from;
 	size_t added = 0;
 	ssize_t n;
 
@@ -503,19 +529,14 @@ static void look_for_new(void *ctx)
 	src->last_look_ns = now;
 	if ((last = last_pid(src)) == 0 || last == src->last_pid)
 		return;
+	from = src->last_pid;
 	src->last_pid = last;
-	n = proc_list_pids(src->root, &src->listed, &src->listed_cap);
-	for (ssize_t i = 0; i < n; i++) {
-		struct proc_sample p;
-
-		if (ps_find(src, (int32_t)src->listed[i]) != NULL)
-			continue;
-		memset(&p, 0, sizeof(p));
-		if (proc_read(src->reader, src->listed[i],
-			      PROC_READ_STAT | PROC_READ_STATUS | PROC_READ_CMDLINE, false, &p) != 0)
-			continue;
-		scan_row(src, &p, 0);
-		added++;
+	if (from != 0 && last > from && last - from <= NEW_PROBE_MAX) {
+		for (uint32_t pid = from + 1; pid <= last; pid++)
+			added += take_new(src, (pid_t)pid);
+	} else if ((n = proc_list_pids(src->root, &src->listed, &src->listed_cap)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			added += take_new(src, src->listed[i]);
 	}
 	if (added > 0)
 		publish(src, src->tab.nrows);
@@ -523,27 +544,30 @@ static void look_for_new(void *ctx)
 
 static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapsed)
 {
-	/* Listing /proc costs a fraction of reading every stat: each sample
-	 * does it, so a new process shows at the next one. */
 	bool status = src->last_rescan_ns == 0;
 	int n;
 
 	/* Status (the costliest file) of every process once a second, spread:
 	 * each sample reads the share of them its interval is of a second,
 	 * so no sample a second is several times as long as the rest. */
-	/* Rows look_for_new adds during the pass carry this sample's mark;
-	 * the pass lists /proc itself, so the pids handed out so far are
-	 * covered. */
+	/* /proc is listed every LIST_NS (a safety net: look_for_new finds the
+	 * new pids, a failed read the gone ones), or when the candidates
+	 * cannot be followed. Rows look_for_new adds carry this mark. */
+	bool list = status || src->last_pid == 0 || now - src->last_list_ns >= LIST_NS;
+
 	src->mark++;
-	src->last_pid = last_pid(src);
-	src->last_look_ns = now;
+	if (list) {
+		src->last_pid = last_pid(src);
+		src->last_list_ns = now;
+	}
+	src->last_look_ns = 0; /* look now, before the pass */
 	if (!status)
 		proc_scanner_status_quota(src->scanner,
 					  (size_t)((proc_scanner_count(src->scanner) *
 						    (elapsed < RESCAN_NS ? elapsed : RESCAN_NS) +
 						    RESCAN_NS - 1) / RESCAN_NS));
-	n = proc_scanner_sample(src->scanner, PROC_SCAN_LIST | (status ? PROC_SCAN_STATUS : 0),
-				&src->cur, &src->cur_cap);
+	n = proc_scanner_sample(src->scanner, (list ? PROC_SCAN_LIST : 0) |
+				(status ? PROC_SCAN_STATUS : 0), &src->cur, &src->cur_cap);
 	if (n < 0)
 		return -1;
 	if (status)
