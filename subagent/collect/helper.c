@@ -417,17 +417,26 @@ static bool parse_proc_line(void *ctx, const char *s)
 	return true;
 }
 
-int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen)
+/* A cursor at the start of reply, or NULL with why. */
+static struct cursor *cursor_at(const char *reply, char *why, size_t whylen)
 {
 	struct cursor *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		snprintf(why, whylen, "out of memory");
+	else
+		c->p = reply;
+	return c;
+}
+
+int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen)
+{
+	struct cursor *c = cursor_at(reply, why, whylen);
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
-	if (c == NULL) {
-		snprintf(why, whylen, "out of memory");
+	if (c == NULL)
 		return -1;
-	}
-	c->p = reply;
 	ok = parse_hello(c, out->instance, why, whylen) &&
 	     parse_counted(c, out, parse_proc_line, why, whylen);
 	free(c);
@@ -438,16 +447,13 @@ int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, s
 
 int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *why, size_t whylen)
 {
-	struct cursor *c = calloc(1, sizeof(*c));
+	struct cursor *c = cursor_at(reply, why, whylen);
 	const char *s;
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
-	if (c == NULL) {
-		snprintf(why, whylen, "out of memory");
+	if (c == NULL)
 		return -1;
-	}
-	c->p = reply;
 	ok = parse_hello(c, out->instance, why, whylen) && next_line(c);
 	s = c->line + 7;
 	if (ok && (strncmp(c->line, "ok maps", 7) != 0 || !take_u64(&s, &out->nslots) ||

@@ -26,17 +26,7 @@ start_master >/dev/null || bail "snmpd did not start"
 start_helper >/dev/null || bail "clustermon-kprobe did not start"
 open_conns "$CONNS_N"
 nprocs() { find /proc -maxdepth 1 -name '[0-9]*' 2>/dev/null | wc -l; }
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
-threads() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		printf '%s %s\n' "$(tr ' ' _ <"$t/comm" 2>/dev/null)" "$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
-	done | awk 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s %.0f\n", k, n[k] }'
-}
-per_thread() {
-	awk -v ns="$3" 'NR == FNR { a[$1] = $2; next }
-		{ printf " %s %.3f%%", $1, ($2 - a[$1]) * 100 / ns }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
-}
+. "$(dirname "$0")/threads.sh"
 covers() { [ "$(snmpget -v2c -c public -On -Oqv "$TARGET" "$clusterMonProcCount.0")" -ge "$IDLE" ]; }
 # one SOCKET: clustermond with nothing but the helper's socket, the
 # cgroups it should follow and the image set; sets PM, PMK (thousandths of

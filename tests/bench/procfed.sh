@@ -34,21 +34,7 @@ SRC=$CM.2.1.1
 # get, retried: the machine is shared and an answer may be late.
 getr() { local v; for _ in 1 2 3 4 5; do v=$(get "$1") && { echo "$v"; return 0; }; sleep 0.5; done; return 1; }
 nprocs() { find /proc -maxdepth 1 -name '[0-9]*' 2>/dev/null | wc -l; }
-# CPU time of a process in ns, all its threads, from schedstat (exact where
-# /proc/PID/stat's ticks are 10 ms coarse).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
-# threads PID: "NAME NS" per thread (threads of one name summed).
-threads() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		printf '%s %s\n' "$(tr ' ' _ <"$t/comm" 2>/dev/null)" "$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
-	done | awk 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s %.0f\n", k, n[k] }'
-}
-# per_thread BEFORE AFTER NS: each thread's share of a core over NS of wall time.
-per_thread() {
-	awk -v ns="$3" 'NR == FNR { a[$1] = $2; next }
-		{ printf " %s %.3f%%", $1, ($2 - a[$1]) * 100 / ns }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
-}
+. "$(dirname "$0")/threads.sh"   # cpu_ns, threads, per_thread
 # one SOCKET MS: clustermond at proc interval MS for SECONDS_EACH s after a
 # settle; sets PM and PMK (clustermond's and the helper's CPU in thousandths
 # of a percent of a core), NS, NL (samples, late), METHOD and COUNT.
