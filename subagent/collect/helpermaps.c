@@ -107,7 +107,7 @@ static int bpf_call(int cmd, union bpf_attr *attr)
 /* fd must be a BPF map of this type, key and value size, with entries
  * entries and the mmapable flag if mmapable: the helper's word is not
  * taken for what its fds are. */
-static int check_map(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_t entries,
+int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_t entries,
 		     bool mmapable)
 {
 	struct bpf_map_info info;
@@ -126,14 +126,14 @@ static int check_map(int fd, uint32_t type, uint32_t key, uint32_t value, uint64
 	return 0;
 }
 
-static const void *map_ro(int fd, size_t bytes)
+const void *helpermap_mmap_ro(int fd, size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int lookup(int fd, const void *key, void *value)
+int helpermap_lookup(int fd, const void *key, void *value)
 {
 	union bpf_attr attr;
 
@@ -189,18 +189,18 @@ static int check_and_map(struct helper_maps *m, char *why, size_t whylen)
 		snprintf(why, whylen, "the helper's CPU count is not this machine's");
 		return -1;
 	}
-	if (check_map(m->fd[MAP_SLOTS], BPF_MAP_TYPE_ARRAY, 4, slot, r->nslots, true) != 0 ||
-	    check_map(m->fd[MAP_RINGS], BPF_MAP_TYPE_ARRAY, 4, ring, r->nrings, true) != 0 ||
-	    check_map(m->fd[MAP_CPU], BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct cm_sched_cpu), 1,
+	if (helpermap_check(m->fd[MAP_SLOTS], BPF_MAP_TYPE_ARRAY, 4, slot, r->nslots, true) != 0 ||
+	    helpermap_check(m->fd[MAP_RINGS], BPF_MAP_TYPE_ARRAY, 4, ring, r->nrings, true) != 0 ||
+	    helpermap_check(m->fd[MAP_CPU], BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct cm_sched_cpu), 1,
 		      false) != 0 ||
-	    check_map(m->fd[MAP_SPILL], BPF_MAP_TYPE_LRU_HASH, 4, slot, CM_PROC_SPILL, false) != 0) {
+	    helpermap_check(m->fd[MAP_SPILL], BPF_MAP_TYPE_LRU_HASH, 4, slot, CM_PROC_SPILL, false) != 0) {
 		snprintf(why, whylen, "the helper's maps are not what it said they are");
 		return -1;
 	}
 	m->slots_bytes = (size_t)r->nslots * slot;
 	m->rings_bytes = (size_t)r->nrings * ring;
-	m->slots = map_ro(m->fd[MAP_SLOTS], m->slots_bytes);
-	m->rings = map_ro(m->fd[MAP_RINGS], m->rings_bytes);
+	m->slots = helpermap_mmap_ro(m->fd[MAP_SLOTS], m->slots_bytes);
+	m->rings = helpermap_mmap_ro(m->fd[MAP_RINGS], m->rings_bytes);
 	m->cpu = calloc((size_t)r->nrings, sizeof(*m->cpu));
 	m->all = malloc(((size_t)r->nslots + (size_t)r->nrings) * sizeof(*m->all));
 	if (m->slots == NULL || m->rings == NULL || m->cpu == NULL || m->all == NULL ||
@@ -291,7 +291,7 @@ static void read_sums(void *ctx, struct ran_news *p)
 
 	if (ran_read_slot(m->slots, (size_t)m->said.nslots, p))
 		return;
-	if (lookup(m->fd[MAP_SPILL], &p->tgid, &spill) == 0 && spill.tgid == p->tgid) {
+	if (helpermap_lookup(m->fd[MAP_SPILL], &p->tgid, &spill) == 0 && spill.tgid == p->tgid) {
 		p->cpu_ns = spill.cpu_ns;
 		p->run_delay_ns = spill.run_delay_ns;
 	}
@@ -314,7 +314,7 @@ static ssize_t drain(struct helper_maps *m, struct ran_news **v, bool *lost)
 	}
 	for (ssize_t i = 0; i < n; i++)
 		read_sums(m, &(*v)[i]);
-	if (lookup(m->fd[MAP_CPU], &zero, m->cpu) == 0)
+	if (helpermap_lookup(m->fd[MAP_CPU], &zero, m->cpu) == 0)
 		n = (ssize_t)ran_add_running(*v, (size_t)n, (size_t)n, m->cpu,
 					     (unsigned)m->said.ncpu, cm_clock_ns(), read_sums, m);
 	return n;

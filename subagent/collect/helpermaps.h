@@ -16,9 +16,10 @@
  * types, sizes and flags clustermon_kprobe.h says, the counts in the reply
  * must agree with them, and ring heads and slot contents are bounded by
  * ranlist.c. Another reader of the helper's maps (per-cgroup sums, issue
- * 32) follows the same steps: ask, check each fd with hm_check_map, map it
- * read-only with hm_map_ro, and read it in a pure function fuzzed as the
- * rings are.
+ * 32) follows the same steps: ask for the fds, check each with
+ * helpermap_check, map an array with helpermap_mmap_ro (or read a per-CPU
+ * or hash map with helpermap_lookup), and read the memory in a pure
+ * function that is fuzzed as the rings are.
  *
  * No net-snmp or libbpf here: the bpf(2) calls are made directly.
  */
@@ -26,6 +27,7 @@
 #define CLUSTERMON_COLLECT_HELPERMAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "collect/helper.h"
@@ -48,5 +50,17 @@ bool helper_maps_alive(struct helper_maps *m);
  * out->lost. 0, or -1 (out of memory, or the helper's maps failed a read).
  */
 int helper_maps_procs(struct helper_maps *m, struct helper_procs *out);
+
+/* 0 when fd is a BPF map of this type (enum bpf_map_type), key and value
+ * size and number of entries (and BPF_F_MMAPABLE if mmapable), as the
+ * kernel says (BPF_OBJ_GET_INFO_BY_FD); else -1. */
+int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_t entries,
+		    bool mmapable);
+/* A BPF_F_MMAPABLE array's bytes mapped PROT_READ (a read-only fd allows
+ * no more), or NULL. */
+const void *helpermap_mmap_ro(int fd, size_t bytes);
+/* BPF_MAP_LOOKUP_ELEM: value must have room for the map's value size
+ * times the possible CPUs for a per-CPU map. 0, or -1 with errno. */
+int helpermap_lookup(int fd, const void *key, void *value);
 
 #endif
