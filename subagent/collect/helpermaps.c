@@ -297,6 +297,28 @@ static void read_sums(void *ctx, struct ran_news *p)
 	}
 }
 
+void helper_maps_sums(struct helper_maps *m, uint32_t tgid, uint64_t *cpu_ns,
+		      uint64_t *run_delay_ns)
+{
+	struct ran_news p = { .tgid = tgid, .mark = CM_RAN };
+	uint32_t zero = 0;
+
+	if (tgid == 0 || tgid > CM_PID_MAX_LIMIT)
+		return;
+	read_sums(m, &p);
+	if (helpermap_lookup(m->fd[MAP_CPU], &zero, m->cpu) == 0) {
+		uint64_t now = cm_clock_ns();
+
+		for (uint64_t c = 0; c < m->said.ncpu; c++)
+			if (m->cpu[c].running && m->cpu[c].tgid == tgid && now > m->cpu[c].since)
+				p.cpu_ns += now - m->cpu[c].since;
+	}
+	if (p.cpu_ns > *cpu_ns)
+		*cpu_ns = p.cpu_ns;
+	if (p.run_delay_ns > *run_delay_ns)
+		*run_delay_ns = p.run_delay_ns;
+}
+
 /* The processes of this drain, sums read. */
 static ssize_t drain(struct helper_maps *m, struct ran_news **v, bool *lost)
 {

@@ -51,6 +51,12 @@ bool helper_maps_alive(struct helper_maps *m);
  */
 int helper_maps_procs(struct helper_maps *m, struct helper_procs *out);
 
+/* One process's sums as of now (its slot, or the spill hash, and the
+ * stretch it has run on a CPU since its last switch), raised into *cpu_ns
+ * and *run_delay_ns where larger. */
+void helper_maps_sums(struct helper_maps *m, uint32_t tgid, uint64_t *cpu_ns,
+		      uint64_t *run_delay_ns);
+
 /* 0 when fd is a BPF map of this type (enum bpf_map_type), key and value
  * size and number of entries (and BPF_F_MMAPABLE if mmapable), as the
  * kernel says (BPF_OBJ_GET_INFO_BY_FD); else -1. */

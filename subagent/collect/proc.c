@@ -19,6 +19,7 @@
 #include "core/number.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -534,6 +535,7 @@ struct proc_entry {
 	pid_t pid;
 	bool known;               /* start_ticks holds the first sample's */
 	bool ran;                 /* its CPU time moved at the last read */
+	uint8_t idle_reads;       /* reads in a row that found it had not run */
 	uint64_t start_ticks, ticks;
 	bool have_sched;          /* single-threaded: its last schedstat read */
 	uint64_t cpu_ns, run_delay_ns;
@@ -562,6 +564,7 @@ struct proc_scanner {
 	void *tick_ctx;
 	pid_t *pending;           /* proc_scanner_add: joins at the next sample */
 	size_t npending, pending_cap;
+	uint64_t pass;            /* samples taken: whose idle turn it is */
 };
 
 /* How one read of a process turned out. */
@@ -726,6 +729,10 @@ static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e
 	}
 	e->ran = o->utime_ticks + o->stime_ticks != e->ticks;
 	e->ticks = o->utime_ticks + o->stime_ticks;
+	if (e->ran || o->state == 'R' || o->state == 'D')
+		e->idle_reads = 0;
+	else if (e->idle_reads < UINT8_MAX)
+		e->idle_reads++;
 	entry_sched(ps, e, moved, o);
 	if (with_status && !status_due(e, o) && !force_status)
 		with_status = false;
@@ -875,6 +882,15 @@ static int rescan(struct proc_scanner *ps)
 	return 0;
 }
 
+/* An idle process whose turn this sample is not (SCAN_IDLE_EVERY). */
+static bool resting(const struct proc_scanner *ps, const struct proc_entry *e, unsigned how)
+{
+	/* kill() asks the live system: a fixture root is always read */
+	return ps->root[0] == '\0' && !(how & PROC_SCAN_STATUS) && e->known &&
+	       e->idle_reads >= SCAN_IDLE_READS &&
+	       ((uint64_t)e->pid + ps->pass) % SCAN_IDLE_EVERY != 0;
+}
+
 void proc_scanner_add(struct proc_scanner *ps, pid_t pid)
 {
 	if (ps->npending == ps->pending_cap &&
@@ -947,12 +963,25 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 		wrap = q - (hi - lo);
 		ps->status_cursor = wrap > 0 ? ps->e[wrap - 1]->pid : ps->e[hi - 1]->pid;
 	}
+	ps->pass++;
 	for (size_t i = 0; i < ps->n; i++) {
 		struct proc_entry *e = ps->e[i];
 		bool status = (how & PROC_SCAN_STATUS) || (i >= lo && i < hi) || i < wrap;
 
 		if (ps->tick != NULL && i % PROC_SCAN_TICK == 0)
 			ps->tick(ps->tick_ctx);
+		if (resting(ps, e, how)) {
+			if (kill(e->pid, 0) != 0 && errno == ESRCH) {
+				proc_reader_forget(ps->reader, e->pid);
+				free(e);
+				continue;
+			}
+			(*out)[nout].pid = e->pid;
+			(*out)[nout++].skipped = true;
+			ps->e[kept++] = e;
+			continue;
+		}
+		(*out)[nout].skipped = false;
 		switch (sample_entry(ps, e, &(*out)[nout], status, how & PROC_SCAN_STATUS)) {
 		case S_OK:
 			nout++;

@@ -91,6 +91,7 @@ struct pstate {
 	bool have_ticks;            /* utime and stime hold the last stat read's */
 	uint64_t utime, stime;
 	uint64_t slow_ns;           /* the last read of its slow fields */
+	uint64_t read_ns;           /* scanner: its last read (idle ones rest) */
 	uint64_t ran;               /* the sample it last ran in (helper-fed) */
 	uint32_t mark;              /* the scan or sweep that last saw it */
 	bool queued;                /* on the slow list */
@@ -114,6 +115,7 @@ struct proc_source {
 	struct proc_sample *cur;    /* the scanner's output */
 	size_t cur_cap;
 	uint64_t prev_ns, last_rescan_ns, last_sweep_ns, last_self_ns, nsample;
+	uint64_t now_ns;            /* the scanner sample's start */
 	uint32_t mark;
 	uint64_t sweep_fixes;
 	struct self_cost agent;     /* clustermond's own cost, once a second */
@@ -466,9 +468,14 @@ static void scan_row(struct proc_source *src, const struct proc_sample *p, uint6
 	if (!p->have_schedstat && p->threads > 1)
 		threads_schedstat(src, s, p, old, &r);
 	not_back(&r, old);
+	/* An idle process is read every few samples: its use is over the
+	 * time since its last read. */
+	if (s->read_ns != 0 && src->now_ns > s->read_ns)
+		elapsed = src->now_ns - s->read_ns;
 	r.util = old != NULL ? share_of(used_ns(src, s, p, old, &r), elapsed) : 0;
 	r.system_share = system_share(p, s);
 	keep_ticks(s, p);
+	s->read_ns = src->now_ns;
 	s->mark = src->mark;
 	put_row(src, s, &r);
 }
@@ -555,6 +562,8 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 	 * cannot be followed. Rows look_for_new adds carry this mark. */
 	bool list = status || src->last_pid == 0 || now - src->last_list_ns >= LIST_NS;
 
+	src->now_ns = now;
+
 	src->mark++;
 	if (list) {
 		src->last_pid = last_pid(src);
@@ -572,8 +581,14 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 		return -1;
 	if (status)
 		src->last_rescan_ns = now;
-	for (int i = 0; i < n; i++)
-		scan_row(src, &src->cur[i], elapsed);
+	for (int i = 0; i < n; i++) {
+		struct pstate *s;
+
+		if (!src->cur[i].skipped)
+			scan_row(src, &src->cur[i], elapsed);
+		else if ((s = ps_find(src, src->cur[i].pid)) != NULL)
+			s->mark = src->mark; /* resting: its row stands */
+	}
 	/* Unread processes are gone (or unreadable now): O(n), as the scan. */
 	for (size_t i = 0; i < src->st_cap; i++)
 		if (src->st[i].pid != 0 && src->st[i].mark != src->mark) {
@@ -645,6 +660,12 @@ static void join(struct proc_source *src, struct pstate *s)
 
 	s->acct.joined = true;
 	s->acct.cpu_base = s->acct.run_delay_base = 0;
+	/* The helper's figure as of now, not of the drain: a busy process
+	 * ran meanwhile, and that stretch would be in the base and again in
+	 * the helper's next figures. */
+	if (src->maps != NULL)
+		helper_maps_sums(src->maps, (uint32_t)s->pid, &s->acct.cpu_ns,
+				 &s->acct.run_delay_ns);
 	if (proc_threads_schedstat(src->root, s->pid, &cpu, &delay) != 0)
 		return;
 	s->acct.cpu_base = cpu > s->acct.cpu_ns ? cpu - s->acct.cpu_ns : 0;
