@@ -329,6 +329,7 @@ int sensors_share_fds(const struct sensors *s, int *fds)
 {
 	const struct bpf_map *m[SENSORS_SHARED_MAPS];
 	LIBBPF_OPTS(bpf_get_fd_by_id_opts, ro, .open_flags = BPF_F_RDONLY);
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, rw);
 
 	if (s->skel == NULL || !s->per_process || s->rings == NULL)
 		return -1;
@@ -341,8 +342,14 @@ int sensors_share_fds(const struct sensors *s, int *fds)
 		__u32 len = sizeof(info);
 
 		fds[i] = -1;
+		/* The two arrays clustermond maps: the kernel refuses to mmap a
+		 * BPF_F_RDONLY fd (do_mmap drops VM_SHARED for a file opened
+		 * without write, and bpf_map_mmap wants it), so these fds can
+		 * write; clustermond maps them PROT_READ, which bpf_map_mmap
+		 * makes unable to become writable (VM_MAYWRITE cleared), and
+		 * closes them at once. */
 		if (bpf_obj_get_info_by_fd(bpf_map__fd(m[i]), &info, &len) == 0)
-			fds[i] = bpf_map_get_fd_by_id_opts(info.id, &ro);
+			fds[i] = bpf_map_get_fd_by_id_opts(info.id, i < 2 ? &rw : &ro);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);

@@ -49,8 +49,10 @@ int sensors_report_procs(struct sensors *s, FILE *out);
 /* The maps clustermond reads itself (the "maps" request), in this order:
  * proc_slots, ran_rings, cpu_state, proc_spill. */
 #define SENSORS_SHARED_MAPS 4
-/* Fresh read-only (BPF_F_RDONLY) fds of them into fds: 0, or -1 (none
- * open) when per-process accounting does not run. */
+/* Fresh fds of them into fds: BPF_F_RDONLY for cpu_state and proc_spill;
+ * the two arrays with write access, which mmap needs even for a PROT_READ
+ * mapping (clustermond closes them once mapped). 0, or -1 (none open) when
+ * per-process accounting does not run. */
 int sensors_share_fds(const struct sensors *s, int *fds);
 
 #endif

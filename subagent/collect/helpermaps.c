@@ -208,6 +208,12 @@ static int check_and_map(struct helper_maps *m, char *why, size_t whylen)
 		snprintf(why, whylen, "mapping the helper's maps failed: %s", strerror(errno));
 		return -1;
 	}
+	/* The kernel maps a BPF array only through a fd that may write, so
+	 * these two could: closed now, they leave only the PROT_READ
+	 * mappings, which bpf_map_mmap keeps from becoming writable. */
+	close(m->fd[MAP_SLOTS]);
+	close(m->fd[MAP_RINGS]);
+	m->fd[MAP_SLOTS] = m->fd[MAP_RINGS] = -1;
 	return 0;
 }
 

@@ -2,11 +2,19 @@
 /*
  * helpermaps.h - clustermond reading the helper's per-process accounting
  * itself (issue 30): one "maps" request over the control socket hands it
- * read-only (BPF_F_RDONLY) fds of the BPF maps (SCM_RIGHTS); it maps the
- * tgid-slotted sums and the per-CPU "ran" rings read-only (PROT_READ of
- * BPF_F_MMAPABLE arrays) and drains the rings with a tail of its own, so a
- * sample costs the helper nothing and clustermond no system call per
- * process: one lookup of the per-CPU state for the tasks running now.
+ * fds of the BPF maps (SCM_RIGHTS); it maps the tgid-slotted sums and the
+ * per-CPU "ran" rings read-only (PROT_READ of BPF_F_MMAPABLE arrays) and
+ * drains the rings with a tail of its own, so a sample costs the helper
+ * nothing and clustermond no system call per process: one lookup of the
+ * per-CPU state for the tasks running now.
+ *
+ * The fds of cpu_state and proc_spill are BPF_F_RDONLY. Those of the two
+ * arrays cannot be: the kernel (6.18 here) refuses to mmap a BPF_F_RDONLY
+ * map fd even PROT_READ (do_mmap drops VM_SHARED for a file opened without
+ * write; bpf_map_mmap then says EINVAL), so they come with write access
+ * and are closed as soon as they are mapped: what stays is a PROT_READ
+ * mapping that bpf_map_mmap keeps from being made writable (VM_MAYWRITE
+ * cleared).
  *
  * The connection that carried the fds stays open: the helper never writes
  * on it again, so anything readable (its close) means the helper went, and
