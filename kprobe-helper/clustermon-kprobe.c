@@ -62,6 +62,10 @@ static struct {
 	size_t ntraces;
 	struct client clients[MAX_CLIENTS];
 	size_t nclients;
+	/* fds the reply being built carries (a maps request), sent with its
+	 * first byte and closed after */
+	int reply_fds[SENSORS_SHARED_MAPS];
+	size_t nreply_fds;
 } helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
 	     .gid = (gid_t)-1 };
 
@@ -363,6 +367,23 @@ static void reply_procs(FILE *out)
 	free(body);
 }
 
+/* The maps clustermond reads itself, read-only: at most one set per
+ * reply. */
+static void reply_maps(FILE *out)
+{
+	if (helper.nreply_fds != 0) {
+		fputs("err invalid one maps request per reply\n", out);
+		return;
+	}
+	if (sensors_share_fds(&helper.sensors, helper.reply_fds) != 0) {
+		fputs("err unsupported no per-process accounting (-n, or no sensors)\n", out);
+		return;
+	}
+	helper.nreply_fds = SENSORS_SHARED_MAPS;
+	fprintf(out, "ok maps %zu %zu %u\n", helper.sensors.nslots, helper.sensors.nrings,
+		possible_cpus());
+}
+
 static void serve_request(const char *line, FILE *out)
 {
 	struct wire_request r;
@@ -386,6 +407,7 @@ static void serve_request(const char *line, FILE *out)
 	case WIRE_STOP: do_stop(&r, out); break;
 	case WIRE_TRACES: report_traces(out); break;
 	case WIRE_PROCS: reply_procs(out); break;
+	case WIRE_MAPS: reply_maps(out); break;
 	}
 }
 
@@ -404,6 +426,30 @@ static int send_all(int fd, const char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* The reply's first byte with the fds it carries, then the rest. */
+static int send_reply(int fd, const char *buf, size_t len)
+{
+	char control[CMSG_SPACE(sizeof(helper.reply_fds))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = CMSG_SPACE(helper.nreply_fds * sizeof(int)) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	ssize_t n;
+
+	if (helper.nreply_fds == 0)
+		return send_all(fd, buf, len);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(helper.nreply_fds * sizeof(int));
+	memcpy(CMSG_DATA(cm), helper.reply_fds, helper.nreply_fds * sizeof(int));
+	do
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	while (helper.nreply_fds > 0)
+		close(helper.reply_fds[--helper.nreply_fds]);
+	return n == 1 ? send_all(fd, buf + 1, len - 1) : -1;
 }
 
 static void drop_client(size_t i)
@@ -437,8 +483,10 @@ static bool serve_client(struct client *c)
 		keep = false;
 	}
 	fclose(out);
-	if (len > 0 && send_all(c->fd, reply, len) != 0)
+	if (len > 0 && send_reply(c->fd, reply, len) != 0)
 		keep = false;
+	while (helper.nreply_fds > 0)
+		close(helper.reply_fds[--helper.nreply_fds]);
 	free(reply);
 	return keep;
 }

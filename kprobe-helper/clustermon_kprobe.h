@@ -118,17 +118,28 @@ struct cm_proc_slot {
 #define CM_NEW 3
 
 /* The "ran" list: a ring per CPU, written only by the programs on that
- * CPU (with preemption off), drained by user space through mmap. An entry
- * is TGID | MARK << 32 | GEN << 34 (GEN: the slot's gen, 30 bits, so user
- * space tells an exit of the old holder of a pid from the new one's). A
- * process is listed as ran once per epoch (user space starts an epoch at
- * each drain), so a drain reads about one entry per process that ran. */
+ * CPU (with preemption off), read by user space through mmap. An entry is
+ * TGID | MARK << 32 | GEN << 34 (GEN: the slot's gen, 30 bits, so user
+ * space tells an exit of the old holder of a pid from the new one's).
+ *
+ * The programs never wait for a reader: they overwrite the oldest entry,
+ * and each reader keeps its own tail in its own memory (ranlist.h), so the
+ * maps can be handed out read-only (BPF_F_RDONLY fds, issue 30) and more
+ * than one reader may follow them. A reader that falls a ring behind sees
+ * it from head and its tail, and rereads every slot instead.
+ *
+ * A process is listed at most once per epoch, an epoch being
+ * CLOCK_MONOTONIC >> CM_EPOCH_SHIFT (about 4.2 ms): no reader has to start
+ * one. A process listed in an epoch may run again in it unlisted; a reader
+ * keeps rereading the sums of every process it was handed until an epoch
+ * two later (ran_drain), when every stretch of that epoch is summed. */
 #define CM_RAN_RING 16384u
 #define CM_GEN_MASK 0x3fffffffu
+#define CM_EPOCH_SHIFT 22
 
 struct cm_ran_ring {
 	__u64 head;      /* entries written, by the CPU's programs */
-	__u64 tail;      /* entries read, by user space */
+	__u64 tail;      /* unused (readers keep their own); kept for the layout */
 	__u64 pad[2];
 	__u64 ent[CM_RAN_RING];
 };

@@ -74,9 +74,6 @@ struct {
 const volatile bool per_process = true;
 const volatile __u32 slot_mask = 0;
 
-/* Written by user space through mmap at each drain. */
-__u32 epoch;
-
 /* An array, not a hash: the verifier inlines its lookup (a few ns against
  * 50-120 ns for a hash), and user space reads it through mmap without a
  * system call per process. */
@@ -171,7 +168,8 @@ static __always_inline struct cm_proc_slot *proc_of(__u32 tgid, bool create)
 	return spilled(tgid, create);
 }
 
-/* Appends to this CPU's ring: 0, or -1 when it is full (counted). */
+/* Appends to this CPU's ring, overwriting its oldest entry when no reader
+ * kept up (readers see that from head): 0, or -1 without a ring. */
 static __always_inline int list_proc(__u32 tgid, __u32 what, __u32 gen)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -183,36 +181,37 @@ static __always_inline int list_proc(__u32 tgid, __u32 what, __u32 gen)
 		return -1;
 	}
 	h = r->head;
-	if (h - *(volatile __u64 *)&r->tail >= CM_RAN_RING) {
-		count_procs_lost();
-		return -1;
-	}
 	r->ent[h & (CM_RAN_RING - 1)] = tgid | (__u64)what << 32 | (__u64)(gen & CM_GEN_MASK) << 34;
-	/* A locked add orders the entry before the head user space reads. */
+	/* A locked add orders the entry before the head readers load. */
 	__sync_fetch_and_add(&r->head, 1);
 	return 0;
 }
 
-/* Listed once per epoch; if the ring was full, again at its next switch. */
-static __always_inline void mark_ran(struct cm_proc_slot *e, __u32 tgid)
+static __always_inline __u32 epoch_of(__u64 now)
 {
-	__u32 now = *(volatile __u32 *)&epoch;
+	return (__u32)(now >> CM_EPOCH_SHIFT);
+}
 
-	if (e->epoch != now && list_proc(tgid, CM_RAN, e->gen) == 0)
-		e->epoch = now;
+/* Listed once per epoch. */
+static __always_inline void mark_ran(struct cm_proc_slot *e, __u32 tgid, __u64 now)
+{
+	__u32 ep = epoch_of(now);
+
+	if (e->epoch != ep && list_proc(tgid, CM_RAN, e->gen) == 0)
+		e->epoch = ep;
 }
 
 /* prev (of process tgid) ran until now since the CPU's last switch.
  * Threads of one process run on several CPUs at once, hence the atomic
  * adds. */
-static __always_inline void account_proc(__u32 tgid, __u64 ran_ns)
+static __always_inline void account_proc(__u32 tgid, __u64 ran_ns, __u64 now)
 {
 	struct cm_proc_slot *e;
 
 	if (!per_process || tgid == 0 || (e = proc_of(tgid, true)) == NULL)
 		return;
 	__sync_fetch_and_add(&e->cpu_ns, ran_ns);
-	mark_ran(e, tgid);
+	mark_ran(e, tgid, now);
 }
 
 static __always_inline void account_proc_wait(__u32 tgid, __u64 wait)
@@ -298,7 +297,7 @@ int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_
 {
 	__u64 now = bpf_ktime_get_ns(), *q;
 
-	account_proc(prev->tgid, account_switch(now, next->pid, next->tgid));
+	account_proc(prev->tgid, account_switch(now, next->pid, next->tgid), now);
 	if (still_runnable(prev))
 		mark_queued_btf(prev, now);
 	if (next->pid == 0)
@@ -330,7 +329,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	__u64 now = bpf_ktime_get_ns(), *q;
 	__u64 ran_ns = account_switch(now, next_pid, BPF_CORE_READ(next, tgid));
 
-	account_proc(BPF_CORE_READ(prev, tgid), ran_ns);
+	account_proc(BPF_CORE_READ(prev, tgid), ran_ns, now);
 	if (still_runnable(prev))
 		mark_queued(BPF_CORE_READ(prev, pid), now);
 	if (next_pid == 0)
@@ -363,9 +362,8 @@ static __always_inline void forked(__u32 pid, __u32 tgid)
 	e->gen = gen;
 	e->cpu_ns = 0;
 	e->run_delay_ns = 0;
-	e->epoch = *(volatile __u32 *)&epoch;
-	if (list_proc(tgid, CM_NEW, gen) != 0)
-		e->epoch = 0;
+	e->epoch = epoch_of(bpf_ktime_get_ns());
+	list_proc(tgid, CM_NEW, gen);
 }
 
 /* An exec: the same process under a new name. */

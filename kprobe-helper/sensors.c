@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -42,8 +43,8 @@ static void *map_whole(struct bpf_map *m, size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The slots and rings into our memory (a drain then needs no system call
- * per process), and the first epoch: 0 is what a slot starts with. */
+/* The slots and rings into our memory: a drain then needs no system call
+ * per process. */
 static int map_accounting(struct sensors *s, struct sched_bpf *k)
 {
 	s->slots_bytes = s->nslots * sizeof(struct cm_proc_slot);
@@ -52,8 +53,7 @@ static int map_accounting(struct sensors *s, struct sched_bpf *k)
 	s->rings = map_whole(k->maps.ran_rings, s->rings_bytes);
 	if (s->slots == NULL || s->rings == NULL)
 		return -errno;
-	__atomic_store_n(&k->bss->epoch, 1, __ATOMIC_SEQ_CST);
-	return 0;
+	return ran_reader_init(&s->reader, s->nrings) == 0 ? 0 : -ENOMEM;
 }
 
 static void unmap_accounting(struct sensors *s)
@@ -64,6 +64,7 @@ static void unmap_accounting(struct sensors *s)
 		munmap(s->rings, s->rings_bytes);
 	s->slots = NULL;
 	s->rings = NULL;
+	ran_reader_free(&s->reader);
 }
 
 /* One of the two sets of scheduler programs: tp_btf with task storage, or
@@ -257,102 +258,103 @@ int sensors_report(const struct sensors *s, FILE *out)
 
 /* ------------------------------------------------ per-process accounting */
 
-static struct cm_ran_ring *ring(const struct sensors *s, size_t cpu)
-{
-	return (struct cm_ran_ring *)(s->rings + cpu * sizeof(struct cm_ran_ring));
-}
-
 /* A process's sums from its slot, or from the spill hash when another
  * process holds the slot; 0 when neither has it (gone and reused). */
-static void read_sums(const struct sensors *s, struct ran_news *p)
+static void read_sums(void *ctx, struct ran_news *p)
 {
-	volatile struct cm_proc_slot *e = &s->slots[p->tgid & (s->nslots - 1)];
+	const struct sensors *s = ctx;
 	struct cm_proc_slot spill;
 
-	if (e->tgid == p->tgid) {
-		p->cpu_ns = e->cpu_ns;
-		p->run_delay_ns = e->run_delay_ns;
-	} else if (bpf_map__lookup_elem(s->skel->maps.proc_spill, &p->tgid, sizeof(p->tgid),
-					&spill, sizeof(spill), 0) == 0) {
+	if (ran_read_slot(s->slots, s->nslots, p))
+		return;
+	if (bpf_map__lookup_elem(s->skel->maps.proc_spill, &p->tgid, sizeof(p->tgid), &spill,
+				 sizeof(spill), 0) == 0) {
 		p->cpu_ns = spill.cpu_ns;
 		p->run_delay_ns = spill.run_delay_ns;
 	}
 }
 
-/* A task on a CPU since `since` has run that long without a switch to
- * account it: added to its process, listed even if it was never switched
- * out since the last drain. The sums were read first, so a switch in
- * between leaves a stretch out (read next time), never counts it twice. */
-static size_t add_running(const struct sensors *s, struct ran_news *v, size_t n)
+/* The tasks on a CPU now, which no switch has accounted yet. The sums were
+ * read first, so a switch in between leaves a stretch out (read next
+ * time), never counts it twice. */
+static size_t add_running(struct sensors *s, struct ran_news *v, size_t n)
 {
 	unsigned ncpu = possible_cpus();
 	struct cm_sched_cpu *c = calloc(ncpu, sizeof(*c));
-	size_t sorted = n;
 	__u32 zero = 0;
-	__u64 now;
 
-	if (c == NULL || bpf_map__lookup_elem(s->skel->maps.cpu_state, &zero, sizeof(zero), c,
-					      ncpu * sizeof(*c), 0) != 0) {
-		free(c);
-		return n;
-	}
-	now = cm_clock_ns();
-	for (unsigned cpu = 0; cpu < ncpu; cpu++) {
-		__u32 tgid = c[cpu].tgid;
-		struct ran_news *p;
-
-		if (!c[cpu].running || tgid == 0 || tgid > CM_PID_MAX_LIMIT || now <= c[cpu].since)
-			continue;
-		p = ran_find(v, sorted, tgid);
-		for (size_t i = sorted; p == NULL && i < n; i++)
-			if (v[i].tgid == tgid)
-				p = &v[i];
-		if (p == NULL) {
-			p = &v[n++];
-			*p = (struct ran_news){ .tgid = tgid, .mark = CM_RAN };
-			read_sums(s, p);
-		}
-		p->cpu_ns += now - c[cpu].since;
-	}
+	if (c != NULL && bpf_map__lookup_elem(s->skel->maps.cpu_state, &zero, sizeof(zero), c,
+					      ncpu * sizeof(*c), 0) == 0)
+		n = ran_add_running(v, n, n, c, ncpu, cm_clock_ns(), read_sums, s);
 	free(c);
 	return n;
 }
 
-/* A new epoch first: a process that runs after this is listed again, so
- * none is missed between reading a ring and the next drain. */
-static void next_epoch(const struct sensors *s)
+/* The processes to report: the rings' news and what the reader carries,
+ * or, when entries were lost, every process holding a slot. */
+static ssize_t procs_to_report(struct sensors *s, struct ran_news **v)
 {
-	__u32 e = s->skel->bss->epoch + 1;
+	bool lost = false;
+	ssize_t n = ran_drain(&s->reader, s->rings, (uint32_t)(cm_clock_ns() >> CM_EPOCH_SHIFT),
+			      possible_cpus(), &lost);
 
-	__atomic_store_n(&s->skel->bss->epoch, e ? e : 1, __ATOMIC_SEQ_CST);
+	*v = s->reader.out;
+	if (n < 0 || !lost)
+		return n;
+	*v = malloc((s->nslots + possible_cpus()) * sizeof(**v));
+	return *v == NULL ? -1 : (ssize_t)ran_all_slots(s->slots, s->nslots, *v);
 }
 
-int sensors_report_procs(const struct sensors *s, FILE *out)
+int sensors_report_procs(struct sensors *s, FILE *out)
 {
-	size_t ncpu = possible_cpus(), n = 0;
-	uint64_t *ent;
 	struct ran_news *v;
+	ssize_t n;
 
 	if (s->skel == NULL || !s->per_process || s->rings == NULL)
 		return 0;
-	ent = malloc(CM_RAN_RING * sizeof(*ent));
-	v = malloc((s->nrings * CM_RAN_RING + ncpu) * sizeof(*v));
-	if (ent == NULL || v == NULL) {
-		free(ent);
-		free(v);
+	if ((n = procs_to_report(s, &v)) < 0)
 		return 0;
-	}
-	next_epoch(s);
-	for (size_t cpu = 0; cpu < s->nrings; cpu++)
-		n += ran_decode(ent, ran_take(ring(s, cpu), ent), v + n);
-	n = ran_merge(v, n);
-	for (size_t i = 0; i < n; i++)
+	for (ssize_t i = 0; i < n; i++)
 		read_sums(s, &v[i]);
-	n = add_running(s, v, n);
-	for (size_t i = 0; i < n; i++)
+	n = (ssize_t)add_running(s, v, (size_t)n);
+	for (ssize_t i = 0; i < n; i++)
 		fprintf(out, "proc %u %llu %llu %u\n", v[i].tgid, (unsigned long long)v[i].cpu_ns,
 			(unsigned long long)v[i].run_delay_ns, v[i].mark);
-	free(ent);
-	free(v);
+	if (v != s->reader.out)
+		free(v);
 	return (int)n;
+}
+
+int sensors_share_fds(const struct sensors *s, int *fds)
+{
+	const struct bpf_map *m[SENSORS_SHARED_MAPS];
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, ro, .open_flags = BPF_F_RDONLY);
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, rw);
+
+	if (s->skel == NULL || !s->per_process || s->rings == NULL)
+		return -1;
+	m[0] = s->skel->maps.proc_slots;
+	m[1] = s->skel->maps.ran_rings;
+	m[2] = s->skel->maps.cpu_state;
+	m[3] = s->skel->maps.proc_spill;
+	for (int i = 0; i < SENSORS_SHARED_MAPS; i++) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		fds[i] = -1;
+		/* The two arrays clustermond maps: the kernel refuses to mmap a
+		 * BPF_F_RDONLY fd (do_mmap drops VM_SHARED for a file opened
+		 * without write, and bpf_map_mmap wants it), so these fds can
+		 * write; clustermond maps them PROT_READ, which bpf_map_mmap
+		 * makes unable to become writable (VM_MAYWRITE cleared), and
+		 * closes them at once. */
+		if (bpf_obj_get_info_by_fd(bpf_map__fd(m[i]), &info, &len) == 0)
+			fds[i] = bpf_map_get_fd_by_id_opts(info.id, i < 2 ? &rw : &ro);
+		if (fds[i] < 0) {
+			while (i-- > 0)
+				close(fds[i]);
+			return -1;
+		}
+	}
+	return 0;
 }

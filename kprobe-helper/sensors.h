@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "clustermon_kprobe.h"
+#include "ranlist.h"
 
 struct sched_bpf;
 
@@ -24,6 +25,7 @@ struct sensors {
 	size_t nslots, slots_bytes;
 	unsigned char *rings;
 	size_t nrings, rings_bytes;
+	struct ran_reader reader;   /* the text procs reply's own tails */
 	/* skb_drop_reason names from the kernel's BTF, without the
 	 * SKB_DROP_REASON_ prefix; NULL where the kernel has none. */
 	char *reason[CM_DROP_REASONS];
@@ -42,6 +44,15 @@ int sensors_report(const struct sensors *s, FILE *out);
  * exited (2) or that are new or exec'd (3) since the last call, one per
  * tgid; drains the per-CPU lists, so it costs in proportion to what they
  * hold, not to the number of processes. The number of lines. */
-int sensors_report_procs(const struct sensors *s, FILE *out);
+int sensors_report_procs(struct sensors *s, FILE *out);
+
+/* The maps clustermond reads itself (the "maps" request), in this order:
+ * proc_slots, ran_rings, cpu_state, proc_spill. */
+#define SENSORS_SHARED_MAPS 4
+/* Fresh fds of them into fds: BPF_F_RDONLY for cpu_state and proc_spill;
+ * the two arrays with write access, which mmap needs even for a PROT_READ
+ * mapping (clustermond closes them once mapped). 0, or -1 (none open) when
+ * per-process accounting does not run. */
+int sensors_share_fds(const struct sensors *s, int *fds);
 
 #endif

@@ -168,9 +168,11 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_TRACES;
 	} else if (strcmp(verb, "procs") == 0) {
 		req->verb = WIRE_PROCS;
+	} else if (strcmp(verb, "maps") == 0) {
+		req->verb = WIRE_MAPS;
 	} else {
 		snprintf(why, whylen,
-			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs)",
+			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps)",
 			 verb);
 		return -1;
 	}
@@ -216,6 +218,9 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_PROCS:
 		n = snprintf(buf, len, "procs\n");
+		break;
+	case WIRE_MAPS:
+		n = snprintf(buf, len, "maps\n");
 		break;
 	default:
 		n = snprintf(buf, len, "read\n");

@@ -23,6 +23,14 @@
  *                                   name changed) since the last procs,
  *                                   which drains the list (one reader:
  *                                   clustermond); one line per TGID
+ *   maps                         -> ok maps SLOTS RINGS NCPU, the line
+ *                                   carrying (SCM_RIGHTS) read-only fds of
+ *                                   the per-process accounting's maps:
+ *                                   proc_slots, ran_rings, cpu_state,
+ *                                   proc_spill (clustermon_kprobe.h); the
+ *                                   client reads them itself through mmap
+ *                                   and keeps the connection open, so it
+ *                                   sees the helper go (issue 30)
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
@@ -69,7 +77,7 @@
 #define WIRE_MAX_ID 65535u
 
 enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
-		 WIRE_TRACES, WIRE_PROCS };
+		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS };
 
 #define TRACE_DEFAULT_DURATION_MS 10000u
 #define TRACE_MAX_DURATION_MS 86400000u          /* a day */

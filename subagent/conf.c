@@ -107,6 +107,8 @@ static void parse_snapshot_file(const char *token, char *line)
 		return;
 	}
 	strcpy(staged.snapshot_file, line);
+	/* The proc source stats it for clusterMonAgentImageBytes. */
+	strcpy(staged.sources.image_path, line);
 }
 
 /* helperSocket PATH */

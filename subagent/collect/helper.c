@@ -17,7 +17,7 @@
 /* Reply lines: 64 histogram slots of up to 20 digits, or 8192 CPUs. */
 #define WIRE_LINE_MAX (8192 * 21 + 64)
 
-static int connect_to(const char *path, char *why, size_t whylen)
+int helper_connect(const char *path, char *why, size_t whylen)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd;
@@ -95,7 +95,7 @@ enum helper_result helper_exchange(const char *path, const char *request, int ti
 				   char **reply, char *why, size_t whylen)
 {
 	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
-	int fd = connect_to(path, why, whylen);
+	int fd = helper_connect(path, why, whylen);
 	int rc;
 
 	*reply = NULL;
@@ -417,22 +417,54 @@ static bool parse_proc_line(void *ctx, const char *s)
 	return true;
 }
 
-int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen)
+/* A cursor at the start of reply, or NULL with why. */
+static struct cursor *cursor_at(const char *reply, char *why, size_t whylen)
 {
 	struct cursor *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		snprintf(why, whylen, "out of memory");
+	else
+		c->p = reply;
+	return c;
+}
+
+int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen)
+{
+	struct cursor *c = cursor_at(reply, why, whylen);
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
-	if (c == NULL) {
-		snprintf(why, whylen, "out of memory");
+	if (c == NULL)
 		return -1;
-	}
-	c->p = reply;
 	ok = parse_hello(c, out->instance, why, whylen) &&
 	     parse_counted(c, out, parse_proc_line, why, whylen);
 	free(c);
 	if (!ok)
 		helper_procs_free(out);
+	return ok ? 0 : -1;
+}
+
+int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *why, size_t whylen)
+{
+	struct cursor *c = cursor_at(reply, why, whylen);
+	const char *s;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	if (c == NULL)
+		return -1;
+	ok = parse_hello(c, out->instance, why, whylen) && next_line(c);
+	s = c->line + 7;
+	if (ok && (strncmp(c->line, "ok maps", 7) != 0 || !take_u64(&s, &out->nslots) ||
+		   !take_u64(&s, &out->nrings) || !take_u64(&s, &out->ncpu) || *s != '\0' ||
+		   out->nslots == 0 || out->nslots > HELPER_MAX_SLOTS ||
+		   (out->nslots & (out->nslots - 1)) != 0 || out->nrings == 0 ||
+		   out->nrings > HELPER_MAX_CPUS || out->ncpu == 0 || out->ncpu > out->nrings)) {
+		snprintf(why, whylen, "expected 'ok maps SLOTS RINGS NCPU', got '%.60s'", c->line);
+		ok = false;
+	}
+	free(c);
 	return ok ? 0 : -1;
 }
 

@@ -25,6 +25,9 @@ enum helper_result {
 	HELPER_REFUSED,     /* "err CLASS REASON" */
 };
 
+/* A connected socket to the helper, or -1 with why. */
+int helper_connect(const char *path, char *why, size_t whylen);
+
 /* Sends request (lines ending in \n); *reply is the whole reply, malloc'd
  * and NUL-terminated. On HELPER_DOWN, why says what happened. */
 enum helper_result helper_exchange(const char *path, const char *request, int timeout_ms,
@@ -101,11 +104,27 @@ struct helper_procs {
 	char instance[64];
 	size_t n, cap;
 	struct helper_proc *v;
+	bool lost;                  /* news may be missing: every process is
+				       listed, but exits and execs may not be
+				       (helpermaps.h); never set by the text reply */
 };
 
 /* Parses the reply to HELPER_PROCS_REQUEST: 0, or -1 with why (then out
  * holds nothing to free). */
 int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen);
 void helper_procs_free(struct helper_procs *r);
+
+/* The reply to HELPER_MAPS_REQUEST (the fds it carries aside). */
+#define HELPER_MAPS_REQUEST "hello\nmaps\n"
+#define HELPER_MAX_SLOTS (1u << 17)   /* CM_MAX_PROC_SLOTS */
+#define HELPER_MAX_CPUS 8192u
+struct helper_maps_reply {
+	char instance[64];
+	uint64_t nslots;            /* a power of two, at most HELPER_MAX_SLOTS */
+	uint64_t nrings;            /* possible CPUs, 1..HELPER_MAX_CPUS */
+	uint64_t ncpu;              /* 1..nrings */
+};
+/* 0, or -1 with why. */
+int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *why, size_t whylen);
 
 #endif

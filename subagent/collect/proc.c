@@ -19,6 +19,7 @@
 #include "core/number.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -132,7 +133,7 @@ static bool scan_status_value(const char *p, size_t namelen, uint64_t *v)
 
 int procstatus_parse(const char *buf, struct proc_sample *out)
 {
-	uint64_t uid = 0, vol = 0, invol = 0;
+	uint64_t uid = 0, vol = 0, invol = 0, tgid = 0;
 	bool have_uid = false;
 	size_t len = strlen(buf);
 
@@ -145,6 +146,9 @@ int procstatus_parse(const char *buf, struct proc_sample *out)
 			if (!scan_status_value(p, 3, &uid) || uid > UINT32_MAX)
 				goto bad;
 			have_uid = true;
+		} else if (line_is(p, "Tgid")) {
+			if (!scan_status_value(p, 4, &tgid) || tgid > INT_MAX)
+				goto bad;
 		} else if (line_is(p, "voluntary_ctxt_switches")) {
 			if (!scan_status_value(p, 23, &vol))
 				goto bad;
@@ -157,6 +161,7 @@ int procstatus_parse(const char *buf, struct proc_sample *out)
 	if (!have_uid)
 		goto bad;
 	out->uid = (uint32_t)uid;
+	out->tgid = (uint32_t)tgid;
 	out->vol_ctxsw = vol;
 	out->invol_ctxsw = invol;
 	return 0;
@@ -530,12 +535,18 @@ struct proc_entry {
 	pid_t pid;
 	bool known;               /* start_ticks holds the first sample's */
 	bool ran;                 /* its CPU time moved at the last read */
+	uint8_t idle_reads;       /* reads in a row that found it had not run */
 	uint64_t start_ticks, ticks;
 	bool have_sched;          /* single-threaded: its last schedstat read */
 	uint64_t cpu_ns, run_delay_ns;
 	bool have_status;
 	uint32_t uid;
 	uint64_t vol_ctxsw, invol_ctxsw;
+	/* what stat said at the last status read: a status turn skips a
+	 * process that has not run since (issue 30) */
+	uint64_t status_ticks, status_minflt;
+	char status_state;
+	uint8_t status_skipped;
 	char cmdline[PROC_CMDLINE_MAX];
 };
 
@@ -549,6 +560,11 @@ struct proc_scanner {
 	size_t pids_cap;
 	size_t status_quota;      /* statuses the next sample reads besides */
 	pid_t status_cursor;      /* the last pid whose status that read */
+	void (*tick)(void *);     /* proc_scanner_on_tick */
+	void *tick_ctx;
+	pid_t *pending;           /* proc_scanner_add: joins at the next sample */
+	size_t npending, pending_cap;
+	uint64_t pass;            /* samples taken: whose idle turn it is */
 };
 
 /* How one read of a process turned out. */
@@ -583,6 +599,7 @@ void proc_scanner_free(struct proc_scanner *ps)
 	free(ps->e);
 	free(ps->next);
 	free(ps->pids);
+	free(ps->pending);
 	proc_reader_free(ps->reader);
 	free(ps);
 }
@@ -668,10 +685,34 @@ static void entry_sched(struct proc_scanner *ps, struct proc_entry *e, bool move
 	e->run_delay_ns = o->have_schedstat ? o->run_delay_ns : 0;
 }
 
+/*
+ * Whether a status turn reads the process's status: the costliest file
+ * (about 9 us), and at 10,000 processes a second's turns were most of what
+ * the scanner cost. A process that has not run since its last status read
+ * (the same ticks, faults and state in stat) has the same context switch
+ * counts and uid as then, but for sub-tick runs: so it is skipped, and read
+ * anyway every STATUS_SKIPS turns, as the helper-fed mode reads the slow
+ * fields of processes that ran.
+ */
+#define STATUS_SKIPS 30
+
+static bool status_due(struct proc_entry *e, const struct proc_sample *o)
+{
+	if (e->have_status && o->utime_ticks + o->stime_ticks == e->status_ticks &&
+	    o->minflt == e->status_minflt && o->state == e->status_state &&
+	    ++e->status_skipped < STATUS_SKIPS)
+		return false;
+	e->status_ticks = o->utime_ticks + o->stime_ticks;
+	e->status_minflt = o->minflt;
+	e->status_state = o->state;
+	e->status_skipped = 0;
+	return true;
+}
+
 /* One process into o: stat fields fresh, schedstat when it ran (or as last
  * read), status fields as last read. */
 static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e,
-				   struct proc_sample *o, bool with_status)
+				   struct proc_sample *o, bool with_status, bool force_status)
 {
 	bool moved;
 
@@ -688,7 +729,13 @@ static enum sample_rc sample_entry(struct proc_scanner *ps, struct proc_entry *e
 	}
 	e->ran = o->utime_ticks + o->stime_ticks != e->ticks;
 	e->ticks = o->utime_ticks + o->stime_ticks;
+	if (e->ran || o->state == 'R' || o->state == 'D')
+		e->idle_reads = 0;
+	else if (e->idle_reads < UINT8_MAX)
+		e->idle_reads++;
 	entry_sched(ps, e, moved, o);
+	if (with_status && !status_due(e, o) && !force_status)
+		with_status = false;
 	if (with_status && entry_status(ps, e) == S_GONE)
 		return S_GONE;
 	o->have_status = e->have_status;
@@ -835,12 +882,67 @@ static int rescan(struct proc_scanner *ps)
 	return 0;
 }
 
+/* An idle process whose turn this sample is not (SCAN_IDLE_EVERY). */
+static bool resting(const struct proc_scanner *ps, const struct proc_entry *e, unsigned how)
+{
+	/* kill() asks the live system: a fixture root is always read */
+	return ps->root[0] == '\0' && !(how & PROC_SCAN_STATUS) && e->known &&
+	       e->idle_reads >= SCAN_IDLE_READS &&
+	       ((uint64_t)e->pid + ps->pass) % SCAN_IDLE_EVERY != 0;
+}
+
+void proc_scanner_add(struct proc_scanner *ps, pid_t pid)
+{
+	if (ps->npending == ps->pending_cap &&
+	    reserve_pids(&ps->pending, &ps->pending_cap, ps->npending + 1) != 0)
+		return; /* found by the next listing instead */
+	ps->pending[ps->npending++] = pid;
+}
+
+/* The pids proc_scanner_add queued, merged in as a rescan merges a
+ * listing (one pass over both sorted lists). */
+static int join_pending(struct proc_scanner *ps)
+{
+	size_t i = 0, j = 0, k = 0;
+	struct proc_entry **out;
+
+	if (ps->npending == 0)
+		return 0;
+	if (reserve_entries(ps, ps->n + ps->npending) != 0)
+		return -1;
+	qsort(ps->pending, ps->npending, sizeof(*ps->pending), compare_pid);
+	out = ps->next;
+	while (i < ps->n || j < ps->npending) {
+		if (j == ps->npending || (i < ps->n && ps->e[i]->pid < ps->pending[j])) {
+			out[k++] = ps->e[i++];
+		} else if (i < ps->n && ps->e[i]->pid == ps->pending[j]) {
+			j++;
+		} else {
+			struct proc_entry *e = entry_new(ps, ps->pending[j++]);
+
+			if (e != NULL)
+				out[k++] = e;
+			while (j < ps->npending && ps->pending[j] == ps->pending[j - 1])
+				j++;
+		}
+	}
+	ps->next = ps->e;
+	ps->e = out;
+	ps->n = k;
+	ps->npending = 0;
+	return 0;
+}
+
 int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap)
 {
 	size_t kept = 0, nout = 0;
 
 	if ((how & PROC_SCAN_LIST) && rescan(ps) != 0)
+		return -1;
+	if ((how & PROC_SCAN_LIST))
+		ps->npending = 0; /* the listing has every one that lives */
+	else if (join_pending(ps) != 0)
 		return -1;
 	if (*cap < ps->n) {
 		struct proc_sample *bigger = realloc(*out, ps->n * sizeof(*bigger));
@@ -861,11 +963,26 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 		wrap = q - (hi - lo);
 		ps->status_cursor = wrap > 0 ? ps->e[wrap - 1]->pid : ps->e[hi - 1]->pid;
 	}
+	ps->pass++;
 	for (size_t i = 0; i < ps->n; i++) {
 		struct proc_entry *e = ps->e[i];
 		bool status = (how & PROC_SCAN_STATUS) || (i >= lo && i < hi) || i < wrap;
 
-		switch (sample_entry(ps, e, &(*out)[nout], status)) {
+		if (ps->tick != NULL && i % PROC_SCAN_TICK == 0)
+			ps->tick(ps->tick_ctx);
+		if (resting(ps, e, how)) {
+			if (kill(e->pid, 0) != 0 && errno == ESRCH) {
+				proc_reader_forget(ps->reader, e->pid);
+				free(e);
+				continue;
+			}
+			(*out)[nout].pid = e->pid;
+			(*out)[nout++].skipped = true;
+			ps->e[kept++] = e;
+			continue;
+		}
+		(*out)[nout].skipped = false;
+		switch (sample_entry(ps, e, &(*out)[nout], status, how & PROC_SCAN_STATUS)) {
 		case S_OK:
 			nout++;
 			break;
@@ -885,6 +1002,28 @@ int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sampl
 void proc_scanner_status_quota(struct proc_scanner *ps, size_t n)
 {
 	ps->status_quota = n;
+}
+
+void proc_scanner_on_tick(struct proc_scanner *ps, void (*fn)(void *ctx), void *ctx)
+{
+	ps->tick = fn;
+	ps->tick_ctx = ctx;
+}
+
+/* "0.00 0.01 0.05 1/234 5678\n": the last number. */
+int loadavg_last_pid_parse(const char *buf, uint32_t *pid)
+{
+	const char *p = strrchr(buf, ' ');
+	uint64_t v;
+
+	if (p != NULL)
+		p++;
+	if (p == NULL || !scan_u64(&p, &v) || (*p != '\n' && *p != '\0') || v > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	*pid = (uint32_t)v;
+	return 0;
 }
 
 int proc_threads_schedstat(const char *root, pid_t pid, uint64_t *cpu_ns, uint64_t *run_delay_ns)

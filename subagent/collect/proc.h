@@ -32,6 +32,8 @@ struct proc_acct {
 /* One process as read in one sample; times in the kernel's units. */
 struct proc_sample {
 	pid_t pid;
+	bool skipped;              /* scanner: idle, alive, not read this sample:
+				    * nothing else is filled */
 	char comm[PROC_COMM_MAX];  /* from /proc/PID/stat, between the outer parens */
 	char state;                /* R S D Z T t X I ... */
 	uint64_t utime_ticks, stime_ticks;   /* USER_HZ */
@@ -43,6 +45,7 @@ struct proc_sample {
 	uint64_t cpu_ns, run_delay_ns;
 	bool have_status;          /* /proc/PID/status */
 	uint32_t uid;              /* real uid */
+	uint32_t tgid;             /* its process (a thread's /proc/TID reads too) */
 	uint64_t vol_ctxsw, invol_ctxsw;
 	char cmdline[PROC_CMDLINE_MAX]; /* NULs turned into spaces; "" for kernel threads */
 	struct proc_acct acct;     /* helper-fed mode only (sources/proc.c) */
@@ -125,11 +128,31 @@ enum { PROC_SCAN_LIST = 1, PROC_SCAN_STATUS = 2, PROC_SCAN_FULL = 3 };
  */
 int proc_scanner_sample(struct proc_scanner *ps, unsigned how, struct proc_sample **out,
 			size_t *cap);
+/* A process whose CPU time did not move in its last SCAN_IDLE_READS reads
+ * is read only every SCAN_IDLE_EVERY samples (staggered by pid); in the
+ * others kill(pid, 0) checks it still lives and it is returned skipped:
+ * at 10,000 mostly idle processes reading every stat each second was what
+ * the scanner cost (perf: open, read and close of /proc/PID/stat). */
+#define SCAN_IDLE_READS 3
+#define SCAN_IDLE_EVERY 5
+
 /* The next sample without PROC_SCAN_STATUS also reads the status of n
  * processes, round-robin by pid from where the last such read stopped: the
  * status cost spread over samples instead of one costly sample a second. */
 void proc_scanner_status_quota(struct proc_scanner *ps, size_t n);
 /* Processes followed now (after the last sample). */
 size_t proc_scanner_count(const struct proc_scanner *ps);
+/* fn(ctx) is called before a sample reads its first process and after
+ * every PROC_SCAN_TICK more, so a long sample (10,000 processes) lets its
+ * caller look for new processes meanwhile (issue 35). */
+#define PROC_SCAN_TICK 256
+void proc_scanner_on_tick(struct proc_scanner *ps, void (*fn)(void *ctx), void *ctx);
+/* A process found without a listing (a new pid): followed from the next
+ * sample on, so samples need not list /proc to find new processes. */
+void proc_scanner_add(struct proc_scanner *ps, pid_t pid);
+
+/* /proc/loadavg's last field, the last pid the kernel handed out (to a
+ * process or a thread): 0 with *pid, or -1 (EINVAL). */
+int loadavg_last_pid_parse(const char *buf, uint32_t *pid);
 
 #endif

@@ -18,9 +18,12 @@
  * listed only by a consistency sweep every 30 s, whose corrections are
  * counted (clusterMonProcSweepFixes): with no event lost there are none.
  *
- * Without the helper the scanner lists /proc and reads every process's stat
- * every sample (schedstat when its ticks moved, status once a second spread
- * over the samples); rows that read the same are still shared. At 10,000
+ * Without the helper the scanner reads every process's stat every sample
+ * (schedstat when its ticks moved; status at a turn once a second spread
+ * over the samples, and only if the process ran since its last); rows that
+ * read the same are still shared. New processes are found from the pids
+ * the kernel handed out since the last look (look_for_new), not by
+ * listing /proc, which it does every 30 s as a check. At 10,000
  * processes a sample takes a few hundred ms on two CPUs, so a 100 ms
  * interval is not kept there: CpuNs is as of the last sample.
  * In a PID namespace of its own (a container, a node of the fleet in
@@ -40,6 +43,7 @@
 #include "../collect/cgroup.h"
 #include "../collect/collect.h"
 #include "../collect/helper.h"
+#include "../collect/helpermaps.h"
 #include "../collect/proc.h"
 #include "../core/clock.h"
 #include "../core/number.h"
@@ -64,6 +68,11 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 #define HELPER_TIMEOUT_MS 200
 #define HELPER_GRACE_NS (300 * 1000000ull)
 #define HELPER_MISSES 3
+/* The scanner looks for new processes at most this often during a pass,
+ * tries at most this many new pids one by one, and lists /proc this often. */
+#define NEW_LOOK_NS (100 * 1000000ull)
+#define NEW_PROBE_MAX 4096u
+#define LIST_NS (30 * SEC_NS)
 /* Processes whose stat and schedstat stay open (two fds each): the ones
  * that ran most recently, within a sixteenth of the fd limit and never more
  * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
@@ -83,6 +92,7 @@ struct pstate {
 	bool have_ticks;            /* utime and stime hold the last stat read's */
 	uint64_t utime, stime;
 	uint64_t slow_ns;           /* the last read of its slow fields */
+	uint64_t read_ns;           /* scanner: its last read (idle ones rest) */
 	uint64_t ran;               /* the sample it last ran in (helper-fed) */
 	uint32_t mark;              /* the scan or sweep that last saw it */
 	bool queued;                /* on the slow list */
@@ -106,8 +116,11 @@ struct proc_source {
 	struct proc_sample *cur;    /* the scanner's output */
 	size_t cur_cap;
 	uint64_t prev_ns, last_rescan_ns, last_sweep_ns, last_self_ns, nsample;
+	uint64_t now_ns;            /* the scanner sample's start */
 	uint32_t mark;
-	uint64_t sweep_fixes, agent_rss_kb;
+	uint64_t sweep_fixes;
+	struct self_cost agent;     /* clustermond's own cost, once a second */
+	char image_path[PATH_MAX];  /* the image's, whose size is part of it */
 	unsigned hz;
 	long page_kb;
 	uint64_t boot_time;
@@ -123,6 +136,14 @@ struct proc_source {
 	uint64_t last_fed_ns;       /* its last answer */
 	unsigned helper_misses;     /* answers missed since */
 	char instance[64];          /* the helper's: a new one counts from zero */
+	struct helper_maps *maps;   /* its maps, read here (NULL: ask it) */
+	uint64_t last_maps_try_ns;
+	/* scanner: new processes looked for during a pass (look_for_new) */
+	struct procfile loadavg;    /* kept open; fd -1 where it cannot be */
+	uint32_t last_pid;          /* its last pid at the last look */
+	uint64_t last_look_ns, last_list_ns;
+	pid_t *listed;
+	size_t listed_cap;
 };
 
 /* ------------------------------------------------------------ pid state */
@@ -261,6 +282,8 @@ static size_t hot_capacity(void)
 	return n < HOT_MAX ? n : HOT_MAX;
 }
 
+static void look_for_new(void *ctx);
+
 static void proc_fini(void *ctx)
 {
 	struct proc_source *src = ctx;
@@ -268,6 +291,9 @@ static void proc_fini(void *ctx)
 	if (src == NULL)
 		return;
 	proc_scanner_free(src->scanner);
+	helper_maps_detach(src->maps);
+	procfile_close(&src->loadavg);
+	free(src->listed);
 	proctab_free(&src->tab);
 	free(src->st);
 	free(src->slow.v);
@@ -284,8 +310,10 @@ static void *proc_init(const char *root)
 
 	if (src == NULL)
 		return NULL;
+	src->loadavg.fd = -1;
 	snprintf(src->root, sizeof(src->root), "%s", root);
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s", PROBES_DEFAULT_SOCKET);
+	snprintf(src->image_path, sizeof(src->image_path), "%s", SOURCES_DEFAULT_IMAGE);
 	src->filter.uid = -1;
 	proctab_init(&src->tab);
 	src->scanner = proc_scanner_new(root, hot_capacity());
@@ -301,6 +329,9 @@ static void *proc_init(const char *root)
 		return NULL;
 	}
 	src->reader = proc_scanner_reader(src->scanner);
+	if (procfile_open(&src->loadavg, root, "proc/loadavg") != 0)
+		src->loadavg.fd = -1;
+	proc_scanner_on_tick(src->scanner, look_for_new, src);
 	return src;
 }
 
@@ -438,37 +469,127 @@ static void scan_row(struct proc_source *src, const struct proc_sample *p, uint6
 	if (!p->have_schedstat && p->threads > 1)
 		threads_schedstat(src, s, p, old, &r);
 	not_back(&r, old);
+	/* An idle process is read every few samples: its use is over the
+	 * time since its last read. */
+	if (s->read_ns != 0 && src->now_ns > s->read_ns)
+		elapsed = src->now_ns - s->read_ns;
 	r.util = old != NULL ? share_of(used_ns(src, s, p, old, &r), elapsed) : 0;
 	r.system_share = system_share(p, s);
 	keep_ticks(s, p);
+	s->read_ns = src->now_ns;
 	s->mark = src->mark;
 	put_row(src, s, &r);
 }
 
+static int publish(struct proc_source *src, size_t followed);
+
+/* /proc/loadavg's last pid: 0 when it cannot be read. */
+static uint32_t last_pid(struct proc_source *src)
+{
+	char buf[128];
+	uint32_t pid;
+
+	if (procfile_read(&src->loadavg, buf, sizeof(buf)) <= 0 ||
+	    loadavg_last_pid_parse(buf, &pid) != 0)
+		return 0;
+	return pid;
+}
+
+/* A pid the table lacks, if it is a process (a thread's /proc/TID reads
+ * too): read and added, the scanner told to follow it. true if added. */
+static bool take_new(struct proc_source *src, pid_t pid)
+{
+	struct proc_sample p;
+
+	if (ps_find(src, (int32_t)pid) != NULL)
+		return false;
+	memset(&p, 0, sizeof(p));
+	if (proc_read(src->reader, pid, PROC_READ_STAT | PROC_READ_STATUS | PROC_READ_CMDLINE,
+		      false, &p) != 0 || !p.have_status || p.tgid != (uint32_t)pid)
+		return false;
+	scan_row(src, &p, 0);
+	proc_scanner_add(src->scanner, pid);
+	return true;
+}
+
+/*
+ * New processes without listing /proc (issues 30 and 35). Listing 10,000
+ * pids costs the kernel about 25 ms (proc_pid_readdir: most of what the
+ * scanner cost, measured with perf), so the scanner lists only every
+ * LIST_NS. /proc/loadavg's last field is the last pid the kernel handed
+ * out: the pids after the one seen at the last look are the only
+ * candidates, each tried directly (a thread's is refused by its Tgid).
+ * Looked at before a pass and every PROC_SCAN_TICK processes during it, at
+ * most every NEW_LOOK_NS: a new row waits for the interval and a tick's
+ * reads, not for a pass over every process. A range too long or wrapped
+ * past pid_max falls back to one listing.
+ */
+static void look_for_new(void *ctx)
+{
+	struct proc_source *src = ctx;
+	uint64_t now = cm_clock_ns();
+	uint32_t last, from;
+	size_t added = 0;
+	ssize_t n;
+
+	if (src->fed || src->prev_ns == 0 || now - src->last_look_ns < NEW_LOOK_NS)
+		return;
+	src->last_look_ns = now;
+	if ((last = last_pid(src)) == 0 || last == src->last_pid)
+		return;
+	from = src->last_pid;
+	src->last_pid = last;
+	if (from != 0 && last > from && last - from <= NEW_PROBE_MAX) {
+		for (uint32_t pid = from + 1; pid <= last; pid++)
+			added += take_new(src, (pid_t)pid);
+	} else if ((n = proc_list_pids(src->root, &src->listed, &src->listed_cap)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			added += take_new(src, src->listed[i]);
+	}
+	if (added > 0)
+		publish(src, src->tab.nrows);
+}
+
 static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapsed)
 {
-	/* Listing /proc costs a fraction of reading every stat: each sample
-	 * does it, so a new process shows at the next one. */
 	bool status = src->last_rescan_ns == 0;
 	int n;
 
 	/* Status (the costliest file) of every process once a second, spread:
 	 * each sample reads the share of them its interval is of a second,
 	 * so no sample a second is several times as long as the rest. */
+	/* /proc is listed every LIST_NS (a safety net: look_for_new finds the
+	 * new pids, a failed read the gone ones), or when the candidates
+	 * cannot be followed. Rows look_for_new adds carry this mark. */
+	bool list = status || src->last_pid == 0 || now - src->last_list_ns >= LIST_NS;
+
+	src->now_ns = now;
+
+	src->mark++;
+	if (list) {
+		src->last_pid = last_pid(src);
+		src->last_list_ns = now;
+	}
+	src->last_look_ns = 0; /* look now, before the pass */
 	if (!status)
 		proc_scanner_status_quota(src->scanner,
 					  (size_t)((proc_scanner_count(src->scanner) *
 						    (elapsed < RESCAN_NS ? elapsed : RESCAN_NS) +
 						    RESCAN_NS - 1) / RESCAN_NS));
-	n = proc_scanner_sample(src->scanner, PROC_SCAN_LIST | (status ? PROC_SCAN_STATUS : 0),
-				&src->cur, &src->cur_cap);
+	n = proc_scanner_sample(src->scanner, (list ? PROC_SCAN_LIST : 0) |
+				(status ? PROC_SCAN_STATUS : 0), &src->cur, &src->cur_cap);
 	if (n < 0)
 		return -1;
 	if (status)
 		src->last_rescan_ns = now;
-	src->mark++;
-	for (int i = 0; i < n; i++)
-		scan_row(src, &src->cur[i], elapsed);
+	for (int i = 0; i < n; i++) {
+		struct pstate *s;
+
+		if (!src->cur[i].skipped)
+			scan_row(src, &src->cur[i], elapsed);
+		else if ((s = ps_find(src, src->cur[i].pid)) != NULL)
+			s->mark = src->mark; /* resting: its row stands */
+	}
 	/* Unread processes are gone (or unreadable now): O(n), as the scan. */
 	for (size_t i = 0; i < src->st_cap; i++)
 		if (src->st[i].pid != 0 && src->st[i].mark != src->mark) {
@@ -483,8 +604,36 @@ static int scanner_sample(struct proc_source *src, uint64_t now, uint64_t elapse
 
 /* ------------------------------------------------ fed by clustermon-kprobe */
 
+/* The helper's news read from its maps, without asking it (issue 30): 0,
+ * or -1 when it cannot hand them out (an older helper, -n) or went. Asked
+ * again at most once a rescan interval. */
+static int maps_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp)
+{
+	char why[256];
+
+	if (src->maps != NULL && !helper_maps_alive(src->maps)) {
+		helper_maps_detach(src->maps);
+		src->maps = NULL;
+	}
+	if (src->maps == NULL) {
+		if (src->last_maps_try_ns != 0 && now - src->last_maps_try_ns < RESCAN_NS)
+			return -1;
+		src->last_maps_try_ns = now;
+		src->maps = helper_maps_attach(src->helper_socket, HELPER_TIMEOUT_MS, why,
+					       sizeof(why));
+		if (src->maps == NULL)
+			return -1;
+	}
+	if (helper_maps_procs(src->maps, hp) == 0)
+		return 0;
+	helper_maps_detach(src->maps);
+	src->maps = NULL;
+	return -1;
+}
+
 /* The processes that ran since the last call: 0, or -1 when the helper is
- * not there, does no per-process accounting, or said something malformed. */
+ * not there, does no per-process accounting, or said something malformed.
+ * Read from its maps where it hands them out, else asked (procs). */
 static int helper_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp)
 {
 	char why[256], *reply = NULL;
@@ -493,6 +642,8 @@ static int helper_poll(struct proc_source *src, uint64_t now, struct helper_proc
 	if (src->root[0] != '\0' || src->child_pidns ||
 	    (!src->fed && src->last_try_ns != 0 && now - src->last_try_ns < RESCAN_NS))
 		return -1;
+	if (maps_poll(src, now, hp) == 0)
+		return 0;
 	src->last_try_ns = now;
 	if (helper_exchange(src->helper_socket, HELPER_PROCS_REQUEST, HELPER_TIMEOUT_MS, &reply, why,
 			    sizeof(why)) == HELPER_OK &&
@@ -510,6 +661,12 @@ static void join(struct proc_source *src, struct pstate *s)
 
 	s->acct.joined = true;
 	s->acct.cpu_base = s->acct.run_delay_base = 0;
+	/* The helper's figure as of now, not of the drain: a busy process
+	 * ran meanwhile, and that stretch would be in the base and again in
+	 * the helper's next figures. */
+	if (src->maps != NULL)
+		helper_maps_sums(src->maps, (uint32_t)s->pid, &s->acct.cpu_ns,
+				 &s->acct.run_delay_ns);
 	if (proc_threads_schedstat(src->root, s->pid, &cpu, &delay) != 0)
 		return;
 	s->acct.cpu_base = cpu > s->acct.cpu_ns ? cpu - s->acct.cpu_ns : 0;
@@ -728,6 +885,10 @@ static int fed_sample(struct proc_source *src, const struct helper_procs *hp, ui
 			src->st[i].acct.joined = false;
 		src->synced = false;
 	}
+	/* News went missing (the maps reader lost entries, or just started):
+	 * every process is listed as ran, and a sweep finds who came and went. */
+	if (hp->lost)
+		src->synced = false;
 	/* The processes in the reply join with the helper's figure for them
 	 * first; the sweep then joins the rest (which did not run lately). */
 	apply_news(src, hp, now, elapsed);
@@ -742,25 +903,6 @@ static int fed_sample(struct proc_source *src, const struct helper_procs *hp, ui
 }
 
 /* ------------------------------------------------------------ a sample */
-
-/* clustermond's own resident memory, from the live /proc whatever the
- * root: it describes this process, not the one observed. */
-static uint64_t self_rss_kb(const struct proc_source *src)
-{
-	struct procfile pf;
-	char buf[256];
-	const char *p;
-	uint64_t size, rss = 0;
-
-	if (procfile_open(&pf, "", "proc/self/statm") != 0)
-		return 0;
-	/* statm: "size resident shared ..." in pages */
-	if (procfile_read(&pf, buf, sizeof(buf)) <= 0 || num_scan_u64(buf, &p, &size) != NUM_OK ||
-	    *p != ' ' || num_scan_u64(p + 1, NULL, &rss) != NUM_OK)
-		rss = 0;
-	procfile_close(&pf);
-	return rss * (uint64_t)src->page_kb;
-}
 
 static bool passes(const struct proc_filter *f, const struct proc_row *r)
 {
@@ -827,7 +969,8 @@ static int publish(struct proc_source *src, size_t followed)
 	}
 	snap->followed = followed;
 	snap->sweep_fixes = src->sweep_fixes;
-	snap->agent_rss_kb = src->agent_rss_kb;
+	snap->agent_rss_kb = src->agent.rss_kb;
+	snap->agent = src->agent;
 	snapshot_publish(&proc_slot, &snap->hdr);
 	return 0;
 }
@@ -852,7 +995,7 @@ static int sample_with(struct proc_source *src, const struct helper_procs *hp, u
 	if (rc < 0)
 		return -1;
 	if (now - src->last_self_ns >= SEC_NS) {
-		src->agent_rss_kb = self_rss_kb(src);
+		self_cost_read(&src->agent, src->image_path);
 		src->last_self_ns = now;
 	}
 	src->prev_ns = now;
@@ -903,6 +1046,9 @@ static void proc_configure(void *ctx, const struct sources_conf *c)
 	src->filter = c->proc_filter;
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s",
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
+	snprintf(src->image_path, sizeof(src->image_path), "%s",
+		 c->image_path[0] ? c->image_path : SOURCES_DEFAULT_IMAGE);
+	src->last_self_ns = 0; /* the image may have moved: read again now */
 }
 
 static void proc_command(void *ctx, const struct source_cmd *cmd)

@@ -13,6 +13,7 @@
 #define CLUSTERMON_SOURCES_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "../sampler.h"
@@ -20,6 +21,7 @@
 #include "../collect/cgroup.h"
 #include "../core/workload.h"
 #include "../collect/inetdiag.h"
+#include "../collect/selfcost.h"
 #include "probes.h"
 #include "dists.h"
 #include "traces.h"
@@ -101,6 +103,7 @@ struct proc_snapshot {
 	size_t followed;       /* processes read, before filtering */
 	uint64_t sweep_fixes;  /* clusterMonProcSweepFixes */
 	uint64_t agent_rss_kb; /* clustermond's own resident memory */
+	struct self_cost agent; /* and what else it costs (clusterMonAgent) */
 	size_t nchunks;
 	struct proc_chunk **chunks;   /* every row, ascending pid */
 	size_t *first;         /* the row number of each chunk's first row */
@@ -239,7 +242,11 @@ struct sources_conf {
 	struct tcp_filter tcp_filter;
 	struct cgroup_conf cgroup;
 	uint32_t top_rows;                     /* topRows; 0: TOP_ROWS_DEFAULT */
+	/* snapshotFile's path, "none", or "": SOURCES_DEFAULT_IMAGE (the
+	 * image's size is part of what clustermond costs) */
+	char image_path[PATH_MAX];
 };
+#define SOURCES_DEFAULT_IMAGE "/run/clustermon/snapshot/image"
 
 /* What the SNMP thread may ask of a source (sampler_post). */
 enum source_cmd_kind {

@@ -14,6 +14,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,7 @@ static void fuzz_proc_pid(const char *text)
 {
 	struct proc_sample ps;
 	uint64_t a = 7, b = 7;
+	uint32_t last;
 
 	memset(&ps, 0, sizeof(ps));
 	if (procstat_parse(text, &ps) == 0) {
@@ -90,6 +92,8 @@ static void fuzz_proc_pid(const char *text)
 	if (schedstat_parse(text, &a, &b) != 0)
 		check(a == 7 && b == 7, "a refused schedstat writes nothing");
 	procstatus_parse(text, &ps);
+	check(loadavg_last_pid_parse(text, &last) != 0 || last <= INT_MAX,
+	      "an accepted loadavg names a pid");
 }
 
 static void fuzz_netstat(const char *text)

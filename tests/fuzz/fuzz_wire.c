@@ -8,10 +8,12 @@
  * a tracefs format file a trace session turns into CTF fields (an accepted
  * one declares exactly the bytes it copies, and TSDL holds it), and as the
  * memory of a per-CPU "ran" ring the kernel side writes (never more than a
- * ring read, one valid entry per process out). Each line is also a
- * distribution request's words (distspec.h: an accepted one prints back to
- * words that parse to the same spec and filters) and the bytes a "dists"
- * reply (collect/distlist.h: every bucket count adds up).
+ * ring read, one valid entry per process out), as the tgid-slotted sums
+ * clustermond maps read-only (one entry per process, from its own slot),
+ * and as the reply to the maps request (counts within their bounds). Each
+ * line is also a distribution request's words (distspec.h: an accepted one
+ * prints back to words that parse to the same spec and filters) and the
+ * bytes a "dists" reply (collect/distlist.h: every bucket count adds up).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -110,6 +112,7 @@ static void as_reply(const uint8_t *data, size_t size)
 	struct tracelist_entry *traces;
 	size_t ntraces;
 	struct helper_procs procs;
+	struct helper_maps_reply maps;
 
 	if (text == NULL)
 		return;
@@ -128,6 +131,11 @@ static void as_reply(const uint8_t *data, size_t size)
 	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
 		free(traces);
 	as_dists(text);
+	if (helper_parse_maps(text, &maps, why, sizeof(why)) == 0 &&
+	    (maps.nslots == 0 || maps.nslots > HELPER_MAX_SLOTS ||
+	     (maps.nslots & (maps.nslots - 1)) != 0 || maps.nrings == 0 ||
+	     maps.nrings > HELPER_MAX_CPUS || maps.ncpu == 0 || maps.ncpu > maps.nrings))
+		abort();
 	free(text);
 }
 
@@ -159,12 +167,17 @@ static void as_ring(const uint8_t *data, size_t size)
 	static struct ran_news v[CM_RAN_RING];
 	static size_t dirty = sizeof(r);   /* bytes the last input wrote */
 	size_t n, k, len = size < sizeof(r) ? size : sizeof(r);
+	uint64_t tail = 0;
+	bool lost = false;
 
 	memset(&r, 0, dirty);
 	memcpy(&r, data, len);
-	dirty = len > offsetof(struct cm_ran_ring, pad) ? len : offsetof(struct cm_ran_ring, pad); /* ran_take writes tail */
-	n = ran_take(&r, ent);
-	if (n > CM_RAN_RING || r.tail != r.head)
+	dirty = len;
+	/* The reader's tail from the input too (its first bytes' inverse). */
+	memcpy(&tail, data + (size >= 16 ? 8 : 0), size >= 16 ? 8 : 0);
+	tail = ~tail;
+	n = ran_take(&r, &tail, ent, &lost);
+	if (n > CM_RAN_RING || tail != r.head)
 		abort();
 	k = ran_merge(v, ran_decode(ent, n, v));
 	for (size_t i = 0; i < k; i++)
@@ -174,10 +187,44 @@ static void as_ring(const uint8_t *data, size_t size)
 			abort();
 }
 
+static void count_call(void *ctx, struct ran_news *p)
+{
+	(*(unsigned *)ctx)++;
+	p->cpu_ns = 0;
+}
+
+/* The bytes as the tgid-slotted sums clustermond maps read-only: every
+ * process out once, in its own slot, sorted; the running tasks' stretch
+ * added without reading outside what was handed. */
+static void as_slots(const uint8_t *data, size_t size)
+{
+	static struct cm_proc_slot slots[1024];
+	static struct ran_news v[1024 + 2];
+	struct cm_sched_cpu c[2];
+	size_t nslots = 1, n, len = size < sizeof(slots) ? size : sizeof(slots);
+	unsigned calls = 0;
+
+	while (nslots * 2 * sizeof(slots[0]) <= len)
+		nslots *= 2;
+	memset(slots, 0, sizeof(slots));
+	memcpy(slots, data, len);
+	memset(c, 0, sizeof(c));
+	memcpy(c, data, size < sizeof(c) ? size : sizeof(c));
+	n = ran_all_slots(slots, nslots, v);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].tgid == 0 || v[i].tgid > CM_PID_MAX_LIMIT ||
+		    slots[v[i].tgid & (nslots - 1)].tgid != v[i].tgid ||
+		    (i > 0 && v[i - 1].tgid >= v[i].tgid))
+			abort();
+	if (ran_add_running(v, n, n, c, 2, UINT64_MAX, count_call, &calls) > n + 2)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	as_requests(data, size);
 	as_ring(data, size);
+	as_slots(data, size);
 	as_reply(data, size);
 	as_format(data, size);
 	return 0;
@@ -192,11 +239,12 @@ static const char *const fuzz_splices[] = {
 	"[16]", "char ", "procs\n", "proc ", "4194304", " 2", " 3",
 	"latency ", "value ", " key ", "+", " cgroup=/", " inflight=", "dist ", "dists\n",
 	" tracepoint:syscalls:sys_exit_read ret", " tracepoint:block:block_rq_issue",
+	"ok clustermon-kprobe 1 x\n", "ok maps ", "131072", "8192",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
 					   "wire/sched_switch.format", "wire/sys_enter_write.format",
-					   "wire/traces.txt", "wire/procs.txt", "wire/dists.txt" };
+					   "wire/traces.txt", "wire/procs.txt", "wire/dists.txt", "wire/maps.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif

@@ -3,8 +3,20 @@
 # `ulimit -n 4096` (issue 23), fed by clustermon-kprobe and by the scanner
 # alone: the table covers every process, clustermond's open fds stay bounded
 # (the figure is printed), and a 4-thread process started afterwards has its
-# row within a second, its CpuNs growing as its threads' schedstat summed
-# (over 5 s: the scanner's samples at 10,000 processes are long).
+# row, its CpuNs growing as its threads' schedstat summed (over 5 s: the
+# scanner's samples at 10,000 processes are long).
+#
+# How soon the new row comes is by design independent of the number of
+# processes (issue 35): fed by the helper, a sample takes the processes that
+# ran from its rings (about a millisecond); the scanner tries the pids the
+# kernel handed out since its last look (sources/proc.c, look_for_new) at
+# most every 100 ms during its pass, instead of waiting for the pass. Here
+# (`make check`) the row must come within NEW_MS=10000 ms, a bound no load
+# seen decides (the worst measured: 1,520 ms fed by the helper and 1,501 ms
+# by the scanner, at a load average of 40 on 2 vCPUs, where the helper-fed
+# sample took 1 ms: the wait is the machine's, snmpget's and the spinner's
+# start). The one-second judgement runs in `make check-timing`
+# (tests/system/proc10k-timing.sh sets NEW_MS=1000).
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (BPF programs, 10,000 processes)"
@@ -12,7 +24,7 @@ need_helper
 # Whether a new process has its row within a second is a judgement of time:
 # under ASan a scanner sample over 10,000 processes takes 1.3-1.4 s.
 asan_build && skip_all "timing at 10,000 processes: the plain build runs this test"
-IDLE=${IDLE:-10000}
+IDLE=${IDLE:-10000} NEW_MS=${NEW_MS:-10000}
 plan 10
 PT="$clusterMonProcEntry"
 SPINNERS="$top_builddir/tests/system/spinners"
@@ -42,10 +54,10 @@ one() {
 
 	"$SPINNERS" 4 30 &
 	spin=$! t0=$(date +%s%N)
-	wait_for 3 get "$PT.6.$spin"
+	wait_for $(( NEW_MS / 1000 + 2 )) get "$PT.6.$spin"
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	check "$1: a 4-thread process started afterwards has its CpuNs row within 1 s ($ms ms)" \
-		test "$ms" -le 1000
+	check "$1: a 4-thread process started afterwards has its CpuNs row within $NEW_MS ms ($ms ms)" \
+		test "$ms" -le "$NEW_MS"
 	# CpuNs is as of the last sample, schedstat as of now: each end of the
 	# window is off by how stale the served row is, up to a sample's length
 	# plus the interval. The scanner reads every one of the 10,000

@@ -9,7 +9,7 @@
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs"
 need_helper
-plan 11
+plan 13
 PT="$CM.5.1.1" METHOD="$CM.2.1.1.8.3"
 SPINNERS="$top_builddir/tests/system/spinners"
 ln -s "$(command -v sh)" "$T/cfbusy"
@@ -27,6 +27,15 @@ printf 'helperSocket %s\nsampleInterval proc 100\nsampleInterval probes 100\n' "
 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
 wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $METHOD)\" = '\"helper\"' ]"
 is "$(get "$METHOD")" '"helper"' "clusterMonSourceMethod.proc is helper while clustermon-kprobe runs"
+# It reads the helper's sums and rings itself (issue 30): both arrays are
+# mapped into clustermond, read-only, and the helper's fds are BPF maps.
+ro_maps() { awk '/bpf-map/ && $2 ~ /^r--/ { n++ } /bpf-map/ && $2 !~ /^r--/ { w++ } END { print n + 0, w + 0 }' "/proc/$AGENT_PID/maps"; }
+wait_for 5 sh -c "grep -q bpf-map /proc/$AGENT_PID/maps"
+is "$(ro_maps)" "2 0" "clustermond maps the helper's slots and rings, read-only, and nothing else of it"
+# The arrays' fds (writable: the kernel maps no BPF_F_RDONLY one) are
+# closed once mapped; the two it keeps are BPF_F_RDONLY (fdinfo flags).
+ro_fds() { for f in $(find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf-map'); do awk '$1 == "flags:" { print $2 }' "/proc/$AGENT_PID/fdinfo/${f##*/}"; done | sort | tr '\n' ' '; }
+is "$(ro_fds)" "02000000 02000000 " "and keeps only two fds of the helper's maps, both read-only (O_RDONLY|O_CLOEXEC)"
 
 # kernel_ns PID: CPU time of all the threads of PID, as the kernel counts it.
 kernel_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }

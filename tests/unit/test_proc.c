@@ -136,6 +136,10 @@ static void status_cases(void)
 	is_u64(s.uid, 1000, "real uid");
 	is_u64(s.vol_ctxsw, 12, "voluntary context switches");
 	is_u64(s.invol_ctxsw, 4, "involuntary context switches");
+	ok(procstatus_parse("Name:\tx\nTgid:\t4242\nUid:\t5\t0\t0\t0\n", &s) == 0 &&
+		   s.tgid == 4242, "the process a thread's status names (Tgid)");
+	ok(procstatus_parse("Name:\tx\nTgid:\t99999999999\nUid:\t5\t0\t0\t0\n", &s) != 0,
+	   "a Tgid beyond any pid is refused");
 	ok(procstatus_parse("Name:\tx\nUid:\t5\t0\t0\t0\n", &s) == 0 && s.uid == 5 &&
 	   s.vol_ctxsw == 0 && s.invol_ctxsw == 0, "context switch lines are optional");
 	s.uid = 77;
@@ -224,10 +228,20 @@ static void status_cadence(const char *dir, struct proc_scanner *ps, struct proc
 	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 812);
 	ok(p && p->vol_ctxsw == 7, "a status quota reads the next pids round-robin: 812 waits");
-	proc_scanner_status_quota(ps, 1); /* 812 */
+	proc_scanner_status_quota(ps, 3); /* 812 and round to 1, 2 */
 	n = proc_scanner_sample(ps, 0, s, cap);
 	p = find(*s, n, 812);
-	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3, "and reads it at its turn");
+	ok(p && p->vol_ctxsw == 7, "at its turn, a process that has not run since keeps its status");
+	fixture_put(dir, "proc/812/stat", "812 ((sd-pam)) S 811 811 811 0 -1 1077936448 50 0 0 0 "
+		    "2 2 0 0 20 0 1 0 2500 107000000 1200 18446744073709551615 1 1 0 0 0 0 0 4096 0 "
+		    "0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	proc_scanner_status_quota(ps, 3); /* 4242, 5000, 1 */
+	n = proc_scanner_sample(ps, 0, s, cap);
+	proc_scanner_status_quota(ps, 2); /* 2, 812 */
+	n = proc_scanner_sample(ps, 0, s, cap);
+	p = find(*s, n, 812);
+	ok(p && p->vol_ctxsw == 70 && p->invol_ctxsw == 3,
+	   "one that ran (its ticks moved) has it read at its turn");
 	fixture_put(dir, "proc/812/status", "Name:\t(sd-pam)\nUid:\t1000\t1000\t1000\t1000\n"
 				    "voluntary_ctxt_switches:\t71\nnonvoluntary_ctxt_switches:\t3\n");
 	n = proc_scanner_sample(ps, PROC_SCAN_FULL, s, cap);
@@ -468,8 +482,22 @@ static void scanner_live(void)
 	free(s);
 }
 
+static void loadavg_cases(void)
+{
+	uint32_t pid = 7;
+
+	ok(loadavg_last_pid_parse("0.00 0.01 0.05 1/234 5678\n", &pid) == 0 && pid == 5678,
+	   "loadavg: the last pid handed out");
+	ok(loadavg_last_pid_parse("0.00 0.01 0.05 1/234 56x\n", &pid) != 0 &&
+		   loadavg_last_pid_parse("", &pid) != 0 &&
+		   loadavg_last_pid_parse("1 2 3 1/2 99999999999\n", &pid) != 0 &&
+		   loadavg_last_pid_parse("1 2 3 1/2 \n", &pid) != 0 && pid == 5678,
+	   "loadavg: trailing garbage, nothing, an overflow or no number refused, pid untouched");
+}
+
 int main(void)
 {
+	loadavg_cases();
 	stat_fixtures();
 	stat_bad();
 	schedstat_cases();
