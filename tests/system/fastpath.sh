@@ -26,11 +26,12 @@ is "$(stat -c %a "$IMAGE")" 640 "the image is readable by the owner's group only
 
 # --- the same walk through both paths
 walk_all() { snmpbulkwalk -v2c -c public -Cr25 -t 5 -r 1 -On -Oe "$TARGET" "$clusterMonObjects" 2>&1; }
-# One line per column (table entries cut after the column) and type.
+# One line per column (table entries cut after the column) and type; an
+# empty string prints as "" with no type, so it counts as a STRING.
 # clusterMonAgentImageBytes is the one object that differs by design: the
 # second walk is taken with no image published.
 shape() {
-	grep '^\.' | grep -v "^$clusterMonAgentImageBytes\\.0 " | awk -F' = ' '{ n = split($1, s, "."); t = $2; sub(/:.*/, "", t)
+	grep '^\.' | grep -v "^$clusterMonAgentImageBytes\\.0 " | awk -F' = ' '{ n = split($1, s, "."); t = $2; sub(/:.*/, "", t); if (t == "\"\"") t = "STRING"
 		oid = $1; if (n > 15 && s[14] == 1) { oid = ""; for (i = 2; i <= 15; i++) oid = oid "." s[i] }
 		print oid, t }' | sort -u
 }
