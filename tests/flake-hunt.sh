@@ -32,11 +32,11 @@ if [ "${1:-}" = --inside ]; then
 			make -s check TESTS="$t" TEST_SUITE_LOG=hunt-suite.log >/dev/null 2>&1
 			n=$(basename "$t" .sh)
 			runs[$n]=$(( ${runs[$n]:-0} + 1 )) secs[$n]=$(( ${secs[$n]:-0} + SECONDS - s ))
-			if grep -q '^:global-test-result: PASS' "${t%.sh}.trs" 2>/dev/null; then
+			if grep -q '^:global-test-result: PASS' "$t.trs" 2>/dev/null; then
 				passes[$n]=$(( ${passes[$n]:-0} + 1 ))
 			else
 				passes[$n]=${passes[$n]:-0}
-				cp "${t%.sh}.log" "hunt/$n.round$r.log" 2>/dev/null
+				cp "$t.log" "hunt/$n.round$r.log" 2>/dev/null
 				echo "flake-hunt: round $r: $n failed (build/hunt/$n.round$r.log)"
 			fi
 		done
