@@ -36,8 +36,11 @@ RQ_GAP=${RQ_GAP:-0.10} RQ_COUNT=${RQ_COUNT:-0.05}
 # straight from its socket, with the mark for runqlat.bt in the same
 # process: right after the read (on), right before it (off). The gap
 # between the two tools' windows is one socket round trip at each end.
+# The marks: getpgid() of numbers above pid_max (2^22 at most), unique to
+# this run.
+MARK_ON=$((1000000000 + 2 * $$)) MARK_OFF=$((1000000001 + 2 * $$))
 rq_read() {
-	python3 - "$HELPER_SOCK" "$1" <<'PY'
+	python3 - "$HELPER_SOCK" "$1" "$MARK_ON" "$MARK_OFF" <<'PY'
 import os, socket, sys
 def mark(pid):
     try:
@@ -58,10 +61,10 @@ def read():
         out += d
     return out.decode()
 if sys.argv[2] == "off":
-    mark(1700000002)
+    mark(int(sys.argv[4]))
 out = read()
 if sys.argv[2] == "on":
-    mark(1700000001)
+    mark(int(sys.argv[3]))
 for line in out.splitlines():
     f = line.split()
     if f and f[0] == "runqlat":
@@ -110,7 +113,7 @@ compare() { # compare LABEL: one measured window, five test points
 	wait_for 5 sh -c "snmpwalk -v2c -c public -On $TARGET $HIST.2 | grep -q sched.runqlat" ||
 		bail "no sched.runqlat with the helper ($label)"
 	rq=$(dist sched.runqlat)
-	bpftrace "$top_srcdir/tests/system/runqlat.bt" >"$T/peer.out" 2>"$T/peer.err" &
+	bpftrace "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" >"$T/peer.out" 2>"$T/peer.err" &
 	bp=$!
 	wait_for 20 grep -q Attaching "$T/peer.out" || bail "bpftrace did not start: $(cat "$T/peer.err")"
 	sleep 0.5
