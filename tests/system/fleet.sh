@@ -15,7 +15,10 @@ plan 24
 N=4 IV=5
 NODES=$(seq 1 $N)
 trap 'fleet_down; cleanup' EXIT
-fleet_up $N 300 $IV
+# The workloads last until fleet_down ends them: a loaded machine takes far
+# longer than the checks' few minutes, and a node whose PID 1 (fleetload)
+# ended would take its snmpd and clustermond with it.
+fleet_up $N 3600 $IV
 ENGINES="prometheus vmagent"
 
 # nodes_of EXPR: the node labels of a query's series, sorted, on one line.
@@ -27,8 +30,10 @@ until_q() {
 	for i in $(seq 1 "$1"); do [ "$(qv "$2")" = "$3" ] && return 0; sleep 1; done
 	return 1
 }
+# Both vmagent members scraping (one may start well after the other).
+until_q 120 'count(count by (member) (up{engine="vmagent"}))' 2
 for e in $ENGINES; do
-	until_q 60 "count(up{engine=\"$e\"} == 1)" $N
+	until_q 120 "count(up{engine=\"$e\"} == 1)" $N
 	is "$(nodes_of "up{engine=\"$e\"} == 1")" "$ALL" "$e scrapes every node"
 done
 
