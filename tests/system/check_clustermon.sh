@@ -51,7 +51,7 @@ cp "$(command -v sleep)" "$T/$name"
 "$T/$name" 60 & s2=$!
 # The process table is sampled once a second: wait until it holds both.
 two_seen() { run -m proc -n "$name" -w 2:2 -c 1:; [ "$rc" -eq 0 ]; }
-wait_for 10 two_seen
+wait_for 60 two_seen
 expect "two processes named $name" 0 OK -m proc -n "$name" -w 2:2 -c 1:
 expect "fewer than three is WARNING with -w 3:" 1 WARNING -m proc -n "$name" -w 3: -c 1:
 kill "$s1" "$s2"; wait "$s1" "$s2" 2>/dev/null
