@@ -48,18 +48,12 @@ def mark(pid):
     except OSError:
         pass
 def read():
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(5)
-    s.connect(sys.argv[1])
-    s.sendall(b"read\n")
-    s.shutdown(socket.SHUT_WR)
-    out = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        out += d
-    return out.decode()
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(sys.argv[1])
+        s.sendall(b"read\n")
+        s.shutdown(socket.SHUT_WR)
+        return s.makefile("rb").read().decode()
 if sys.argv[2] == "off":
     mark(int(sys.argv[4]))
 out = read()
