@@ -30,7 +30,7 @@ dist() { walk "$HIST.2" | awk -v n="\"$1\"" '$2 == n { sub(/.*\./, "", $1); prin
 # The tolerances (docs/testing.md: the spread over repeated runs they come
 # from): the largest gap between the cumulative distributions, and the
 # relative difference of the counts.
-RQ_GAP=${RQ_GAP:-0.10} RQ_COUNT=${RQ_COUNT:-0.05}
+RQ_GAP=${RQ_GAP:-0.02} RQ_COUNT=${RQ_COUNT:-0.03}
 
 # rq_read on|off: the helper's sched.runqlat as "SLOT COUNT" lines, read
 # straight from its socket, with the mark for runqlat.bt in the same
