@@ -129,8 +129,12 @@ compare() { # compare LABEL: one measured window, five test points
 	python3 "$PINGPONG" 2
 	wait "$l1" "$l2"
 	rq_read off >"$T/s1" || bail "cannot read the helper ($label)"
-	wait_for 5 grep -q '^mark off' "$T/peer.out" || bail "bpftrace did not see the end mark ($label)"
-	kill -TERM "$bp"; wait "$bp"
+	# bpftrace ends at the end mark, printing its maps; a watchdog for a hang.
+	(sleep 60; kill -9 "$bp") 2>/dev/null & local dog=$!
+	wait "$bp"
+	kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null
+	grep -q '^mark off' "$T/peer.out" && grep -q '^@cost:' "$T/peer.out" ||
+		bail "bpftrace did not end at the end mark with its maps ($label)"
 	delta "$T/s0" "$T/s1" >"$T/sd"
 	peer_slots "$T/peer.out" >"$T/pd"
 	cost=$(awk '/^@cost:/ { c = int($2) } /^@wcost:/ { w = int($2) } END { print c + w }' "$T/peer.out")
