@@ -8,11 +8,13 @@
 
 plan 3
 TRIES=${EARLY_START_TRIES:-15}
+steady_tables
 AGENT_WAIT=1 start_agent >/dev/null 2>&1   # no master yet: start_agent's wait fails, the agent stays
 kill -0 "$AGENT_PID" 2>/dev/null || bail "clustermond exited without a master"
 tries() { grep -c 'Failed to connect to the agentx master' "$T/clustermond.log"; }
 tries_reach() { [ "$(tries)" -ge "$1" ]; }
 wait_for 60 tries_reach 2 || bail "clustermond logged no second connect attempt in 60 s"
+rss_settle
 fds0=$(agent_fds)
 rss_steady "no memory growth over $TRIES more connect attempts" wait_for 600 tries_reach $((TRIES + 2))
 fds1=$(agent_fds)

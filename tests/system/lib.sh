@@ -366,6 +366,31 @@ busy() {
 asan_build() { ldd "$CLUSTERMOND" 2>/dev/null | grep -q libasan; }
 agent_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status"; }
 
+# steady_tables: before clustermond starts, in tests that judge its own
+# memory (rss_steady) rather than its tables: the tables that follow the
+# whole machine (processes, connections, cgroups) sampled once an hour, so
+# that other tests and users starting thousands of processes beside this
+# one do not move the RSS being judged.
+steady_tables() {
+	printf 'sampleInterval proc 3600000\nsampleInterval tcp 3600000\nsampleInterval cgroup 3600000\n' \
+		>>"$T/conf/clustermond.local.conf"
+}
+
+# rss_settle: waits (up to two minutes) until clustermond's RSS and fds
+# hold for 6 s: its first samples of those tables grow it at start, slowly
+# on a loaded machine with thousands of processes.
+rss_settle() {
+	local last= now same=0
+	for _ in $(seq 1 60); do
+		now="$(agent_rss) $(agent_fds)"
+		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		[ "$same" -ge 3 ] && return 0
+		last=$now
+		sleep 2
+	done
+	return 1
+}
+
 # rss_steady DESCRIPTION COMMAND...: ok when clustermond's RSS grows by 256 kB
 # at most over one run of COMMAND (a round of the work that must not leak).
 # RSS also holds the high-water mark of the process table, which follows the

@@ -7,11 +7,12 @@
 
 plan 8
 fds() { agent_fds; }
+steady_tables
 # The subagent first: the master's socket does not exist yet. It retries
 # every ping interval (2 s) while it waits: 10 s of that must not grow it.
 "$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" 2>>"$T/clustermond.stderr" &
 AGENT_PID=$!
-sleep 2
+rss_settle
 f0=$(fds)
 rss_steady "clustermond's RSS steady while it waits for a master" sleep 10
 f1=$(fds)

@@ -6,12 +6,14 @@
 
 plan 14
 PT="$clusterMonProcEntry"
-ln -s "$(command -v sh)" "$T/cmbusy"
-ln -s "$(command -v sleep)" "$T/cmidle"
-"$T/cmbusy" -c 'while :; do :; done' &
+# Names of this run's own: the other build's suite may run this test beside it.
+ID=${T##*.} B=cmb${T##*.} I=cmi${T##*.}
+ln -s "$(command -v sh)" "$T/$B"
+ln -s "$(command -v sleep)" "$T/$I"
+"$T/$B" -c 'while :; do :; done' &
 busy=$!
 (sleep 300; kill "$busy") 2>/dev/null &   # bounded even if this script dies
-"$T/cmidle" 300 &   # killed below; long, as a loaded machine is slow to get there
+"$T/$I" 300 &   # killed below; long, as a loaded machine is slow to get there
 idle=$!
 echo "sampleInterval proc 100" >"$T/clustermond.conf"
 start_master || bail "snmpd did not start"
@@ -20,11 +22,11 @@ start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
 # (100 ms here; far longer on a loaded machine: waited for, not slept for).
 wait_for 30 sh -c "snmpget -v2c -c public -On -Oqv $TARGET $PT.2.$busy $PT.2.$idle | grep -c cm | grep -qx 2"
 
-is "$(get "$PT.2.$busy")" '"cmbusy"' "the busy child's clusterMonProcName"
-is "$(get "$PT.2.$idle")" '"cmidle"' "the idle child's clusterMonProcName"
+is "$(get "$PT.2.$busy")" "\"$B\"" "the busy child's clusterMonProcName"
+is "$(get "$PT.2.$idle")" "\"$I\"" "the idle child's clusterMonProcName"
 is "$(get "$PT.3.$busy")" 1 "the busy child is running(1)"
 is "$(get "$PT.3.$idle")" 2 "the idle child is sleeping(2)"
-contains "cmidle 20" "$(get "$PT.17.$idle")"; ok $? "clusterMonProcCmdline has the arguments"
+contains "$I 300" "$(get "$PT.17.$idle")"; ok $? "clusterMonProcCmdline has the arguments"
 
 # Against the kernel's own figure for the child (schedstat's run time), so a
 # busy machine sharing the CPU cannot decide the test: the agent's sample is
@@ -53,22 +55,22 @@ gone() { contains "No Such Instance" "$(get_raw "$1")"; }
 wait_for "$(slack 1)" gone "$PT.2.$idle"; ok $? "an exited child's row is gone within two intervals ($(slack 1) s allowed)"
 
 # Filters, by SET and by configuration.
-set_rw "$clusterMonProcFilterName.0" s 'cm*' >/dev/null
+set_rw "$clusterMonProcFilterName.0" s "cm?$ID" >/dev/null
 names() { walk "$PT.2" | awk '{ print $2 }' | sort -u | tr '\n' ' '; }
-only_busy() { [ "$(names)" = '"cmbusy" ' ]; }
+only_busy() { [ "$(names)" = "\"$B\" " ]; }
 wait_for 10 only_busy
 names=$(names)
-is "$names" '"cmbusy" ' "clusterMonProcFilterName 'cm*' leaves only the cm* processes"
+is "$names" "\"$B\" " "clusterMonProcFilterName 'cm?$ID' leaves only this run's cm* processes"
 # Top N among our own processes only: another busy process on the machine
 # must not decide this test.
-"$T/cmidle" 300 &
+"$T/$I" 300 &
 idle2=$!
 count_is() { [ "$(get "$clusterMonProcCount.0")" = "$1" ]; }
 wait_for 10 count_is 2   # the second cm* process sampled
-set_rw "$clusterMonProcFilterName.0" s 'cm*' "$clusterMonProcFilterTopN.0" u 1 >/dev/null
+set_rw "$clusterMonProcFilterName.0" s "cm?$ID" "$clusterMonProcFilterTopN.0" u 1 >/dev/null
 wait_for 10 count_is 1
 is "$(get "$clusterMonProcCount.0")" 1 "clusterMonProcFilterTopN 1 leaves one row"
-is "$(walk "$PT.2" | awk '{ print $2 }')" '"cmbusy"' "and it is the busiest of the matching processes"
+is "$(walk "$PT.2" | awk '{ print $2 }')" "\"$B\"" "and it is the busiest of the matching processes"
 kill "$idle2"; wait "$idle2" 2>/dev/null
 echo 'procFilter uid=65534' >>"$T/clustermond.conf"
 kill -HUP "$AGENT_PID"
