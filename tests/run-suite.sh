@@ -3,18 +3,31 @@
 # missing, builds out of tree with -Werror, runs `make check` (unit tests,
 # MIB lint, system tests against a private snmpd), runs it again on an
 # ASan+UBSan build (--enable-sanitizers), runs `make check-timing` (load.sh's
-# judgements of real time) in both builds, runs each libFuzzer target for a
-# minute, checks `make distcheck` (the tarball builds, installs and passes
-# the unit tests: configure --disable-system-tests), runs `make
-# check-consoles` last, and ends with one line "N passed, N failed, N skipped".
+# judgements of real time) in both builds, `make check-fleet` (the simulated
+# fleet), each libFuzzer target for a minute, `make distcheck` (the tarball
+# builds, installs and passes the unit tests: configure --disable-system-tests),
+# and `make check-consoles` last; prints "time: PHASE SECONDS" for each phase
+# and ends with one line "N passed, N failed, N skipped".
+#
+# Phases that do not need each other run at once (the two builds' make check,
+# the fuzzers, the fleet, distcheck): every system test has its own ports,
+# directories, namespaces, bpffs pins and sockets. Each phase logs to
+# build-logs/PHASE.out, printed whole when the phase ends. check-timing runs
+# with nothing else of ours beside it, and the consoles last: they bring
+# gawk, which then replaces Debian's default awk (mawk), and everything
+# before them must run with the awk a fresh machine has.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0 skip=0
+logs=$top/build-logs
+pass=0 fail=0 skip=0 t0=$SECONDS
 
 "$top/tests/setup-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 (cd "$top" && autoreconf -fi >/dev/null 2>&1) || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
+rm -rf "$logs" && mkdir -p "$logs"
+times="time: setup $((SECONDS - t0))"
 
-# count_log LOG: adds an automake test-suite.log's totals to ours.
+# Inside a phase (a subshell): pass, fail and skip count its verdicts.
+# count_log LOG: adds an automake test-suite.log's totals to them.
 count_log() {
 	n() { awk -v k="# $1:" 'index($0, k) == 1 { s += $3 } END { printf "%d\n", s }' "$2"; }
 	pass=$((pass + $(n PASS "$1")))
@@ -23,78 +36,142 @@ count_log() {
 	grep -E '^(FAIL|ERROR):' -A40 "$1" | head -n 200 || true
 }
 
-# check_in DIR CONFIGURE-ARGS...: build in DIR and run make check there.
-check_in() {
-	local dir=$1 log; shift
-	echo "== make check in $dir ($*)"
+# build DIR CONFIGURE-ARGS...: configure and build in DIR, check programs
+# too, so that the make check, check-fleet and distcheck run there later
+# (some at once) have nothing left to build.
+build() {
+	local dir=$1; shift
 	mkdir -p "$dir"
-	if ! (cd "$dir" && "$top/configure" -q "$@" >/dev/null && make -s -j"$(nproc)" >/dev/null); then
-		echo "FAIL: build in $dir"
-		fail=$((fail + 1))
-		return
-	fi
-	(cd "$dir" && make -s check 2>&1) | grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):'
-	log="$dir/test-suite.log"
-	if [ ! -s "$log" ]; then fail=$((fail + 1)); return; fi
-	count_log "$log"
-}
-
-# extra_check DIR TARGET: tests kept out of make check (check-timing,
-# check-consoles) through the same harness; their verdicts count the same.
-extra_check() {
-	local dir=$1 target=$2 log=$1/test-suite.log
-	echo "== make $target in $dir"
-	rm -f "$log"   # make check's, already counted
-	if (cd "$dir" && make -s "$target" 2>&1) |
-			grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' && [ -s "$log" ]; then
-		count_log "$log"
+	if (cd "$dir" && "$top/configure" -q "$@" >/dev/null && make -s -j"$(nproc)" >/dev/null &&
+		make -s -j"$(nproc)" check TESTS= TEST_SUITE_LOG=build-suite.log >/dev/null); then
+		pass=$((pass + 1)); echo "PASS: build in $dir ($*)"
 	else
-		echo "FAIL: make $target in $dir did not run"; fail=$((fail + 1))
+		fail=$((fail + 1)); echo "FAIL: build in $dir ($*)"
 	fi
 }
 
-# --enable-helper: a missing BPF toolchain fails the build, never quietly
-# drops the helper and its tests.
-check_in "$top/build" --enable-werror --enable-helper
-check_in "$top/build-sanitize" --enable-werror --enable-helper --enable-sanitizers
+# check_in DIR [TARGET]: make TARGET (check, check-timing, check-fleet,
+# check-consoles: the same harness) in DIR with a suite log of its own.
+check_in() {
+	local dir=$1 target=${2:-check} log=$1/${2:-check}-suite.log
+	rm -f "$log"
+	if ! [ -f "$dir/Makefile" ]; then
+		echo "FAIL: make $target in $dir: not built"; fail=$((fail + 1)); return
+	fi
+	(cd "$dir" && make -s "$target" TEST_SUITE_LOG="${log##*/}" 2>&1) |
+		grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):'
+	if [ -s "$log" ]; then count_log "$log"
+	else echo "FAIL: make $target in $dir did not run"; fail=$((fail + 1)); fi
+}
 
-# Real-time judgements (make check-timing: load.sh), in both builds, after
-# their make check so nothing else of ours runs beside them.
-extra_check "$top/build" check-timing
-extra_check "$top/build-sanitize" check-timing
+fuzzers() {
+	local verdict rest
+	echo "fuzzers: libFuzzer, ${FUZZ_SECONDS:-60} s each"
+	while read -r verdict rest; do
+		echo "$verdict $rest"
+		case $verdict in
+		PASS:) pass=$((pass + 1)) ;;
+		SKIP:) skip=$((skip + 1)) ;;
+		FAIL:) fail=$((fail + 1)) ;;
+		esac
+	done < <("$top/tests/fuzz/run-fuzzers.sh" "${FUZZ_SECONDS:-60}" 2>&1 | grep -E '^(PASS|FAIL|SKIP):')
+}
 
-# make check-fleet (tests/system/fleet.sh) is not counted here yet: in a
-# fresh minbase root its snmpd-restart fault took 61.8 s to see clustermond
-# registered again (0.5-1.8 s on a developer's machine), a failure not
-# understood yet. Run it by hand: make check-fleet.
+distcheck() {
+	if (cd "$top/build" && make -s distcheck >"$logs/distcheck.log" 2>&1); then
+		echo "PASS: make distcheck"; pass=$((pass + 1))
+	else
+		echo "FAIL: make distcheck (see build-logs/distcheck.log)"; tail -n 30 "$logs/distcheck.log"
+		fail=$((fail + 1))
+	fi
+}
 
-echo "== fuzzers (libFuzzer, ${FUZZ_SECONDS:-60} s each)"
-while read -r verdict rest; do
-	echo "$verdict $rest"
-	case $verdict in
-	PASS:) pass=$((pass + 1)) ;;
-	SKIP:) skip=$((skip + 1)) ;;
-	FAIL:) fail=$((fail + 1)) ;;
-	esac
-done < <("$top/tests/fuzz/run-fuzzers.sh" "${FUZZ_SECONDS:-60}" 2>&1 | grep -E '^(PASS|FAIL|SKIP):')
+# consoles_fetch: the console packages downloaded beside the other phases, so
+# the last phase only installs them (no verdict: that phase counts the install).
+consoles_fetch() { "$top/tests/setup-consoles.sh" --download || echo "consoles-fetch: download failed"; }
 
-echo "== make distcheck"
-if (cd "$top/build" && make -s distcheck >"$top/build/distcheck.log" 2>&1); then
-	echo "PASS: make distcheck"; pass=$((pass + 1))
-else
-	echo "FAIL: make distcheck (see build/distcheck.log)"; tail -n 30 "$top/build/distcheck.log"
-	fail=$((fail + 1))
-fi
+# Operations consoles: the console packages are installed here, so a failed
+# install is a failure, not a skip.
+consoles() {
+	if "$top/tests/setup-consoles.sh"; then
+		check_in "$top/build" check-consoles
+	else
+		echo "FAIL: tests/setup-consoles.sh, so make check-consoles did not run"; fail=$((fail + 1))
+	fi
+}
 
-# Operations consoles (make check-consoles): the console packages are
-# installed here, so a failed install is a failure, not a skip. Last: they
-# bring gawk, which then replaces Debian's default awk (mawk), and
-# everything before them must run with the awk a fresh machine has.
-if "$top/tests/setup-consoles.sh"; then
-	extra_check "$top/build" check-consoles
-else
-	echo "FAIL: tests/setup-consoles.sh, so make check-consoles did not run"; fail=$((fail + 1))
-fi
+# The phases: NAME, the phases it waits for, what it runs. --enable-helper:
+# a missing BPF toolchain fails the build, never quietly drops the helper and
+# its tests. Every phase in "timing" waits for all before it and runs alone;
+# consoles wait for everything.
+PHASES=(
+	"build-plain|-|build $top/build --enable-werror --enable-helper"
+	"build-sanitize|-|build $top/build-sanitize --enable-werror --enable-helper --enable-sanitizers"
+	"fuzzers|-|fuzzers"
+	"consoles-fetch|-|consoles_fetch"
+	"check-plain|build-plain|check_in $top/build"
+	"check-sanitize|build-sanitize|check_in $top/build-sanitize"
+	"fleet|build-plain|check_in $top/build check-fleet"
+	"distcheck|check-plain|distcheck"
+	"timing-plain|*|check_in $top/build check-timing"
+	"timing-sanitize|*|check_in $top/build-sanitize check-timing"
+	"consoles|*|consoles"
+)
 
+declare -A state pid_of   # state: waiting, running, done
+for p in "${PHASES[@]}"; do state[${p%%|*}]=waiting; done
+
+# ready I: phase I's prerequisites are done ("*": every phase listed before it).
+ready() {
+	local i=$1 deps d j
+	deps=${PHASES[$i]#*|}; deps=${deps%%|*}
+	if [ "$deps" = "*" ]; then
+		for ((j = 0; j < i; j++)); do [ "${state[${PHASES[$j]%%|*}]}" = done ] || return 1; done
+		return 0
+	fi
+	[ "$deps" = - ] && return 0
+	for d in ${deps//,/ }; do [ "${state[$d]}" = done ] || return 1; done
+}
+
+# start I: phase I in the background; its verdicts and counts to build-logs.
+start() {
+	local i=$1 name=${PHASES[$1]%%|*} body=${PHASES[$1]##*|}
+	state[$name]=running
+	(
+		pass=0 fail=0 skip=0 s=$SECONDS
+		echo "== $name"
+		$body
+		echo "$pass $fail $skip $((SECONDS - s))" >"$logs/$name.counts"
+	) >"$logs/$name.out" 2>&1 </dev/null &
+	pid_of[$!]=$name
+}
+
+# A phase that waits for all before it ("*") starts only when nothing runs.
+while :; do
+	running=0
+	for n in "${state[@]}"; do [ "$n" = running ] && running=$((running + 1)); done
+	for i in "${!PHASES[@]}"; do
+		name=${PHASES[$i]%%|*} deps=${PHASES[$i]#*|}; deps=${deps%%|*}
+		[ "${state[$name]}" = waiting ] && ready "$i" || continue
+		[ "$deps" = "*" ] && [ "$running" -gt 0 ] && continue
+		start "$i"; running=$((running + 1))
+		[ "$deps" = "*" ] && break
+	done
+	[ "$running" -eq 0 ] && break
+	wait -n -p ended
+	name=${pid_of[$ended]}
+	state[$name]=done
+	cat "$logs/$name.out"
+	if read -r p f s secs 2>/dev/null <"$logs/$name.counts"; then
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	else
+		echo "FAIL: phase $name ended without its counts"; fail=$((fail + 1)) secs=?
+	fi
+	times="$times
+time: $name $secs"
+done
+
+echo "$times"
+echo "time: total $((SECONDS - t0))"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

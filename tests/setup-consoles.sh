@@ -1,5 +1,5 @@
 #!/bin/sh
-# setup-consoles.sh - install the operations consoles `make check-consoles`
+# setup-consoles.sh [--download] - install the operations consoles `make check-consoles`
 # runs clustermon in (only what is missing): Nagios 4 with the standard
 # plugins, and snmptt, which traps reach through snmptrapd; Zabbix 6.0's
 # server for PostgreSQL and its PHP frontend (served by PHP's own web
@@ -18,6 +18,12 @@ cacti mariadb-server php8.2-intl php8.2-mysql rrdtool
 icinga2-bin icinga2-common monitoring-plugins-standard collectd-core"
 # Cacti's package would set up its database through dbconfig-common: the test
 # makes its own in a private MariaDB, so none is made at install time.
+# --download: only fetch them into apt's cache (tests/run-suite.sh does that
+# while other phases run, and installs them last).
+if [ "${1:-}" = --download ]; then
+	DEBIAN_FRONTEND=noninteractive exec apt-get -o DPkg::Lock::Timeout=900 install -y -qq -d \
+		--no-install-recommends $PACKAGES >/dev/null
+fi
 if [ "$(id -u)" -eq 0 ]; then
 	echo "cacti cacti/dbconfig-install boolean false" | debconf-set-selections
 fi

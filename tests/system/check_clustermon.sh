@@ -20,24 +20,40 @@ expect() { # expect DESCRIPTION EXIT STATE-WORD ARGS...
 	ok $? "$d: exit $rc, $out"
 }
 
-total=$(get "$clusterMonMemTotalKB.0") avail=$(get "$clusterMonMemAvailableKB.0")
-pct=$(( avail * 100 / total ))
-expect "memory available above both floors" 0 OK -m mem -w "$((pct - 5)):" -c "$((pct - 10)):"
-expect "above the critical floor, below the warning one" 1 WARNING -m mem -w "$((pct + 2)):" -c "$((pct - 10)):"
-expect "below the critical floor" 2 CRITICAL -m mem -w "$((pct + 2)):" -c "$((pct + 1)):"
-expect "an @ range alerts inside" 2 CRITICAL -m mem -c "@$((pct - 1)):$((pct + 2))"
-expect "a ~ range" 0 OK -m mem -w "~:$((pct + 2))"
-run -m mem
-got=$(sed -n 's/.*mem_available=\([0-9.]*\)%.*/\1/p' <<<"$out")
-awk -v g="$got" -v t="$total" -v a="$avail" 'BEGIN { d = g - a * 100 / t; exit !(d < 0.5 && d > -0.5) }'
-ok $? "its perfdata carries the value snmpget reads ($got% vs $avail/$total kB)"
-# Two processes of a name nothing else on the machine has.
-cp "$(command -v sleep)" "$T/cmtestsleep"
-"$T/cmtestsleep" 60 & s1=$!
-"$T/cmtestsleep" 60 & s2=$!
-sleep 1.2   # the process table is sampled once a second
-expect "two processes named cmtestsleep" 0 OK -m proc -n cmtestsleep -w 2:2 -c 1:
-expect "fewer than three is WARNING with -w 3:" 1 WARNING -m proc -n cmtestsleep -w 3: -c 1:
+# Memory available moves while the test runs (other work on the machine,
+# another build's suite beside this one), so each range sits a long way
+# from any value it can take (1-100%): the verdicts hold whatever it is.
+expect "memory available above both floors" 0 OK -m mem -w "1:" -c "0:"
+expect "above the critical floor, below the warning one" 1 WARNING -m mem -w "100:" -c "1:"
+expect "below the critical floor" 2 CRITICAL -m mem -w "100:" -c "100:"
+expect "an @ range alerts inside" 2 CRITICAL -m mem -c "@1:100"
+expect "a ~ range" 0 OK -m mem -w "~:100"
+# The perfdata against snmpget's reads just before and after the plugin's:
+# it lies between them (0.5 points of slack), on one of five tries.
+perf_matches() {
+	local t0 a0 got a1
+	t0=$(get "$clusterMonMemTotalKB.0") a0=$(get "$clusterMonMemAvailableKB.0")
+	run -m mem
+	a1=$(get "$clusterMonMemAvailableKB.0")
+	got=$(sed -n 's/.*mem_available=\([0-9.]*\)%.*/\1/p' <<<"$out")
+	echo "$got% vs $a0..$a1/$t0 kB"
+	awk -v g="$got" -v t="$t0" -v a="$a0" -v b="$a1" 'BEGIN {
+		lo = (a < b ? a : b) * 100 / t - 0.5; hi = (a < b ? b : a) * 100 / t + 0.5
+		exit !(g != "" && g >= lo && g <= hi) }'
+}
+for _ in 1 2 3 4 5; do perf=$(perf_matches) && break; done
+ok $? "its perfdata carries the value snmpget reads ($perf)"
+# Two processes of a name nothing else on the machine has, not even this
+# test run beside itself (another build's suite at the same time).
+name="cmts${T##*.}"
+cp "$(command -v sleep)" "$T/$name"
+"$T/$name" 60 & s1=$!
+"$T/$name" 60 & s2=$!
+# The process table is sampled once a second: wait until it holds both.
+two_seen() { run -m proc -n "$name" -w 2:2 -c 1:; [ "$rc" -eq 0 ]; }
+wait_for 60 two_seen
+expect "two processes named $name" 0 OK -m proc -n "$name" -w 2:2 -c 1:
+expect "fewer than three is WARNING with -w 3:" 1 WARNING -m proc -n "$name" -w 3: -c 1:
 kill "$s1" "$s2"; wait "$s1" "$s2" 2>/dev/null
 expect "no process named nosuchdaemon" 2 CRITICAL -m proc -n nosuchdaemon -c 1:
 

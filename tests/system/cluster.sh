@@ -24,20 +24,29 @@ cleanup_cluster() {
 }
 trap cleanup_cluster EXIT
 
+# The nodes' links live in this namespace, so their subnets must be this
+# run's own: 10.NET.n.0/24 with NET routed nowhere yet, chosen and taken
+# under a lock, as another run of this test may start beside it (the plain
+# and the sanitizer build's suites run at once).
+exec 8>/tmp/clustermon-cluster-net.lock
+flock 8
+NET=
+for x in $(seq 78 250); do ip -4 route show | grep -q "^10\.$x\." || { NET=$x; break; }; done
+[ -n "$NET" ] || bail "no free 10.x.0.0/16 for the nodes' links"
 for n in $NODES; do
 	ip netns add "$(ns "$n")" || bail "ip netns add failed"
 	ip link add "cm$ID-h$n" type veth peer name eth0 netns "$(ns "$n")" || bail "veth failed"
-	ip addr add "10.77.$n.1/24" dev "cm$ID-h$n"
+	ip addr add "10.$NET.$n.1/24" dev "cm$ID-h$n"
 	ip link set "cm$ID-h$n" up
-	ip -n "$(ns "$n")" addr add "10.77.$n.2/24" dev eth0
+	ip -n "$(ns "$n")" addr add "10.$NET.$n.2/24" dev eth0
 	ip -n "$(ns "$n")" link set eth0 up
 	ip -n "$(ns "$n")" link set lo up
 	mkdir -p "$T/n$n/persist"
 	cat >"$T/n$n/snmpd.conf" <<EOC
-agentAddress udp:10.77.$n.2:161
+agentAddress udp:10.$NET.$n.2:161
 master agentx
 agentXSocket unix:$T/n$n/agentx.sock
-rocommunity public 10.77.$n.0/24
+rocommunity public 10.$NET.$n.0/24
 EOC
 	# Its own UTS namespace: clusterMonNodeName is uname's node name.
 	ip netns exec "$(ns "$n")" unshare --uts sh -c "
@@ -46,13 +55,14 @@ EOC
 			-p $T/n$n/snmpd.pid -I -smux,mteTrigger,mteTriggerConf
 		sleep 0.5
 		SNMP_PERSISTENT_DIR=$T/n$n/persist $CLUSTERMOND -x unix:$T/n$n/agentx.sock \
-			-Lf $T/n$n/clustermond.log -p $T/n$n/clustermond.pid"
+			-Lf $T/n$n/clustermond.log -p $T/n$n/clustermond.pid" 8>&-
 done
+exec 8>&-   # the routes exist: the next run sees NET taken
 
 # The aggregator: this namespace's snmpd, a v3 user allowed every context.
 write_master_conf
-"$top_srcdir/contrib/cluster/aggregator-conf.sh" node1=10.77.1.2 node2=10.77.2.2 \
-	node3=10.77.3.2 >>"$T/snmpd.conf" || bail "aggregator-conf.sh failed"
+"$top_srcdir/contrib/cluster/aggregator-conf.sh" node1=10.$NET.1.2 node2=10.$NET.2.2 \
+	node3=10.$NET.3.2 >>"$T/snmpd.conf" || bail "aggregator-conf.sh failed"
 cat >>"$T/snmpd.conf" <<EOC
 createUser clusterview SHA-256 "cluster-view-pass" AES "cluster-view-pass"
 rouser -s usm clusterview priv -V all
@@ -66,8 +76,8 @@ via() { # via CONTEXT OID: the value through the aggregator
 		-X cluster-view-pass -n "$1" -t 2 -r 1 -On -Oqv "$TARGET" "$2" 2>&1
 }
 for n in $NODES; do
-	wait_for 10 sh -c "snmpget -v2c -c public -t 1 -r 0 -Oqv 10.77.$n.2 $clusterMonNodeName.0 | grep -q node$n"
-	is "$(snmpget -v2c -c public -t 1 -r 1 -Oqv 10.77.$n.2 "$clusterMonNodeName.0" 2>&1)" "\"node$n\"" \
+	wait_for 10 sh -c "snmpget -v2c -c public -t 1 -r 0 -Oqv 10.$NET.$n.2 $clusterMonNodeName.0 | grep -q node$n"
+	is "$(snmpget -v2c -c public -t 1 -r 1 -Oqv 10.$NET.$n.2 "$clusterMonNodeName.0" 2>&1)" "\"node$n\"" \
 		"node$n answers on its own address with its own name"
 done
 for n in $NODES; do

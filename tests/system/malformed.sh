@@ -68,7 +68,9 @@ is "$(agent_fds)" "$f0" "and so do the open fds"
 kill -STOP "$AGENT_PID"
 t0=$(date +%s%N); up=$(snmpget -v2c -c public -t 1 -r 0 -Oqv "$TARGET" .1.3.6.1.2.1.1.3.0 2>&1); t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
-check "with clustermond stopped, sysUpTime.0 answers ($up) in under 100 ms (${ms} ms)" test -n "$up" -a "$ms" -lt 100
+# A master blocked on the stopped subagent would take its AgentX timeout (1 s).
+check "with clustermond stopped, sysUpTime.0 answers ($up) in under 100 ms (${ms} ms; $(slack 100) allowed)" \
+	test -n "$up" -a "$ms" -lt "$(slack 100)"
 get_raw "$clusterMonNodeName.0" >/dev/null   # one that times out while it is stopped
 sleep 10
 kill -CONT "$AGENT_PID"

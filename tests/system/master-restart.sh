@@ -7,19 +7,20 @@
 
 plan 8
 fds() { agent_fds; }
+steady_tables
 # The subagent first: the master's socket does not exist yet. It retries
 # every ping interval (2 s) while it waits: 10 s of that must not grow it.
 "$CLUSTERMOND" -f -Lf "$T/clustermond.log" -x "$AGENTX" 2>>"$T/clustermond.stderr" &
 AGENT_PID=$!
-sleep 2
+rss_settle
 f0=$(fds)
 rss_steady "clustermond's RSS steady while it waits for a master" sleep 10
 f1=$(fds)
 kill -0 "$AGENT_PID" && [ "$f1" -eq "$f0" ]
 ok $? "clustermond keeps running without a master, its fds steady ($f0 -> $f1)"
 start_master || bail "snmpd did not start"
-check "registers within 3 s (one ping interval and a bit) once the master appears" \
-	wait_for 3 get "$clusterMonNodeName.0"
+check "registers within 3 s (one ping interval and a bit; $(slack 3) s allowed) once the master appears" \
+	wait_for "$(slack 3)" get "$clusterMonNodeName.0"
 
 slow=0 worst=0 restarts=0
 restart() { # restart N: the master killed and started N times
@@ -29,7 +30,7 @@ restart() { # restart N: the master killed and started N times
 		start_master || bail "snmpd did not restart"
 		restarts=$((restarts + 1))
 		t0=$(date +%s%N)
-		wait_for 3 get "$clusterMonCpuCount.0" || slow=$((slow + 1))
+		wait_for "$(slack 3)" get "$clusterMonCpuCount.0" || slow=$((slow + 1))
 		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 		[ "$ms" -gt "$worst" ] && worst=$ms
 	done
@@ -37,7 +38,7 @@ restart() { # restart N: the master killed and started N times
 restart 1
 f0=$(fds)
 rss_steady "RSS after the 20th restart as after the 1st" restart 19
-is "$slow" 0 "answers again within 3 s of each of $restarts master restarts (slowest ${worst} ms)"
+is "$slow" 0 "answers again within 3 s ($(slack 3) s allowed) of each of $restarts master restarts (slowest ${worst} ms)"
 f1=$(fds)
 is "$f1" "$f0" "and the same number of open fds"
 sleep 2.5   # the pings of a session that works must not open anything either

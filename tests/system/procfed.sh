@@ -16,7 +16,7 @@ ln -s "$(command -v sh)" "$T/cfbusy"
 ln -s "$(command -v sleep)" "$T/cfidle"
 "$T/cfbusy" -c 'while :; do :; done' &
 busy=$!
-(sleep 40; kill "$busy") 2>/dev/null &   # bounded even if this script dies
+(sleep 300; kill "$busy") 2>/dev/null &   # bounded even if this script dies
 "$T/cfidle" 30 &
 idle=$!
 
@@ -36,6 +36,9 @@ is "$(ro_maps)" "2 0" "clustermond maps the helper's slots and rings, read-only,
 # closed once mapped; the two it keeps are BPF_F_RDONLY (fdinfo flags).
 ro_fds() { for f in $(find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf-map'); do awk '$1 == "flags:" { print $2 }' "/proc/$AGENT_PID/fdinfo/${f##*/}"; done | sort | tr '\n' ' '; }
 is "$(ro_fds)" "02000000 02000000 " "and keeps only two fds of the helper's maps, both read-only (O_RDONLY|O_CLOEXEC)"
+# The busy child's row, once a sample has it (waited for: a loaded machine
+# takes longer than the 100 ms interval).
+wait_for 30 get "$PT.6.$busy"
 
 # kernel_ns PID: CPU time of all the threads of PID, as the kernel counts it.
 kernel_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
@@ -56,7 +59,8 @@ check "and stays within 5% of the kernel's total ($c vs $k ns)" \
 
 "$SPINNERS" 4 6 &
 spin=$!
-sleep 1.5
+# Its row with all four threads started.
+wait_for 30 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $PT.10.$spin)\" = 4 ]"
 is "$(get "$PT.10.$spin")" 4 "the 4-thread spinner has 4 threads"
 t0=$(date +%s%N); k0=$(kernel_ns "$spin"); c0=$(get "$PT.6.$spin"); utils=0
 for _ in $(seq 1 10); do sleep 0.2; utils=$(( utils + $(get "$PT.8.$spin") )); done
@@ -66,26 +70,30 @@ check "the 4-thread spinner's CpuNs grows as its threads' schedstat summed withi
 	test "$r" -ge 900 -a "$r" -le 1100
 util=$(( utils / 10 ))
 check "its CpuUtil averages $util (hundredths of a percent of one CPU), within 15 points of the threads' share ($share per mille)" \
-	test $(( util / 10 - share )) -le 150 -a $(( share - util / 10 )) -le 150 -a "$share" -gt 300
+	test $(( util / 10 - share )) -le 150 -a $(( share - util / 10 )) -le 150 -a "$util" -gt 0
 kill "$spin"; wait "$spin" 2>/dev/null
 
 "$T/cfidle" 31 &
 new=$!
 t0=$(date +%s%N)
-wait_for 2 sh -c "snmpget -v2c -c public -On -Oqv $TARGET $PT.2.$new | grep -q cfidle"
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-check "a new child appears within one second ($ms ms)" test "$ms" -le 1000
+ms=never
+wait_for $(( $(slack 1000) / 1000 + 1 )) sh -c "snmpget -v2c -c public -On -Oqv $TARGET $PT.2.$new | grep -q cfidle" &&
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "a new child appears within one second ($ms ms; $(slack 1000) ms allowed)" test "$ms" != never -a "$ms" -le "$(slack 1000)"
 kill "$new"; wait "$new" 2>/dev/null
 t0=$(date +%s%N)
-wait_for 2 sh -c "snmpget -v2c -c public -On $TARGET $PT.2.$new | grep -q 'No Such Instance'"
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+ms=never
+wait_for $(( $(slack 300) / 1000 + 1 )) sh -c "snmpget -v2c -c public -On $TARGET $PT.2.$new | grep -q 'No Such Instance'" &&
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 # Two 100 ms intervals, and the time one snmpget takes here.
-check "an exited child's row is gone within two intervals ($ms ms)" test "$ms" -le 300
+check "an exited child's row is gone within two intervals ($ms ms; $(slack 300) allowed)" \
+	test "$ms" != never -a "$ms" -le "$(slack 300)"
 
 # The helper dies: the scanner takes over, CpuNs never goes back.
 last=$(get "$PT.6.$busy") bad=0 n=0
 kill -9 "$HELPER_PID"; wait "$HELPER_PID" 2>/dev/null; HELPER_PID=
-for _ in $(seq 1 15); do
+for _ in $(seq 1 60); do
+	[ "$n" -ge 15 ] && break
 	sleep 0.1
 	now=$(get "$PT.6.$busy") || continue
 	[ "$now" -ge "$last" ] || { bad=$((bad + 1)); diag "CpuNs went from $last to $now"; }
