@@ -52,16 +52,29 @@ static size_t entry_size(const unsigned char *p)
 	     p < end_; p += entry_size(p))
 
 /* Entries that fill len exactly; a row's name a column (< MAX_COLUMNS)
- * and an index. Their number into *n. */
-static bool entries_ok(const unsigned char *p, size_t len, bool row, uint32_t *n)
+ * and an index. Their number into *n; a row's columns into *cols (bit c)
+ * when each is below 64 and named once, else 0. */
+static bool entries_ok(const unsigned char *p, size_t len, bool row, uint32_t *n,
+		       uint64_t *cols)
 {
+	bool wide = false;
+
 	*n = 0;
+	*cols = 0;
 	for (size_t at = 0; at < len; (*n)++) {
+		uint32_t c = 0;
+
 		if (len - at < 4 || entry_size(p + at) > len - at ||
-		    (row && (p[at + 1] < 3 || rd32(p + at + 12) >= MAX_COLUMNS)))
+		    (row && (p[at + 1] < 3 || (c = rd32(p + at + 12)) >= MAX_COLUMNS)))
 			return false;
+		if (row && (c >= 64 || (*cols >> c & 1)))
+			wide = true;
+		else if (row)
+			*cols |= (uint64_t)1 << c;
 		at += entry_size(p + at);
 	}
+	if (wide)
+		*cols = 0;
 	return true;
 }
 
@@ -303,17 +316,19 @@ void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 {
 	struct cm_isec_unit fresh = { .key_len = (uint16_t)s->key_len }, *u;
 	uint32_t nent;
+	uint64_t cols;
 
 	if (s->failed)
 		return;
 	s->units_encoded++;
 	u = s->matched ? &s->old.u[s->at] : &fresh;
-	if (len > UINT32_MAX || !entries_ok(entries, len, row, &nent) ||
+	if (len > UINT32_MAX || !entries_ok(entries, len, row, &nent, &cols) ||
 	    !store(s, u, entries, len, s->matched)) {
 		s->failed = true;
 		return;
 	}
 	u->nent = nent;
+	u->cols = cols;
 	u->row = row;
 	u->gen = s->gen;
 	if (s->copying && !append(&s->cur, u, s->key))
@@ -326,14 +341,23 @@ void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 /* ------------------------------------------------------------ the offsets */
 
 /* The offsets of a run of rows of one table, column by column, from
- * s->offs[start] on. */
+ * s->offs[start] on. The columns are counted from the units' masks where
+ * they have one: the first pass then reads no slot (slots lie scattered). */
 static void index_rows(struct cm_isec *s, size_t from, size_t to, size_t start)
 {
 	size_t first[MAX_COLUMNS] = { 0 };
 
-	for (size_t i = from; i < to; i++)
-		EACH_ENTRY(s, &s->old.u[i], p)
+	for (size_t i = from; i < to; i++) {
+		const struct cm_isec_unit *u = &s->old.u[i];
+
+		if (u->cols != 0) {
+			for (uint64_t m = u->cols; m != 0; m &= m - 1)
+				first[__builtin_ctzll(m)]++;
+			continue;
+		}
+		EACH_ENTRY(s, u, p)
 			first[rd32(p + 12)]++;
+	}
 	for (size_t c = 0, sum = start; c < MAX_COLUMNS; c++) {
 		size_t k = first[c];
 

@@ -32,6 +32,7 @@ struct cm_isec_unit {
 	uint16_t key_len;
 	bool row;             /* a table row: entries' subs are arc, 1, column, index */
 	uint32_t nent;        /* entries */
+	uint64_t cols;        /* a row's columns (bit c) when all are < 64, else 0 */
 	uint64_t gen;
 };
 

@@ -2,7 +2,8 @@
 /*
  * test_imagesec.c - a section kept up to date by change (core/imagesec.h):
  * after thousands of random row changes (values, string lengths, columns
- * coming and going, rows added and removed, with and without generations)
+ * coming and going, one of them above 63, rows added and removed, with and
+ * without generations)
  * the section the builder keeps, and the copy a reader keeps by reading
  * only the chunks whose numbers moved, are byte for byte the full encoding
  * of the same table; a publication that changed one value writes and
@@ -19,7 +20,10 @@
 #define ROOT 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1, 5
 #define BASE_LEN 11u
 #define MAXROWS 400u
-#define COLS 6u          /* columns 2..7 */
+#define COLS 6u          /* columns 2..6 and WIDE_COL */
+/* Above 63: a row that has it is indexed from its entries, one without
+ * from its column mask (imagesec.c), both in one table. */
+#define WIDE_COL 70u
 #define TABLE_ARC 1u
 #define SCALAR_ARC 3u
 #define CAP (4u << 20)
@@ -48,7 +52,7 @@ static unsigned rnd(unsigned n)
 static void add_cell(struct cm_image_enc *e, unsigned i, unsigned c)
 {
 	const struct row *r = &rows[i];
-	uint32_t sub[4] = { TABLE_ARC, 1, c + 2, i + 1 };
+	uint32_t sub[4] = { TABLE_ARC, 1, c == COLS - 1 ? WIDE_COL : c + 2, i + 1 };
 
 	if (!r->present[c])
 		return;
