@@ -4,8 +4,9 @@
 # clustermond every second: every value it writes agrees with what snmpget
 # read of the same object within one interval of the value's timestamp
 # (between the least and the most of the readings from one interval before
-# to one after), for the per-CPU table, memory, the process count and a
-# spinning process's CPU, TCP opens and established connections, and
+# to one after), for the per-CPU table, memory, the process count, the CPU
+# and resident memory at rank 1 of clusterMonProcTopTable (a spinning
+# process to make one busy), TCP opens and established connections, and
 # sched.runqlat's p50/p90/p99. Part of `make check-consoles`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/consoles-lib.sh"
@@ -67,7 +68,8 @@ ok $? "collectd -t accepts contrib's clustermon.conf: $(tail -n 1 "$C/test.log")
 OBJS=(cpu1 "$clusterMonCpuUtil.1" 0.01 cpu2 "$clusterMonCpuUtil.2" 0.01
 	mem_total "$clusterMonMemTotalKB.0" 1024 mem_available "$clusterMonMemAvailableKB.0" 1024
 	mem_free "$clusterMonMemFreeKB.0" 1024 mem_cached "$clusterMonMemCachedKB.0" 1024
-	procs "$clusterMonProcCount.0" 1 spin_cpu "$clusterMonProcCpuUtil.$SPIN" 0.01
+	procs "$clusterMonProcCount.0" 1 top1_cpu "$clusterMonProcTopCpuUtil.1" 0.01
+	top1_rss "$clusterMonProcTopRssKB.1" 1024
 	active_opens "$clusterMonTcpActiveOpens.0" 1 passive_opens "$clusterMonTcpPassiveOpens.0" 1)
 [ -n "$rq" ] && OBJS+=(p50 "$clusterMonHistSourceP50.$rq" 1e-9 p90 "$clusterMonHistSourceP90.$rq" 1e-9
 	p99 "$clusterMonHistSourceP99.$rq" 1e-9)
@@ -145,10 +147,14 @@ for m in total available free cached; do check_obj "mem_$m" "clustermon-memory/m
 ok $(( outside > 0 || total < 4 )) "memory total, available, free and cached (bytes) agree ($total values${report})"
 total=0 outside=0 report=
 check_obj procs clustermon-processes/count
-check_obj spin_cpu "clustermon-proc_cpu/percent-$SPIN"
-ok $(( outside > 0 || total < 2 )) "the process count and the spinner's CPU (by pid) agree ($total values${report})"
-f=$(find "$C/csv/cmnode" -path "*/clustermon-proc_rss/memory-$SPIN-*" -type f | head -n 1)
-check "the spinner's resident memory has a file by pid too" test -s "$f"
+check_obj top1_cpu "clustermon-proc_top_cpu/percent-1"
+check_obj top1_rss "clustermon-proc_top_rss/memory-1"
+ok $(( outside > 0 || total < 3 )) "the process count and rank 1's CPU and resident memory agree ($total values${report})"
+# One file a rank: as many as the top table has rows (the rank is the
+# index; snmpget of clusterMonProcTopPid.R says which process holds it).
+ranks=$(walk "$clusterMonProcTopPid" | grep -c "^$clusterMonProcTopPid\.")
+files=$(find "$C/csv/cmnode/clustermon-proc_top_cpu" -name 'percent-*' -type f | sed 's/.*percent-\([0-9]*\)-.*/\1/' | sort -un | tr '\n' ' ')
+is "$files" "$(seq 1 "$ranks" | tr '\n' ' ')" "collectd wrote one CPU file a rank, 1 to $ranks (clusterMonProcTopTable's rows)"
 total=0 outside=0 report=
 check_obj active_opens clustermon-tcp/connections-active_opens
 check_obj passive_opens clustermon-tcp/connections-passive_opens

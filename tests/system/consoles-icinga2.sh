@@ -3,7 +3,9 @@
 # 2.13) with contrib/icinga2/clustermon.conf: a host from the template
 # "clustermon-node" gets the apply rules' services, each reaching the state
 # the agent's values imply, read through the REST API: CPU and the top
-# process OK, CRITICAL while busy loops hold every CPU, then back; a
+# process (check_clustermon -m cputop) at the state the agent's busy
+# percent implies, CRITICAL with thresholds sized from what a spinner on
+# every CPU gets, naming rank 1 of clusterMonProcTopTable, then back; a
 # threshold row's state CRITICAL while risen. Its traps go snmpd ->
 # snmptrapd -> snmptt (contrib/snmptt) -> clustermon-icinga2-submit -> the
 # API: the rising trap makes the passive service clustermon-traps CRITICAL,
@@ -20,8 +22,7 @@ for p in "$ICINGA2" "$SNMPTT" /usr/lib/nagios/plugins/check_snmp /usr/share/icin
 	[ "${CI:-}" = true ] && bail "$p is missing (tests/setup-consoles.sh installs it)"
 	skip_all "$p is missing: run tests/setup-consoles.sh"
 done
-[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs (the top process is a thread on each)"
-plan 18
+plan 19
 I=$T/icinga2
 mkdir -p "$I/lib/certs" "$I/log" "$I/cache" "$I/spool" "$I/run"
 API_PORT=$(free_tcp_port) || bail "no free TCP port for the API"
@@ -60,9 +61,6 @@ mem_interval_threshold 9
 # snmptt names the trap's agent ($A: the name snmptrapd found for 127.0.0.1).
 agent_name=$(getent hosts 127.0.0.1 | awk '{ print $2; exit }')
 host=${agent_name:-127.0.0.1}
-# The top process is judged in percent of one CPU: a process with a busy
-# thread on each CPU is far above these, a single-threaded one below.
-TOPWARN=$(( $(nproc) * 60 )) TOPCRIT=$(( $(nproc) * 75 ))
 cat >"$I/icinga2.conf" <<EOC
 const PluginDir = "/usr/lib/nagios/plugins"
 const NodeName = "localhost"
@@ -82,9 +80,6 @@ object Host "$host" {
 	address = "127.0.0.1"
 	vars.clustermon_port = $PORT
 	vars.clustermon_plugin_dir = "$top_builddir/contrib/nagios"
-	vars.clustermon_top_dir = "$top_srcdir/contrib/icinga2"
-	vars.clustermon_top_warning = "$TOPWARN"
-	vars.clustermon_top_critical = "$TOPCRIT"
 	vars.clustermon_thresholds["mem interval"] = 9
 }
 EOC
@@ -166,7 +161,7 @@ l=$(check_now "clustermon cpu")
 cpu0=$l
 check "clustermon cpu has a result with perfdata: $l" contains "|cpu=[0-9.]*%" "$l"
 l=$(check_now "clustermon top process")
-is "$(state "$l")" "$(implied "$l" "$TOPWARN" "$TOPCRIT")" "clustermon top process's state is what its value implies ($TOPWARN, $TOPCRIT): $l"
+is "$(state "$l")" "$(implied "$l" 80 95)" "clustermon top process's state is what its value implies (80, 95): $l"
 l=$(check_now "clustermon runqlat p99")
 if [ -n "$helper" ]; then
 	wait_for 10 sh -c "snmpwalk -v2c -c public $TARGET $clusterMonHistSourceName | grep -q sched.runqlat"
@@ -178,35 +173,69 @@ fi
 l=$(check_now "clustermon threshold mem interval")
 is "$(state "$l")" 0 "clustermon threshold mem interval is OK for the armed row: $l"
 
-# --- one process spinning a thread on every CPU for 40 s at most, at
-# nice -19 so that a machine busy with other work still gives it nearly all
-# of each CPU: CPU CRITICAL, and it the top process above TOPCRIT.
+# --- one process spinning a thread on every CPU for 60 s at most, at
+# nice -19. Other work on the machine decides how much of the CPUs it
+# really gets, so the CPU thresholds come from the agent: once it has
+# sampled the spinner, the node's busy percent less half the spinner's
+# share of the node (its clusterMonProcCpuUtil over the CPUs) is CRITICAL,
+# less three quarters WARNING, set on both CPU services through the API.
 t0=$SECONDS
 [ -x "$top_builddir/tests/system/spinners" ] || bail "tests/system/spinners is not built (make check-consoles builds it)"
-nice -n -19 "$top_builddir/tests/system/spinners" "$(nproc)" 40 &
+nice -n -19 "$top_builddir/tests/system/spinners" "$(nproc)" 60 &
 SPIN=$!
-wait_for 30 get "$clusterMonProcCpuUtil.$SPIN" || diag "the spinner is not in clusterMonProcTable after 30 s"
-crit() { l=$(check_now "$1"); [ "$(state "$l")" = 2 ]; }
-within 30 crit "clustermon cpu"; rc=$?
-ok $rc "clustermon cpu turns CRITICAL $((SECONDS - t0)) s after a thread spun on every CPU: $(svc "clustermon cpu")"
-within 30 crit "clustermon top process"; rc=$?
-l=$(svc "clustermon top process")
+spun() { s=$(get "$clusterMonProcCpuUtil.$SPIN") && [ "$s" -gt 0 ] && tot=$(get "$clusterMonCpuTotalUtil.0"); }
+wait_for 30 spun || bail "the spinner has no CPU in clusterMonProcTable after 30 s"
+read -r CPUWARN CPUCRIT <<EOT
+$(awk -v t="$tot" -v s="$s" -v n="$(nproc)" 'BEGIN { sh = s / n
+	w = int((t - sh * 3 / 4) / 100); c = int((t - sh / 2) / 100)
+	print (w < 1 ? 1 : w), (c < 1 ? 1 : c) }')
+EOT
+diag "the spinner got $s hundredths of a percent of one CPU with $(nproc) threads, the node $tot: CPU thresholds $CPUWARN, $CPUCRIT"
+setvars() {
+	api POST objects/services "$(printf '{"filter":"host.name==h && service.name==s","filter_vars":{"h":"%s","s":"%s"},"attrs":{"vars.clustermon_warning":"%s","vars.clustermon_critical":"%s"}}' \
+		"$host" "$1" "$2" "$3")" | grep -q '"code":200'
+}
+setvars "clustermon cpu" "$CPUWARN" "$CPUCRIT" && setvars "clustermon top process" "$CPUWARN" "$CPUCRIT"
+ok $? "the API sets the CPU services' thresholds to $CPUWARN, $CPUCRIT"
+# judged SERVICE: a check whose state is what its busy percent implies,
+# and that percent the agent's clusterMonCpuTotalUtil just before or just
+# after it (the value of one sample).
+judged() {
+	local b a
+	b=$(get "$clusterMonCpuTotalUtil.0") || return 1
+	l=$(check_now "$1") || return 1
+	a=$(get "$clusterMonCpuTotalUtil.0") || return 1
+	[ "$(state "$l")" = "$(implied "$l" "$CPUWARN" "$CPUCRIT")" ] &&
+		awk -v line="$l" -v b="$b" -v a="$a" 'BEGIN { split(line, f, "|"); p = f[3]; sub(/^[^=]*=/, "", p); v = p + 0
+			d1 = v - b / 100; d2 = v - a / 100; exit !(d1 * d1 < 1e-4 || d2 * d2 < 1e-4) }'
+}
+crit() { judged "$1" && [ "$(state "$l")" = 2 ]; }
+within 40 crit "clustermon cpu"; rc=$?
+ok $rc "clustermon cpu turns CRITICAL $((SECONDS - t0)) s after a thread spun on every CPU, as the agent's busy percent implies: $l"
+within 40 crit "clustermon top process"; rc=$?
 ok $rc "clustermon top process turns CRITICAL $((SECONDS - t0)) s after: $l"
-check "it names the spinning process and its pid" contains "spinners (pid $SPIN) uses" "$l"
-# What the spinner got (a machine busy with other cgroups' work gives it
-# less than a CPU a thread whatever its nice value).
-diag "the spinner's clusterMonProcCpuUtil: $(get "$clusterMonProcCpuUtil.$SPIN") hundredths of a percent with $(nproc) threads"
+# named: the process it names is rank 1 of clusterMonProcTopTable, read
+# just before and just after the check (the same sample).
+named() {
+	local p1 n1 p2 n2
+	p1=$(get "$clusterMonProcTopPid.1") && n1=$(get "$clusterMonProcTopName.1") || return 1
+	l=$(check_now "clustermon top process") || return 1
+	p2=$(get "$clusterMonProcTopPid.1") && n2=$(get "$clusterMonProcTopName.1") || return 1
+	n1=${n1#\"} n1=${n1%\"}
+	[ "$p1/$n1" = "$p2/${n2//\"/}" ] && [ "$(state "$l")" != 0 ] && case $l in *"top process $n1 (pid $p1) "*) ;; *) false ;; esac
+}
+within 40 named; rc=$?
+ok $rc "it names the agent's rank 1 of clusterMonProcTopTable$(contains "(pid $SPIN)" "$l" && echo ", the spinner"): $l"
 kill "$SPIN" 2>/dev/null
 wait "$SPIN" 2>/dev/null
-# Back: a result whose state is what its value implies and not CRITICAL
-# (on a machine that other work keeps busy, the CPU stays CRITICAL, as it
-# should, and this fails).
-back() { l=$(check_now "$1"); [ "$(state "$l")" != 2 ] && [ "$(state "$l")" = "$(implied "$l" "$2" "$3")" ]; }
+# Back: with the spinner gone, the services' states are what the agent's
+# busy percent implies, and the top process service no longer names it.
+back() { judged "$1" && ! contains "(pid $SPIN)" "$l"; }
 t0=$SECONDS
-within 60 back "clustermon cpu" 80 95; rc=$?
-ok $rc "with the spinner gone clustermon cpu leaves CRITICAL after $((SECONDS - t0)) s: $(svc "clustermon cpu") (before: $cpu0)"
-within 60 back "clustermon top process" "$TOPWARN" "$TOPCRIT"; rc=$?
-ok $rc "and so does clustermon top process: $(svc "clustermon top process")"
+within 60 back "clustermon cpu"; rc=$?
+ok $rc "with the spinner gone clustermon cpu's state follows the agent's value after $((SECONDS - t0)) s: $l (before the spinner: $cpu0)"
+within 60 back "clustermon top process"; rc=$?
+ok $rc "and so does clustermon top process, which no longer names the spinner: $l"
 
 # --- a threshold row on the mem source's interval, crossed by SETs (as in
 # consoles-nagios.sh): the threshold service and the trap service follow.
