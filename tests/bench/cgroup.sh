@@ -47,7 +47,8 @@ thread_ns() {
 # agent MS: clustermond at cgroup interval MS for SECONDS_EACH s; sets
 # US (CPU us per pass over the N cgroups), NS (samples), SHARE (per mille).
 agent() {
-	printf 'sampleInterval cgroup %s\ncgroupMatch %s/*\n' "$1" "$PFX" >"$T/bench.conf"
+	# As installed: the fast-path image is published.
+	printf 'sampleInterval cgroup %s\ncgroupMatch %s/*\nsnapshotFile %s\n' "$1" "$PFX" "$T/image" >"$T/bench.conf"
 	AGENT_WAIT=30 start_agent -c "$T/bench.conf" >/dev/null || bail "clustermond did not register"
 	sleep 3
 	[ "$(get "$clusterMonCgroupCount.0")" = "$N" ] || bail "clustermond serves $(get "$clusterMonCgroupCount.0") rows, not $N"

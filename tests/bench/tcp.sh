@@ -4,7 +4,8 @@
 # next to `ss -tin` dumping the same sockets, in one run.
 . "$(dirname "$0")/../system/lib.sh"
 N=${1:-10000}
-echo "sampleInterval tcp 1000" >"$T/tcp.conf"
+# As installed: the fast-path image is published.
+printf 'sampleInterval tcp 1000\nsnapshotFile %s\n' "$T/image" >"$T/tcp.conf"
 start_master >/dev/null || bail "snmpd did not start"
 start_agent -c "$T/tcp.conf" >/dev/null || bail "clustermond did not register"
 open_conns "$N"
