@@ -90,6 +90,8 @@ size_t ran_merge(struct ran_news *v, size_t n)
 {
 	size_t out = 0, i = 0;
 
+	if (n == 0)   /* v may be NULL then, which qsort must not see */
+		return 0;
 	qsort(v, n, sizeof(*v), by_tgid);
 	while (i < n)
 		v[out++] = fold(v, n, &i);
