@@ -90,7 +90,7 @@ missing() {
 		ok 1 "$1 (CI=true: tests/setup-deps.sh should have installed it)"
 	else skip "$1"; fi
 }
-bail() { echo "Bail out! $*"; exit 1; }
+bail() { echo "Bail out! $*"; tap_failed=$((tap_failed + 1)); exit 1; }   # cleanup shows the logs
 
 cleanup() {
 	stop_agent
@@ -100,7 +100,7 @@ cleanup() {
 	[ -n "${TRAPD_PID:-}" ] && kill -9 "$TRAPD_PID" 2>/dev/null
 	wait 2>/dev/null
 	if [ "$tap_failed" -gt 0 ]; then
-		for f in "$T"/*.log; do [ -f "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done
+		for f in "$T"/*.log "$T"/*.stderr; do [ -s "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done
 	fi
 	rm -rf "$T"
 }
