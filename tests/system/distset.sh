@@ -125,8 +125,12 @@ wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $HIST.4.$src)\"
 peer_stop
 ours 2 >"$T/o2"; peer_slots >"$T/p2"
 diag "ours: $(sort -n "$T/o2" | tr '\n' ' ')  peer: $(sort -n "$T/p2" | tr '\n' ' ')"
-is "$(awk '$1 == 12 { print $2 }' "$T/o2")" 1000 "the 1,000 blocks are in [4096, 8192)"
-is "$(awk '$1 == 12 { print $2 }' "$T/p2")" 1000 "where bpftrace puts them"
+# A sanitizer's runtime reads a few files of 4-8 KiB in the test process
+# before main (/proc/self/maps): at least the 1,000 blocks, and a handful more
+# there, counted alike by both tools.
+o12=$(awk '$1 == 12 { print $2 }' "$T/o2") p12=$(awk '$1 == 12 { print $2 }' "$T/p2")
+ok $(( ${o12:-0} < 1000 || ${o12:-0} > 1010 )) "the 1,000 blocks are in [4096, 8192) ($o12)"
+is "$p12" "$o12" "where bpftrace puts them"
 is "$(total "$T/o2")" "$(total "$T/p2")" "the same count as bpftrace ($(total "$T/p2"))"
 
 # --- a threshold on a row's recent p99: 2 ms sleeps, 20 ms sleeps, 2 ms again
@@ -206,7 +210,9 @@ if [ -n "$CG" ] && mkdir "$CG/cmtest-${T##*.}"; then
 	let_go
 	src=$(get "$D.8.10")
 	wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $BUCKET.$src.13)\" -ge 300 ]"
-	is "$(get "$BUCKET.$src.13")" 300 "it counts the 300 reads of 4 KiB in the cgroup, not the 200 outside"
+	# 300 and, in a sanitizer build, its runtime's few reads; the 200 outside would make 500.
+	cgn=$(get "$BUCKET.$src.13")
+	ok $(( cgn < 300 || cgn > 310 )) "it counts the 300 reads of 4 KiB in the cgroup, not the 200 outside ($cgn)"
 	set_rw "$D.15.10" i 6 >/dev/null
 	rmdir "$CG/cmtest-${T##*.}"
 else
