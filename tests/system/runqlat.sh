@@ -8,7 +8,10 @@
 # log2 boundary (which bounds every percentile's rank: p50, p90 and p99 are
 # reported), the counts by at most RQ_COUNT, and there is no pile of 0-1 ns
 # waits the peer does not have. sched.runqlat in the MIB carries the
-# helper's counts. Once with the helper's BTF tracepoints (task storage),
+# helper's counts. One wait may differ between the tools by the time of the
+# BPF programs that run between their clock reads (bpftrace's, the
+# helper's, any other on those tracepoints), so the gap is taken that much
+# either side. Once with the helper's BTF tracepoints (task storage),
 # once with -r (raw tracepoints, a hash by pid). docs/testing.md gives the
 # spread the tolerances come from.
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +81,44 @@ peer_slots() {
 		n[s] += $1 ~ /\]$/ ? $2 : $3 }
 		END { for (s in n) print s, n[s] }' "$1"
 }
+# BPF run-time statistics while the test holds the fd BPF_ENABLE_STATS
+# returns (counted per holder, so another test's holder cannot switch them
+# off under this one).
+stats_on() {
+	python3 -c '
+import ctypes, os, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+nr_bpf = {"x86_64": 321, "aarch64": 280}[platform.machine()]
+attr = ctypes.create_string_buffer(8)  # enable_stats.type = BPF_STATS_RUN_TIME (0)
+fd = libc.syscall(nr_bpf, 32, attr, 8) # BPF_ENABLE_STATS
+print("on" if fd >= 0 else "error %d" % ctypes.get_errno(), flush=True)
+sys.stdin.read()'
+}
+# sched_progs PEER: "ID PID RUN_TIME_NS RUN_CNT" for every BPF program on
+# the machine attached to sched_switch or sched_wakeup but the peer's (PID
+# PEER): the helper's, and any other tracer's (another test's helper).
+sched_progs() {
+	bpftool -j perf show | python3 -c '
+import json, subprocess, sys
+seen = {}
+for a in json.load(sys.stdin):
+    if a.get("tracepoint") in ("sched_switch", "sched_wakeup") and a["pid"] != int(sys.argv[1]):
+        seen.setdefault(a["prog_id"], a["pid"])
+for i, pid in sorted(seen.items()):
+    r = subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)], capture_output=True, text=True)
+    if r.returncode == 0:
+        p = json.loads(r.stdout)
+        print(i, pid, p.get("run_time_ns", 0), p.get("run_cnt", 0))' "$1"
+}
+# progs_cost BEFORE AFTER: "NS HELPER OTHER": the mean time per run of those
+# programs over the window, summed (one wait may differ by that much
+# between the tools when they run between the two tools' clock reads), and
+# how many of them are the helper's and others'.
+progs_cost() {
+	join <(sort -k1,1 "$1") <(sort -k1,1 "$2") | awk -v h="$HELPER_PID" '
+		{ n = $7 - $4; if (n > 0) { c += ($6 - $3) / n; if ($2 == h) k++; else o++ } }
+		END { printf "%d %d %d\n", c, k, o }'
+}
 delta() { join -a1 -a2 -e 0 -o 0,1.2,2.2 <(sort -k1,1 "$1") <(sort -k1,1 "$2") | awk '{ print $1, $3 - $2 }'; }
 # judge SENSOR PEER DELTA: from two "SLOT COUNT" files, "ST PT S0 P0 GAP AT
 # RAWGAP" and for p50, p90 and p99 the sensor's slot and how far the
@@ -85,8 +126,8 @@ delta() { join -a1 -a2 -e 0 -o 0,1.2,2.2 <(sort -k1,1 "$1") <(sort -k1,1 "$2") |
 # the slot holds it). GAP is the largest distance, at a log2 boundary b
 # (AT), of the sensor's cumulative share F_s(b) from the peer's between
 # F_p(b - DELTA) and F_p(b + DELTA): one wait may differ by DELTA ns between
-# the tools, bpftrace's own programs' time when they run between the
-# helper's (F_p within a slot interpolated). RAWGAP is the same with DELTA
+# the tools, the programs' time that runs between their clock reads (F_p
+# within a slot interpolated). RAWGAP is the same with DELTA
 # 0. Unlike a percentile's slot, neither jumps when a percentile crosses a
 # boundary.
 judge() {
@@ -110,10 +151,17 @@ judge() {
 }
 
 compare() { # compare LABEL: one measured window, five test points
-	local label=$1 bp st pt s0 p0 gap at raw s50 d50 s90 d90 s99 d99 mt
+	local label=$1 bp hold hcost hprogs oprogs st pt s0 p0 gap at raw s50 d50 s90 d90 s99 d99 mt
 	wait_for 5 sh -c "snmpwalk -v2c -c public -On $TARGET $HIST.2 | grep -q sched.runqlat" ||
 		bail "no sched.runqlat with the helper ($label)"
 	rq=$(dist sched.runqlat)
+	# Run-time statistics on (the helper's programs' own time), held by a
+	# pipe this shell closes at the end of the window.
+	rm -f "$T/stats.in"; mkfifo "$T/stats.in"
+	stats_on <"$T/stats.in" >"$T/stats.out" &
+	exec {hold}>"$T/stats.in"
+	wait_for 5 grep -q . "$T/stats.out"
+	grep -qx on "$T/stats.out" || bail "BPF_ENABLE_STATS failed: $(cat "$T/stats.out")"
 	bpftrace -B line "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" >"$T/peer.out" 2>"$T/peer.err" &
 	bp=$!
 	wait_for 20 grep -q Attaching "$T/peer.out" || bail "bpftrace did not start: $(cat "$T/peer.err")"
@@ -124,11 +172,16 @@ compare() { # compare LABEL: one measured window, five test points
 		wait_for 1 grep -q '^mark on' "$T/peer.out" && break
 	done
 	grep -q '^mark on' "$T/peer.out" || bail "bpftrace never saw the start mark ($label)"
+	sched_progs "$bp" >"$T/hp0"
 	timeout 2 taskset -c 1 sh -c 'while :; do :; done' & local l1=$!
 	timeout 2 taskset -c 1 sh -c 'while :; do :; done' & local l2=$!
 	python3 "$PINGPONG" 2
 	wait "$l1" "$l2"
 	rq_read off >"$T/s1" || bail "cannot read the helper ($label)"
+	sched_progs "$bp" >"$T/hp1"
+	exec {hold}>&-
+	read -r hcost hprogs oprogs < <(progs_cost "$T/hp0" "$T/hp1")
+	[ "$hprogs" = 2 ] || bail "the helper's wakeup and switch programs did not both run ($label): $(tr '\n' ' ' <"$T/hp1")"
 	# bpftrace ends at the end mark, printing its maps; a watchdog for a hang.
 	(sleep 60; kill -9 "$bp") 2>/dev/null & local dog=$!
 	wait "$bp"
@@ -138,9 +191,9 @@ compare() { # compare LABEL: one measured window, five test points
 	delta "$T/s0" "$T/s1" >"$T/sd"
 	peer_slots "$T/peer.out" >"$T/pd"
 	cost=$(awk '/^@cost:/ { c = int($2) } /^@wcost:/ { w = int($2) } END { print c + w }' "$T/peer.out")
-	read -r st pt s0 p0 gap at raw s50 d50 s90 d90 s99 d99 < <(judge "$T/sd" "$T/pd" "${cost:-0}")
+	read -r st pt s0 p0 gap at raw s50 d50 s90 d90 s99 d99 < <(judge "$T/sd" "$T/pd" "$((${cost:-0} + hcost))")
 	diag "$label: sched.runqlat $st waits ($s0 in 0-1 ns), bpftrace $pt ($p0);" \
-		"cumulative gap $gap at 2^$at ns ($raw without bpftrace's ${cost} ns per wait);" \
+		"cumulative gap $gap at 2^$at ns ($raw without the programs' ${cost} ns (bpftrace) + $hcost ns (the helper's and $oprogs other programs) per wait);" \
 		"p50 slot $s50 (rank off by $d50), p90 slot $s90 ($d90), p99 slot $s99 ($d99)"
 	diag "sensor slots: $(sort -n "$T/sd" | awk '$2 { printf "%s:%s ", $1, $2 }')"
 	diag "peer slots:   $(sort -n "$T/pd" | awk '$2 { printf "%s:%s ", $1, $2 }')"
