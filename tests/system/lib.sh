@@ -93,6 +93,8 @@ missing() {
 bail() { echo "Bail out! $*"; tap_failed=$((tap_failed + 1)); exit 1; }   # cleanup shows the logs
 
 cleanup() {
+	# For the suite's schedule (tests/run-suite.sh orders by it).
+	echo "# elapsed: $SECONDS s"
 	stop_agent
 	[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "$MASTER_PID" ] && kill -9 "$MASTER_PID" 2>/dev/null
