@@ -34,9 +34,10 @@ mem_interval_threshold() {
 		"$TH.5.$1" s 50000 "$TH.6.$1" s 40000 "$TH.7.$1" i 1 "$TH.10.$1" i 2 >>"$T/set.log"
 }
 
-# start_agent_helper: clustermond fed by clustermon-kprobe (so sched.runqlat
-# has values) where it can run: root and built; required under CI. Sets
-# HAVE_HELPER to 1 or empty.
+# start_agent_helper [LINE...]: clustermond fed by clustermon-kprobe (so
+# sched.runqlat has values) where it can run: root and built; required
+# under CI; LINEs are added to its configuration. Sets HAVE_HELPER to 1 or
+# empty.
 start_agent_helper() {
 	HAVE_HELPER=
 	if [ "$(id -u)" -eq 0 ] && [ -x "$KPROBE_HELPER" ]; then
@@ -48,5 +49,6 @@ start_agent_helper() {
 	else
 		: >"$T/agent.conf"
 	fi
+	[ $# -eq 0 ] || printf '%s\n' "$@" >>"$T/agent.conf"
 	start_agent -c "$T/agent.conf" || bail "clustermond did not register"
 }
