@@ -13,10 +13,11 @@ bad "a filter that does not compile" 'pcapInterface lo filter "udp port"' "does 
 bad "a word that is not filter" 'pcapInterface lo udp' "expected IFNAME"
 
 uport=$(free_udp_port) || bail "no free port"
-# Our UDP port, and only handshake packets of TCP: other traffic on lo
-# (snmpd's own) must not count.
-printf 'pcapInterface lo filter "udp port %s or (tcp[tcpflags] & tcp-syn != 0)"\nsampleInterval pcap 100\n' \
-	"$uport" >"$T/pcap.conf"
+tport=$(free_tcp_port) || bail "no free TCP port"
+# Our UDP port, and only handshake packets of our TCP listener: other
+# traffic on lo (snmpd's, other tests') must not count.
+printf 'pcapInterface lo filter "udp port %s or (tcp port %s and tcp[tcpflags] & tcp-syn != 0)"\nsampleInterval pcap 100\n' \
+	"$uport" "$tport" >"$T/pcap.conf"
 start_agent -c "$T/pcap.conf" || bail "clustermond did not register"
 P=$clusterMonPcapEntry lo=$(cat /sys/class/net/lo/ifindex)
 is "$(get "$P.2.$lo")" '"lo"' "a row for lo, indexed by its ifindex ($lo)"
@@ -33,7 +34,7 @@ is "$(get "$P.5.$lo")" 0 "no kernel drops"
 syn=$(walk "$clusterMonHistSourceName" | awk '$2 == "\"pcap.synrtt\"" { n = split($1, o, "."); print o[n] }')
 check "pcap.synrtt is a distribution source" test -n "$syn"
 c0=$(get "$clusterMonHistSourceCount.${syn:-0}")
-"$TCPCONNS" 4 25 0 >"$T/conns" 2>&1 &
+"$TCPCONNS" 4 25 0 "$tport" >"$T/conns" 2>&1 &
 cp=$!
 wait_for 10 grep -q ready "$T/conns"
 sleep 0.5

@@ -7,7 +7,8 @@
  * then "ready", and holds them until SIGTERM or 120 s; it then resets them
  * (SO_LINGER 0), so none lingers in TIME_WAIT.
  *
- * usage: tcpconns 4|6 N BYTES
+ * usage: tcpconns 4|6 N BYTES [PORT]   (the listener's port; any free one
+ * when absent)
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -61,19 +62,25 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_storage ss = { 0 };
 	socklen_t len;
-	int fam, n, bytes, lfd, one = 1;
+	int fam, n, bytes, lfd, one = 1, port = 0;
 	char *buf;
 
-	if (argc != 4 || (n = atoi(argv[2])) < 1 || n > MAX_CONNS || (bytes = atoi(argv[3])) < 0) {
-		fprintf(stderr, "usage: tcpconns 4|6 N(1..%d) BYTES\n", MAX_CONNS);
+	if (argc == 5)
+		port = atoi(argv[4]);
+	if ((argc != 4 && argc != 5) || (n = atoi(argv[2])) < 1 || n > MAX_CONNS ||
+	    (bytes = atoi(argv[3])) < 0 || port < 0 || port > 65535) {
+		fprintf(stderr, "usage: tcpconns 4|6 N(1..%d) BYTES [PORT]\n", MAX_CONNS);
 		return 2;
 	}
 	fam = strcmp(argv[1], "6") == 0 ? AF_INET6 : AF_INET;
 	ss.ss_family = (sa_family_t)fam;
-	if (fam == AF_INET)
+	if (fam == AF_INET) {
 		((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	else
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	} else {
 		((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+	}
 	len = fam == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 	signal(SIGTERM, on_term);
 	signal(SIGALRM, on_term);
