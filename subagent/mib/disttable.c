@@ -342,6 +342,7 @@ static int view_get(void *view, size_t row, unsigned col, struct mib_value *v)
 const struct mib_table disttable_view = {
 	.min_col = COL_SPEC, .max_col = COL_STATUS, .index_len = 1,
 	.rows = view_rows, .row_index = view_index, .get = view_get,
+	.read_create = true,
 };
 
 int disttable_max_rows(void *view, struct mib_value *v)

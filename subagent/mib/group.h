@@ -74,6 +74,10 @@ struct mib_table {
 	uint64_t (*row_gen)(void *view, size_t row);
 	unsigned writable_col;          /* 0: none */
 	const struct mib_setter *setter;
+	/* Rows created, changed and destroyed by the group's set_request:
+	 * the published image leaves the table out (AgentX answers it), so
+	 * a read after a SET never sees a row from before it. */
+	bool read_create;
 };
 
 struct mib_object {

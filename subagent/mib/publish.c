@@ -101,6 +101,8 @@ static void add_regs(const struct mib_group *g)
 		const struct mib_table *t = o->table;
 		uint32_t tail[3] = { o->arc, 1, 0 };
 
+		if (t != NULL && t->read_create)
+			continue;
 		if (t == NULL) {
 			if (o->setter == NULL)
 				add_reg(CM_REG_SCALAR, g, tail, 1, 0, 0);
@@ -124,8 +126,10 @@ static void build_layout(void)
 	for (size_t i = 0; (g = mib_group_nth(i)) != NULL; i++) {
 		struct cm_image_section *s = &P.layout.sec[P.layout.nsections];
 
-		if (g->set_request != NULL || P.layout.nsections == CM_IMAGE_MAX_SECTIONS ||
-		    g->base_len > CM_IMAGE_MAX_OID)
+		/* A group with read-create tables is published (the rest of
+		 * it) only when it says which sources change that rest. */
+		if ((g->set_request != NULL && g->sources == 0) ||
+		    P.layout.nsections == CM_IMAGE_MAX_SECTIONS || g->base_len > CM_IMAGE_MAX_OID)
 			continue;
 		s->base_len = (uint32_t)g->base_len;
 		for (size_t k = 0; k < g->base_len; k++)
@@ -219,7 +223,7 @@ static size_t encode_group(struct section *sec)
 			if (o->get(view, &v) == MIB_PRESENT)
 				add_value(sub, 2, &v);
 			put_unit(&sec->b, false);
-		} else if (view != NULL || g->acquire == NULL) {
+		} else if (!o->table->read_create && (view != NULL || g->acquire == NULL)) {
 			encode_table(&sec->b, o, view);
 		}
 	}

@@ -670,6 +670,7 @@ void rt_init(struct rt_table *t)
 	t->view = (struct mib_table){
 		.min_col = t->ops->min_col, .max_col = t->ops->max_col, .index_len = 1,
 		.rows = view_rows, .row_index = view_index, .get = view_get,
+		.read_create = true,
 	};
 	if (ntables == 0)
 		snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA,

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
-plan 22
+plan 24
 start_trapd || bail "snmptrapd did not start"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
@@ -77,6 +77,12 @@ check "createAndGo of a threshold row" contains "INTEGER: 4" "$out"
 check "its rising trap reaches snmptrapd through the master" \
 	wait_for 5 sh -c "grep -q '77\\.0\\.1.*11\\.1\\.1\\.2\\.9 =' $T/traps.log"
 set_rw "$TH.11.9" i 6 >/dev/null
+# A group with a read-create table: the module serves the rest of it (the
+# histograms), clustermond the table itself, which SETs change.
+snmpwalk -v2c -c public -t 2 -On "$TARGET" .1.3.6.1.4.1.8072.1.2.1.1.4 2>/dev/null |
+	grep '"clustermon"' >"$T/regs"
+check "the module serves clusterMonHistSourceTable" grep -qF "${clusterMonHistSourceEntry%.1}." "$T/regs"
+check "but not clusterMonDistTable" test "$(grep -cF "${clusterMonDistEntry%.1}." "$T/regs")" -eq 0
 
 # --- staleness: a hung clustermond, a killed one, and its return
 kill -STOP "$AGENT_PID"
