@@ -384,6 +384,21 @@ static void reply_maps(FILE *out)
 		possible_cpus());
 }
 
+/* The per-cgroup waits' map, read-only (clustermond's cgroup source). */
+static void reply_cgmaps(FILE *out)
+{
+	if (helper.nreply_fds != 0) {
+		fputs("err invalid one maps request per reply\n", out);
+		return;
+	}
+	if ((helper.reply_fds[0] = sensors_share_cgroup_fd(&helper.sensors)) < 0) {
+		fputs("err unsupported no per-cgroup accounting (-n, or no sensors)\n", out);
+		return;
+	}
+	helper.nreply_fds = 1;
+	fprintf(out, "ok cgmaps %u\n", CM_MAX_CGROUPS);
+}
+
 static void serve_request(const char *line, FILE *out)
 {
 	struct wire_request r;
@@ -408,6 +423,7 @@ static void serve_request(const char *line, FILE *out)
 	case WIRE_TRACES: report_traces(out); break;
 	case WIRE_PROCS: reply_procs(out); break;
 	case WIRE_MAPS: reply_maps(out); break;
+	case WIRE_CGMAPS: reply_cgmaps(out); break;
 	}
 }
 

@@ -38,6 +38,13 @@ struct cm_hist {
 	__u64 sum;       /* nanoseconds */
 };
 
+/* Run-queue waits per cgroup (issue 32): the unified hierarchy's cgroup
+ * id (its directory's inode; on a hybrid host the unified tree's) -> a
+ * struct cm_hist of its tasks' waits, in an LRU hash, so cgroups that are
+ * gone age out and the map never fills. Read by clustermond (BPF_F_RDONLY
+ * fd, the "cgmaps" request). */
+#define CM_MAX_CGROUPS 4096
+
 /* Per-CPU scheduler state kept by the sched_switch program. */
 struct cm_sched_cpu {
 	__u64 busy_ns;   /* time a task other than idle ran, up to `since` */

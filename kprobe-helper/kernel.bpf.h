@@ -31,6 +31,20 @@ struct signal_struct {
 	atomic_t live;          /* threads of the group not yet exiting */
 } __attribute__((preserve_access_index));
 
+/* A task's cgroup in the unified hierarchy: cgroups->dfl_cgrp->kn->id is
+ * its cgroup id (the directory's inode, since Linux 5.5). */
+struct kernfs_node {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -39,6 +53,7 @@ struct task_struct {
 	unsigned int __state;   /* since Linux 5.14 */
 	struct sched_info sched_info;
 	struct signal_struct *signal;
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
 /* Before 5.14 the state had another name and width (a CO-RE flavour:

@@ -68,6 +68,20 @@ struct {
 	__type(value, __u64);
 } queued_at_by_pid SEC(".maps");
 
+/* Per-cgroup waits (clustermon_kprobe.h), on unless the helper runs with
+ * -n. Updated with atomic adds: a cgroup's tasks wait on several CPUs. */
+const volatile bool per_cgroup = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CM_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct cm_hist);
+} cgroup_runqlat SEC(".maps");
+
+/* The value a new cgroup's entry starts from (too big for the stack). */
+static const struct cm_hist zero_hist;
+
 /* Per-process accounting, on unless the helper runs with -n (set before
  * load: the verifier drops the code when it is off). slot_mask is the
  * number of slots less one (a power of two). */
@@ -231,9 +245,28 @@ static __always_inline void count_lost(void)
 		c->runqlat_lost++;
 }
 
-/* The wait ending now, if the task was waiting: into the histogram and
- * its process's run delay. */
-static __always_inline void account_wait(__u64 *queued, __u64 now, __u32 tgid)
+static __always_inline void account_cgroup_wait(struct task_struct *t, __u64 wait)
+{
+	__u64 id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	struct cm_hist *h;
+
+	if (!per_cgroup || id == 0)
+		return;
+	h = bpf_map_lookup_elem(&cgroup_runqlat, &id);
+	if (h == NULL) {
+		bpf_map_update_elem(&cgroup_runqlat, &id, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&cgroup_runqlat, &id);
+		if (h == NULL)
+			return;
+	}
+	__sync_fetch_and_add(&h->slot[log2_slot(wait)], 1);
+	__sync_fetch_and_add(&h->sum, wait);
+}
+
+/* The wait ending now, if the task was waiting: into the histogram, its
+ * process's run delay and its cgroup's waits. */
+static __always_inline void account_wait(__u64 *queued, __u64 now, __u32 tgid,
+					 struct task_struct *t)
 {
 	struct cm_hist *h;
 	__u32 zero = 0;
@@ -249,6 +282,7 @@ static __always_inline void account_wait(__u64 *queued, __u64 now, __u32 tgid)
 		h->sum += wait;
 	}
 	account_proc_wait(tgid, wait);
+	account_cgroup_wait(t, wait);
 }
 
 /* TASK_RUNNING is 0; the field is __state since Linux 5.14. */
@@ -304,7 +338,7 @@ int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 	q = bpf_task_storage_get(&queued_at, next, 0, 0);
 	if (q)
-		account_wait(q, now, next->tgid);
+		account_wait(q, now, next->tgid, next);
 	return 0;
 }
 
@@ -336,7 +370,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		return 0;
 	q = bpf_map_lookup_elem(&queued_at_by_pid, &next_pid);
 	if (q) {
-		account_wait(q, now, BPF_CORE_READ(next, tgid));
+		account_wait(q, now, BPF_CORE_READ(next, tgid), next);
 		bpf_map_delete_elem(&queued_at_by_pid, &next_pid);
 	}
 	return 0;

@@ -92,6 +92,9 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	if (btf)
 		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
 	k->rodata->per_process = s->per_process;
+	k->rodata->per_cgroup = s->per_process;
+	if (!s->per_process)
+		bpf_map__set_max_entries(k->maps.cgroup_runqlat, 1);
 	s->nslots = s->per_process ? proc_slots_wanted() : 1;
 	s->nrings = s->per_process ? possible_cpus() : 1;
 	k->rodata->slot_mask = (__u32)s->nslots - 1;
@@ -323,6 +326,18 @@ int sensors_report_procs(struct sensors *s, FILE *out)
 	if (v != s->reader.out)
 		free(v);
 	return (int)n;
+}
+
+int sensors_share_cgroup_fd(const struct sensors *s)
+{
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, ro, .open_flags = BPF_F_RDONLY);
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (s->skel == NULL || !s->per_process ||
+	    bpf_obj_get_info_by_fd(bpf_map__fd(s->skel->maps.cgroup_runqlat), &info, &len) != 0)
+		return -1;
+	return bpf_map_get_fd_by_id_opts(info.id, &ro);
 }
 
 int sensors_share_fds(const struct sensors *s, int *fds)

@@ -170,9 +170,11 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_PROCS;
 	} else if (strcmp(verb, "maps") == 0) {
 		req->verb = WIRE_MAPS;
+	} else if (strcmp(verb, "cgmaps") == 0) {
+		req->verb = WIRE_CGMAPS;
 	} else {
 		snprintf(why, whylen,
-			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps)",
+			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps)",
 			 verb);
 		return -1;
 	}
@@ -221,6 +223,9 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_MAPS:
 		n = snprintf(buf, len, "maps\n");
+		break;
+	case WIRE_CGMAPS:
+		n = snprintf(buf, len, "cgmaps\n");
 		break;
 	default:
 		n = snprintf(buf, len, "read\n");

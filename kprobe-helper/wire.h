@@ -31,6 +31,9 @@
  *                                   client reads them itself through mmap
  *                                   and keeps the connection open, so it
  *                                   sees the helper go (issue 30)
+ *   cgmaps                       -> ok cgmaps ENTRIES, the line carrying
+ *                                   a read-only fd of cgroup_runqlat (the
+ *                                   per-cgroup waits, clustermon_kprobe.h)
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
@@ -77,7 +80,7 @@
 #define WIRE_MAX_ID 65535u
 
 enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
-		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS };
+		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS, WIRE_CGMAPS };
 
 #define TRACE_DEFAULT_DURATION_MS 10000u
 #define TRACE_MAX_DURATION_MS 86400000u          /* a day */

@@ -7,7 +7,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
-plan 34
+plan 35
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
 
@@ -34,10 +34,11 @@ helper_say "del 7\n" >/dev/null
 out=$(helper_say "add 8 tracepoint:a:b colour=red\n")
 check "an unknown option is refused as invalid" contains "^err invalid unknown option 'colour=red'" "$out"
 is "$(helper_say 'del 99\n')" "err invalid no probe 99" "deleting a probe that is not there"
-is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read, trace, stop, traces, procs, maps)" \
+is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps)" \
 	"an unknown request"
 is "$(helper_say 'maps\n' | sed 's/ [0-9]* [0-9]* [0-9]*$/ N N N/')" "ok maps N N N" \
 	"maps answers with the counts its fds go with (clustermond reads them itself)"
+is "$(helper_say 'cgmaps\n')" "ok cgmaps 4096" "cgmaps answers with the per-cgroup map's entries (its fd goes with it)"
 out=$(helper_say "hello\nlist\nread\n")
 is "$(grep -c '^ok' <<<"$out")" 3 "three requests on one connection get three answers"
 check "read has the probe's counters" contains "^probe 5 0 0 0 " "$out"
