@@ -468,6 +468,23 @@ int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *wh
 	return ok ? 0 : -1;
 }
 
+int helper_parse_cgmaps(const char *reply, uint64_t *entries)
+{
+	const char *nl = strchr(reply, '\n'), *end;
+	const char *s;
+
+	if (strncmp(reply, "ok clustermon-kprobe ", 21) != 0 || nl == NULL)
+		return -1;
+	s = nl + 1;
+	if (strncmp(s, "ok cgmaps ", 10) != 0)
+		return -1;
+	s += 10;
+	if (num_scan_u64(s, &end, entries) != NUM_OK || *end != '\n' || end[1] != '\0' ||
+	    *entries == 0 || *entries > HELPER_MAX_CGMAP)
+		return -1;
+	return 0;
+}
+
 void helper_procs_free(struct helper_procs *r)
 {
 	free(r->v);

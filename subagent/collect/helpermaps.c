@@ -63,10 +63,8 @@ static void take_fds(struct msghdr *msg, int *fds, size_t max, size_t *n)
 	}
 }
 
-/* Reads until `lines` newlines came (the reply of our request; the helper
- * sends nothing after it), collecting the fds passed with it. */
-static int recv_reply(int sock, int lines, int64_t deadline, char *buf, size_t cap, int *fds,
-		      size_t maxfds, size_t *nfds)
+int helpermap_recv(int sock, int lines, int64_t deadline, char *buf, size_t cap, int *fds,
+		   size_t maxfds, size_t *nfds)
 {
 	size_t len = 0;
 
@@ -247,7 +245,7 @@ struct helper_maps *helper_maps_attach(const char *path, int timeout_ms, char *w
 		goto fail;
 	if (send(m->sock, HELPER_MAPS_REQUEST, strlen(HELPER_MAPS_REQUEST), MSG_NOSIGNAL) !=
 		    (ssize_t)strlen(HELPER_MAPS_REQUEST) ||
-	    recv_reply(m->sock, 2, deadline, reply, sizeof(reply), m->fd, NMAPS, &nfds) != 0) {
+	    helpermap_recv(m->sock, 2, deadline, reply, sizeof(reply), m->fd, NMAPS, &nfds) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe did not answer the maps request");
 		goto fail;
 	}

@@ -73,6 +73,11 @@ int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_
 /* A BPF_F_MMAPABLE array's bytes mapped PROT_READ (a read-only fd allows
  * no more), or NULL. */
 const void *helpermap_mmap_ro(int fd, size_t bytes);
+/* Reads a reply until `lines` newlines came (the helper sends nothing
+ * after it) or deadline (cm_clock_ms), collecting the fds passed with it
+ * (at most maxfds, counted in *nfds; any more are closed). 0, or -1. */
+int helpermap_recv(int sock, int lines, int64_t deadline, char *buf, size_t cap, int *fds,
+		   size_t maxfds, size_t *nfds);
 /* BPF_MAP_LOOKUP_ELEM: value must have room for the map's value size
  * times the possible CPUs for a per-CPU map. 0, or -1 with errno. */
 int helpermap_lookup(int fd, const void *key, void *value);

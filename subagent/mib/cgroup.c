@@ -38,6 +38,10 @@ enum {
 	COL_PSI_LAST = CM_ARC_clusterMonCgroupPsiIoFullTotalUs,
 	COL_PROCESSES = CM_ARC_clusterMonCgroupProcesses,
 	COL_WORKLOAD = CM_ARC_clusterMonCgroupWorkload,
+	COL_RQ_WAITS = CM_ARC_clusterMonCgroupRunqlatWaits,
+	COL_RQ_P50 = CM_ARC_clusterMonCgroupRunqlatP50,
+	COL_RQ_P90 = CM_ARC_clusterMonCgroupRunqlatP90,
+	COL_RQ_P99 = CM_ARC_clusterMonCgroupRunqlatP99,
 };
 
 static void *cgroup_acquire(void)
@@ -125,6 +129,19 @@ static int other_get(const struct cgroup_stats *st, unsigned col, struct mib_val
 	}
 }
 
+static int runqlat_get(const struct cgroup_waits *w, unsigned col, struct mib_value *v)
+{
+	if (!w->have)
+		return MIB_ABSENT;
+	switch (col) {
+	case COL_RQ_WAITS: return mib_u64(v, ASN_COUNTER64, w->waits);
+	case COL_RQ_P50: return mib_u64(v, ASN_COUNTER64, w->p50);
+	case COL_RQ_P90: return mib_u64(v, ASN_COUNTER64, w->p90);
+	case COL_RQ_P99: return mib_u64(v, ASN_COUNTER64, w->p99);
+	default: return MIB_ABSENT;
+	}
+}
+
 static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
 	const struct cgroup_row *r = &((const struct cgroup_snapshot *)view)->rows[row];
@@ -137,6 +154,8 @@ static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 		return r->workload[0] ? mib_string(v, r->workload) : MIB_ABSENT;
 	if (col >= COL_PSI_FIRST && col <= COL_PSI_LAST)
 		return psi_get(&r->st, col, v);
+	if (col >= COL_RQ_WAITS)
+		return runqlat_get(&r->rq, col, v);
 	return other_get(&r->st, col, v);
 }
 
@@ -149,7 +168,7 @@ static int get_count(void *view, struct mib_value *v)
 
 static const struct mib_table cgroup_table = {
 	.min_col = COL_PATH,
-	.max_col = COL_WORKLOAD,
+	.max_col = COL_RQ_P99,
 	.index_len = 1,
 	.rows = cgroup_rows,
 	.row_index = cgroup_index,

@@ -18,6 +18,10 @@
  * its path: the same after a restart of clustermond or of the job that
  * recreates it, and apart from every v2 id. Two paths that hash alike
  * take the next free number, the one found later moving on.
+ *
+ * Run-queue latency per cgroup comes from clustermon-kprobe, when it runs:
+ * its map of waits keyed by the unified tree's cgroup id (the inode the
+ * walk found), one lookup per row and sample, on this thread.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,9 +30,11 @@
 #include <sys/stat.h>
 
 #include "../collect/cgroup.h"
+#include "../collect/helpercg.h"
 #include "../core/clock.h"
 #include "../core/pathglob.h"
 #include "../core/workload.h"
+#include "probes.h"
 #include "sources.h"
 #include "top.h"
 
@@ -48,11 +54,14 @@ const char *const cgroup_default_patterns[] = {
 #define WALK_DIRS 16384
 #define CGROUP_MAX_ROWS 4096
 #define V1_INDEX_BASE 0x80000000u
+#define HELPER_RETRY_NS 5000000000ull
+#define HELPER_TIMEOUT_MS 500
 
 struct cg_entry {
 	char path[CG_PATH_MAX];
 	uint32_t index;
 	uint8_t version;
+	uint64_t v2_id;             /* its directory's inode in the v2 tree; 0 */
 	bool seen;                  /* found by the walk in progress */
 	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
@@ -70,6 +79,9 @@ struct cgroup_source {
 	bool walked;
 	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
 	struct cgroup_top_state *top; /* each cgroup's last CPU ns (top.c) */
+	char helper_socket[PROBE_SOCKET_MAX];
+	struct helper_cgmap *cgm;   /* the helper's per-cgroup waits; NULL */
+	uint64_t cgm_retry_ns;
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -125,12 +137,14 @@ static uint32_t fnv1a31(const char *s)
 }
 
 /* The cgroup id when the path is in a v2 tree (see the top). */
-static uint32_t natural_index(const struct cgroup_source *cs, const char *rel, uint8_t *ver)
+static uint32_t natural_index(const struct cgroup_source *cs, const char *rel, uint8_t *ver,
+			      uint64_t *v2_id)
 {
 	char path[3 * CG_PATH_MAX];
 	struct stat sb;
 
 	*ver = 0;
+	*v2_id = 0;
 	for (unsigned c = 0; c < CG_NCTRL; c++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", cs->root, cs->mounts.v1[c], rel);
 		if (cs->mounts.v1[c][0] != '\0' && stat(path, &sb) == 0) {
@@ -141,6 +155,7 @@ static uint32_t natural_index(const struct cgroup_source *cs, const char *rel, u
 	snprintf(path, sizeof(path), "%s/%s/%s", cs->root, cs->mounts.v2, rel);
 	if (cs->mounts.v2[0] != '\0' && stat(path, &sb) == 0) {
 		*ver |= CGROUP_V2;
+		*v2_id = sb.st_ino;
 		if (sb.st_ino > 0 && sb.st_ino < V1_INDEX_BASE)
 			return (uint32_t)sb.st_ino;
 	}
@@ -159,7 +174,8 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 {
 	struct cg_entry *e;
 	uint8_t version;
-	uint32_t index = natural_index(cs, rel, &version);
+	uint64_t v2_id;
+	uint32_t index = natural_index(cs, rel, &version, &v2_id);
 
 	if (cs->n == CGROUP_MAX_ROWS)
 		return -1;
@@ -186,6 +202,7 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	snprintf(e->path, sizeof(e->path), "%s", rel);
 	workload_name(e->path, e->workload, sizeof(e->workload));
 	e->index = index;
+	e->v2_id = v2_id;
 	e->version = version;
 	e->seen = true;
 	memmove(&cs->e[at + 1], &cs->e[at], (cs->n - at) * sizeof(cs->e[0]));
@@ -277,6 +294,7 @@ static void cgroup_fini(void *ctx)
 	while (cs->n > 0)
 		drop_entry(cs, cs->n - 1);
 	free(cs->e);
+	helper_cgmap_detach(cs->cgm);
 	cgroup_top_state_free(cs->top);
 	free(cs);
 }
@@ -287,6 +305,11 @@ static void cgroup_configure(void *ctx, const struct sources_conf *c)
 
 	cs->conf = c->cgroup;
 	cs->walked = false; /* the next sample walks with the new patterns */
+	snprintf(cs->helper_socket, sizeof(cs->helper_socket), "%s",
+		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
+	helper_cgmap_detach(cs->cgm);
+	cs->cgm = NULL;
+	cs->cgm_retry_ns = 0;
 	while (cs->n > 0)
 		drop_entry(cs, cs->n - 1);
 }
@@ -305,6 +328,37 @@ static int by_index(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The helper's per-cgroup waits: attached when it runs (tried again every
+ * 5 s when it does not), dropped when it goes. */
+static void follow_helper(struct cgroup_source *cs, uint64_t now)
+{
+	char why[256];
+
+	if (cs->cgm != NULL && !helper_cgmap_alive(cs->cgm)) {
+		helper_cgmap_detach(cs->cgm);
+		cs->cgm = NULL;
+	}
+	if (cs->cgm != NULL || now < cs->cgm_retry_ns || cs->helper_socket[0] == '\0')
+		return;
+	cs->cgm = helper_cgmap_attach(cs->helper_socket, HELPER_TIMEOUT_MS, why, sizeof(why));
+	if (cs->cgm == NULL)
+		cs->cgm_retry_ns = now + HELPER_RETRY_NS;
+}
+
+static void read_waits(const struct cgroup_source *cs, const struct cg_entry *e,
+		       struct cgroup_waits *w)
+{
+	struct log2hist h;
+
+	if (cs->cgm == NULL || e->v2_id == 0 || helper_cgmap_waits(cs->cgm, e->v2_id, &h) != 0)
+		return;
+	w->have = true;
+	w->waits = h.count;
+	w->p50 = log2hist_percentile(&h, 500);
+	w->p90 = log2hist_percentile(&h, 900);
+	w->p99 = log2hist_percentile(&h, 990);
+}
+
 /* Reads every entry into snap, dropping those whose cgroup went away. */
 static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
 {
@@ -319,6 +373,7 @@ static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
 		r->version = cs->e[i]->version;
 		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
 		memcpy(r->workload, cs->e[i]->workload, sizeof(r->workload));
+		read_waits(cs, cs->e[i], &r->rq);
 		snap->nrows++;
 	}
 }
@@ -341,6 +396,7 @@ static int cgroup_sample(void *ctx)
 	snap->hdr.refs = 1;
 	snap->hdr.destroy = snapshot_destroy;
 	snap->matched = cs->matched;
+	follow_helper(cs, now);
 	read_all(cs, snap);
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
 	/* Out of memory the top table is empty this sample; the rows stand. */

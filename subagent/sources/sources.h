@@ -211,12 +211,19 @@ struct cgroup_conf {
 /* One row of clusterMonCgroupTable. */
 enum cgroup_version { CGROUP_V1 = 1, CGROUP_V2 = 2, CGROUP_HYBRID = 3 };
 
+/* Run-queue waits of a cgroup's tasks, from the helper (collect/helpercg.h). */
+struct cgroup_waits {
+	bool have;               /* the helper runs and has its entry */
+	uint64_t waits, p50, p90, p99;  /* count; ns */
+};
+
 struct cgroup_row {
 	uint32_t index;          /* see sources/cgroup.c: stable across restarts */
 	uint8_t version;         /* enum cgroup_version: the trees that have it */
 	char path[CG_PATH_MAX];  /* relative to the hierarchy's root */
 	char workload[WORKLOAD_MAX]; /* what it is, from its path; "" unknown */
 	struct cgroup_stats st;
+	struct cgroup_waits rq;
 };
 
 struct cgroup_snapshot {

@@ -113,6 +113,7 @@ static void as_reply(const uint8_t *data, size_t size)
 	size_t ntraces;
 	struct helper_procs procs;
 	struct helper_maps_reply maps;
+	uint64_t entries;
 
 	if (text == NULL)
 		return;
@@ -131,6 +132,8 @@ static void as_reply(const uint8_t *data, size_t size)
 	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
 		free(traces);
 	as_dists(text);
+	if (helper_parse_cgmaps(text, &entries) == 0 && (entries == 0 || entries > HELPER_MAX_CGMAP))
+		abort();
 	if (helper_parse_maps(text, &maps, why, sizeof(why)) == 0 &&
 	    (maps.nslots == 0 || maps.nslots > HELPER_MAX_SLOTS ||
 	     (maps.nslots & (maps.nslots - 1)) != 0 || maps.nrings == 0 ||
@@ -239,12 +242,13 @@ static const char *const fuzz_splices[] = {
 	"[16]", "char ", "procs\n", "proc ", "4194304", " 2", " 3",
 	"latency ", "value ", " key ", "+", " cgroup=/", " inflight=", "dist ", "dists\n",
 	" tracepoint:syscalls:sys_exit_read ret", " tracepoint:block:block_rq_issue",
-	"ok clustermon-kprobe 1 x\n", "ok maps ", "131072", "8192",
+	"ok clustermon-kprobe 1 x\n", "ok maps ", "131072", "8192", "ok cgmaps ", "4096",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = { "wire/requests.txt", "wire/reply.txt",
 					   "wire/sched_switch.format", "wire/sys_enter_write.format",
-					   "wire/traces.txt", "wire/procs.txt", "wire/dists.txt", "wire/maps.txt" };
+					   "wire/traces.txt", "wire/procs.txt", "wire/dists.txt", "wire/maps.txt",
+					   "wire/cgmaps.txt" };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"
 #endif

@@ -17,10 +17,12 @@ tests/fuzz/fuzz_wire.c -> kprobe-helper/tpformat.h
 tests/unit/test_ranlist.c -> kprobe-helper/ranlist.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/ranlist.h
 subagent/collect/helpermaps.c -> kprobe-helper/ranlist.h
+subagent/collect/helpercg.c -> kprobe-helper/clustermon_kprobe.h
 '
 # (The helper's CTF writer, tracefs format parser and ran-ring reader have their unit test
 # and fuzz target outside kprobe-helper/; clustermond reads the rings itself
-# through read-only mappings of the helper's maps (issue 30); they leave the helper's directory
+# through read-only mappings of the helper's maps (issue 30), and looks up the per-cgroup
+# waits by the map layout of the one BPF ABI header (issue 32); they leave the helper's directory
 # with the protocol library, when issue 25's move to one shared room lands.)
 
 resolve() { # FILE INCLUDE: the included file, relative to the top
