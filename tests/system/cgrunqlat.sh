@@ -1,0 +1,161 @@
+#!/bin/bash
+# cgrunqlat.sh - run-queue latency per cgroup (clusterMonCgroupRunqlat*).
+# Two busy loops pinned to CPU 1, the only tasks of a new cgroup in the v2
+# tree, wait for each other for two seconds. The helper's histogram of that
+# cgroup (read with bpftool from its map) against runqlat.bt counting only
+# those two pids' waits between the same marks: counts within RQ_COUNT, and
+# the cumulative distributions within RQ_GAP by runqlat.sh's statistic
+# (docs/testing.md). The MIB serves that histogram: its waits, and p50,
+# p90 and p99 as log2hist interpolates them. Without the helper the columns
+# are absent.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/runqlat-lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs and make cgroups"
+[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs"
+need_helper
+command -v bpftrace >/dev/null || missing_all "bpftrace is missing (apt-get install bpftrace)"
+command -v bpftool >/dev/null || missing_all "bpftool is missing (apt-get install bpftool)"
+V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$V2" ] || skip_all "no cgroup2 tree mounted"
+plan 9
+RQ_GAP=${RQ_GAP:-0.02} RQ_COUNT=${RQ_COUNT:-0.05}
+
+PFX=cmrq${T##*.}
+CG=$V2/$PFX-rq
+mkdir "$CG" || bail "cannot make $CG"
+trap 'xargs -r kill -9 <"$CG/cgroup.procs" 2>/dev/null; sleep 0.2; rmdir "$CG"; cleanup' EXIT
+CGID=$(stat -c %i "$CG")
+
+start_master || bail "snmpd did not start"
+printf 'cgroupMatch %s-*\nsampleInterval cgroup 200\nhelperSocket %s\n' "$PFX" "$HELPER_SOCK" >"$T/cg.conf"
+start_agent -c "$T/cg.conf" || bail "clustermond did not register"
+row() { walk "$clusterMonCgroupPath" | awk -v p="\"$PFX-rq\"" '$2 == p { n = split($1, a, "."); print a[n] }'; }
+have_row() { I=$(row) && [ -n "$I" ]; }
+wait_for 10 have_row || bail "no row for $PFX-rq"
+absent() { snmpget -v2c -c public -On "$TARGET" "$1" 2>&1 | grep -qi "no such"; }
+check "without the helper clusterMonCgroupRunqlatWaits is absent" absent "$clusterMonCgroupRunqlatWaits.$I"
+
+start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
+
+# The loops: each moves itself into the cgroup, pinned to CPU 1, then sleeps
+# on a pipe until the test says go (so no wait of theirs comes before the
+# first mark), spins two seconds and exits.
+mkfifo "$T/go"
+python3 - "$CG" "$T/go" >"$T/loops" <<'PY' &
+import os, sys, time
+r, w = os.pipe()
+pids = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.sched_setaffinity(0, {1})
+        with open(sys.argv[1] + "/cgroup.procs", "w") as f:
+            f.write(str(os.getpid()))
+        os.read(r, 1)
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+    pids.append(pid)
+print(*pids, flush=True)
+with open(sys.argv[2]) as f:
+    f.readline()
+os.write(w, b"gg")
+for p in pids:
+    os.waitpid(p, 0)
+PY
+SPAWNER=$!
+wait_for 5 grep -q . "$T/loops" || bail "the loops did not start"
+read -r P1 P2 <"$T/loops"
+
+MARK_ON=$((1000000000 + 2 * $$)) MARK_OFF=$((1000000001 + 2 * $$))
+mark() { python3 -c 'import os, sys
+try:
+    os.getpgid(int(sys.argv[1]))
+except OSError:
+    pass' "$1"; }
+rm -f "$T/stats.in"; mkfifo "$T/stats.in"
+stats_on <"$T/stats.in" >"$T/stats.out" &
+exec {hold}>"$T/stats.in"
+wait_for 5 grep -q . "$T/stats.out"
+grep -qx on "$T/stats.out" || bail "BPF_ENABLE_STATS failed: $(cat "$T/stats.out")"
+bpftrace -B line "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" "$P1" "$P2" \
+	>"$T/peer.out" 2>"$T/peer.err" &
+bp=$!
+wait_for 20 grep -q Attaching "$T/peer.out" || bail "bpftrace did not start: $(cat "$T/peer.err")"
+for _ in $(seq 1 20); do
+	mark "$MARK_ON"
+	wait_for 1 grep -q '^mark on' "$T/peer.out" && break
+done
+grep -q '^mark on' "$T/peer.out" || bail "bpftrace never saw the start mark"
+sched_progs "$bp" >"$T/hp0"
+echo go >"$T/go"
+wait "$SPAWNER"
+mark "$MARK_OFF"
+sched_progs "$bp" >"$T/hp1"
+exec {hold}>&-
+(sleep 60; kill -9 "$bp") 2>/dev/null & dog=$!
+wait "$bp"
+kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null
+grep -q '^@cost:' "$T/peer.out" || bail "bpftrace did not end at the end mark with its maps"
+read -r hcost hprogs oprogs < <(progs_cost "$T/hp0" "$T/hp1")
+cost=$(awk '/^@cost:/ { c = int($2) } /^@wcost:/ { w = int($2) } END { print c + w }' "$T/peer.out")
+
+# The helper's histogram of the cgroup, from its map, as "SLOT COUNT" lines.
+helper_map() {
+	local id
+	for id in $(cat /proc/"$HELPER_PID"/fdinfo/* 2>/dev/null | awk '/^map_id:/ { print $2 }' | sort -u); do
+		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"cgroup_runqlat"' && { echo "$id"; return; }
+	done
+}
+MAP=$(helper_map)
+[ -n "$MAP" ] || bail "the helper has no cgroup_runqlat map"
+bpftool -j map lookup id "$MAP" key $(python3 -c 'import sys; print(*int(sys.argv[1]).to_bytes(8, "little"))' "$CGID") \
+	>"$T/map.json" 2>"$T/map.err" || bail "no entry for cgroup $CGID in the helper's map: $(cat "$T/map.err")"
+python3 -c 'import json, sys
+v = bytes(int(b, 16) for b in json.load(open(sys.argv[1]))["value"])
+for i in range(64):
+    n = int.from_bytes(v[8 * i:8 * i + 8], "little")
+    if n:
+        print(i, n)' "$T/map.json" >"$T/sd"
+peer_slots "$T/peer.out" >"$T/pd"
+read -r st pt s0 p0 gap at raw _ < <(judge "$T/sd" "$T/pd" "$((${cost:-0} + hcost))")
+diag "cgroup $CGID (pids $P1 $P2): the helper $st waits, bpftrace $pt; cumulative gap $gap at 2^$at ns" \
+	"($raw without the programs' ${cost} ns (bpftrace) + $hcost ns (the helper's and $oprogs other programs))"
+diag "sensor slots: $(sort -n "$T/sd" | awk '$2 { printf "%s:%s ", $1, $2 }')"
+diag "peer slots:   $(sort -n "$T/pd" | awk '$2 { printf "%s:%s ", $1, $2 }')"
+check "the loops waited (the helper counted $st waits of the cgroup)" test "$st" -ge 100
+awk -v s="$st" -v p="$pt" -v m="$RQ_COUNT" 'BEGIN { d = (s - p) / p; if (d < 0) d = -d; exit !(p > 0 && d <= m) }'
+ok $? "as many waits as bpftrace saw for the two pids, within $RQ_COUNT ($st vs $pt)"
+awk -v g="$gap" -v m="$RQ_GAP" 'BEGIN { exit !(g <= m) }'
+ok $? "the cumulative distributions differ by $gap at most (2^$at ns; $RQ_GAP allowed)"
+
+# The MIB: the cgroup source reads the map every 200 ms.
+waits_served() { [ "$(get "$clusterMonCgroupRunqlatWaits.$I")" = "$st" ]; }
+check "clusterMonCgroupRunqlatWaits is the helper's count ($st)" wait_for 10 waits_served
+# p50, p90, p99 of the helper's buckets as core/log2hist.c interpolates.
+pct() {
+	python3 -c 'import sys
+b = {}
+for line in open(sys.argv[1]):
+    i, n = map(int, line.split()); b[i] = n
+count = sum(b.values()); pm = int(sys.argv[2])
+rank = max(1, -(-count * pm // 1000)); before = 0
+for i in range(64):
+    n = b.get(i, 0)
+    if before + n < rank:
+        before += n; continue
+    low = 0 if i == 0 else 1 << i
+    print(low if i == 63 else low + ((1 << (i + 1)) - 1 - low) * (rank - before - 1) // n); break' "$T/sd" "$1"
+}
+for p in 50:500 90:900 99:990; do
+	col=clusterMonCgroupRunqlatP${p%%:*}
+	want=$(pct "${p#*:}") got=$(get "${!col}.$I")
+	is "$got" "$want" "$col is the p${p%%:*} of the helper's buckets"
+done
+stop_helper
+gone() { absent "$clusterMonCgroupRunqlatWaits.$I"; }
+check "with the helper stopped the column goes" wait_for 5 gone
+finish
