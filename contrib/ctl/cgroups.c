@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cgroups.c - clustermonctl's cgroups view: the busiest cgroups of
- * clusterMonCgroupTable over one second, by CPU, memory, throttling or OOM
- * kills, each with its workload name (Slurm job, pod, container, unit).
+ * clusterMonCgroupTable over one second, by CPU, memory, throttling, OOM
+ * kills or run-queue latency (p99, with clustermon-kprobe), each with its
+ * workload name (Slurm job, pod, container, unit).
  */
 #include "ctl.h"
 
@@ -18,7 +19,8 @@ struct cg_row {
 	oid index;
 	char path[64];
 	char workload[48];  /* clusterMonCgroupWorkload, "-" when absent */
-	uint64_t cpu_ns, mem, throttled_ns, oom_kills;
+	uint64_t cpu_ns, mem, throttled_ns, oom_kills, rq_p99;
+	bool has_rq;
 	double cpu_pct, thr_pct;
 };
 
@@ -34,6 +36,7 @@ static void collect_cgroup(const oid *index, size_t len, const netsnmp_variable_
 	static const oid thr[] = { CM_OID_clusterMonCgroupThrottledNs };
 	static const oid oom[] = { CM_OID_clusterMonCgroupOomKills };
 	static const oid wl[] = { CM_OID_clusterMonCgroupWorkload };
+	static const oid p99[] = { CM_OID_clusterMonCgroupRunqlatP99 };
 	struct cg_list *l = arg;
 	struct cg_row *r;
 
@@ -51,6 +54,7 @@ static void collect_cgroup(const oid *index, size_t len, const netsnmp_variable_
 	cm_get_number(mem, OID_LENGTH(mem), index, 1, &r->mem);
 	cm_get_number(thr, OID_LENGTH(thr), index, 1, &r->throttled_ns);
 	cm_get_number(oom, OID_LENGTH(oom), index, 1, &r->oom_kills);
+	r->has_rq = cm_get_number(p99, OID_LENGTH(p99), index, 1, &r->rq_p99);
 	cm_get_string(wl, OID_LENGTH(wl), index, 1, r->workload, sizeof(r->workload));
 	if (r->workload[0] == '\0')
 		strcpy(r->workload, "-");
@@ -66,6 +70,8 @@ static double cg_key(const struct cg_row *r)
 		return r->thr_pct;
 	if (strcmp(cg_sort, "oom") == 0)
 		return (double)r->oom_kills;
+	if (strcmp(cg_sort, "runqlat") == 0)
+		return (double)r->rq_p99;
 	return r->cpu_pct;
 }
 
@@ -105,23 +111,28 @@ void cmd_cgroups(int argc, char **argv)
 		if (strncmp(argv[i], "sort=", 5) == 0)
 			cg_sort = argv[i] + 5;
 		else if (!ctl_number(argv[i], 1, 100000, &top))
-			die(EXIT_REFUSED, "cgroups [N] [sort=cpu|mem|throttle|oom]");
+			die(EXIT_REFUSED, "cgroups [N] [sort=cpu|mem|throttle|oom|runqlat]");
 	}
 	if (strcmp(cg_sort, "cpu") && strcmp(cg_sort, "mem") && strcmp(cg_sort, "throttle") &&
-	    strcmp(cg_sort, "oom"))
-		die(EXIT_REFUSED, "cgroups: sort=cpu, mem, throttle or oom");
+	    strcmp(cg_sort, "oom") && strcmp(cg_sort, "runqlat"))
+		die(EXIT_REFUSED, "cgroups: sort=cpu, mem, throttle, oom or runqlat");
 	cm_walk(paths, OID_LENGTH(paths), collect_cgroup, &a);
 	sleep(1);
 	cm_walk(paths, OID_LENGTH(paths), collect_cgroup, &b);
 	cg_rates(&b, &a, 1.0);
 	if (b.n > 1)
 		qsort(b.rows, b.n, sizeof(b.rows[0]), by_cg_key);
-	printf("%-40s %7s %10s %10s %8s  %s\n", "CGROUP", "CPU%", "MEM(MiB)", "THROTTLED%",
-	       "OOMKILLS", "WORKLOAD");
-	for (size_t i = 0; i < b.n && i < (size_t)top; i++)
-		printf("%-40.40s %7.2f %10.1f %10.2f %8llu  %s\n", b.rows[i].path, b.rows[i].cpu_pct,
-		       (double)b.rows[i].mem / 1048576.0, b.rows[i].thr_pct,
-		       (unsigned long long)b.rows[i].oom_kills, b.rows[i].workload);
+	printf("%-40s %7s %10s %10s %8s %11s  %s\n", "CGROUP", "CPU%", "MEM(MiB)", "THROTTLED%",
+	       "OOMKILLS", "RUNQ-P99us", "WORKLOAD");
+	for (size_t i = 0; i < b.n && i < (size_t)top; i++) {
+		char p99[24] = "-";
+
+		if (b.rows[i].has_rq)
+			snprintf(p99, sizeof(p99), "%.1f", (double)b.rows[i].rq_p99 / 1000.0);
+		printf("%-40.40s %7.2f %10.1f %10.2f %8llu %11s  %s\n", b.rows[i].path,
+		       b.rows[i].cpu_pct, (double)b.rows[i].mem / 1048576.0, b.rows[i].thr_pct,
+		       (unsigned long long)b.rows[i].oom_kills, p99, b.rows[i].workload);
+	}
 	free(a.rows);
 	free(b.rows);
 }

@@ -155,7 +155,7 @@ static void usage(void)
 		"  cpu                    per-CPU utilisation bars\n"
 		"  sources                the sampling sources: interval, cost, samples\n"
 		"  procs [N]              the N busiest processes (default 20)\n"
-		"  cgroups [N] [sort=cpu|mem|throttle|oom]\n"
+		"  cgroups [N] [sort=cpu|mem|throttle|oom|runqlat]\n"
 		"                         the N busiest cgroups over one second (default 20)\n"
 		"  hists                  the distributions served\n"
 		"  hist NAME              a distribution as log2 buckets, with p50/p90/p99\n"
