@@ -381,12 +381,13 @@ steady_tables() {
 # rss_settle: waits (up to two minutes) until clustermond's RSS and fds
 # hold for 6 s: its first samples of those tables grow it at start, slowly
 # on a loaded machine with thousands of processes. Under AddressSanitizer
-# RSS never holds (its quarantine) and rss_steady does not judge it: no wait.
+# RSS never holds (its quarantine) and rss_steady does not judge it: only
+# the fds are waited for there.
 rss_settle() {
-	local last= now same=0
-	asan_build && return 0
+	local last= now same=0 asan=
+	asan_build && asan=1
 	for _ in $(seq 1 60); do
-		now="$(agent_rss) $(agent_fds)"
+		now="$([ -n "$asan" ] || agent_rss) $(agent_fds)"
 		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
 		[ "$same" -ge 3 ] && return 0
 		last=$now
