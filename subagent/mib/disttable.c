@@ -48,7 +48,10 @@ struct dist_row {
 };
 
 static struct rt_table table;
-static struct dists_view *current;
+/* The live columns' view between the group's acquire and release: one per
+ * thread, since the SNMP thread and the publisher (cm-publish, which
+ * encodes the rest of the group) acquire it at once. */
+static _Thread_local struct dists_view *current;
 
 /* The parser's reason for the last spec refused, per row (wrongValue). */
 #define REFUSALS 16
