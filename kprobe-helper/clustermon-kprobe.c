@@ -391,12 +391,12 @@ static void reply_cgmaps(FILE *out)
 		fputs("err invalid one maps request per reply\n", out);
 		return;
 	}
-	if ((helper.reply_fds[0] = sensors_share_cgroup_fd(&helper.sensors)) < 0) {
+	if (sensors_share_cgroup_fds(&helper.sensors, helper.reply_fds) != 0) {
 		fputs("err unsupported no per-cgroup accounting (-n, or no sensors)\n", out);
 		return;
 	}
-	helper.nreply_fds = 1;
-	fprintf(out, "ok cgmaps %u\n", CM_MAX_CGROUPS);
+	helper.nreply_fds = 2;
+	fprintf(out, "ok cgmaps %u %u\n", CM_MAX_CGROUPS, possible_cpus());
 }
 
 static void serve_request(const char *line, FILE *out)

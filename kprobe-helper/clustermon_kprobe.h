@@ -38,12 +38,18 @@ struct cm_hist {
 	__u64 sum;       /* nanoseconds */
 };
 
-/* Run-queue waits per cgroup (issue 32): the unified hierarchy's cgroup
- * id (its directory's inode; on a hybrid host the unified tree's) -> a
- * struct cm_hist of its tasks' waits, in an LRU hash, so cgroups that are
- * gone age out and the map never fills. Read by clustermond (BPF_F_RDONLY
- * fd, the "cgmaps" request). */
+/* The scheduler's view of a cgroup (issue 32): the unified hierarchy's
+ * cgroup id (its directory's inode; on a hybrid host the unified tree's)
+ * -> the run-queue waits of its tasks and the CPU time they ran, charged
+ * when a task switches out (a stretch still running is not in it yet), in
+ * an LRU hash, so cgroups that are gone age out and the map never fills.
+ * Read by clustermond (BPF_F_RDONLY fd, the "cgmaps" request). */
 #define CM_MAX_CGROUPS 4096
+
+struct cm_cgroup_sched {
+	struct cm_hist wait;   /* nanoseconds */
+	__u64 cpu_ns;
+};
 
 /* Per-CPU scheduler state kept by the sched_switch program. */
 struct cm_sched_cpu {
@@ -52,6 +58,7 @@ struct cm_sched_cpu {
 	__u64 switches;
 	__u32 running;   /* a non-idle task is on the CPU since `since` */
 	__u32 tgid;      /* and its process (for per-process CPU time) */
+	__u64 cgid;      /* and its cgroup (cm_cgroup_sched's key), or 0 */
 };
 
 /* Per-CPU counters of the default kernel sensors. */

@@ -76,11 +76,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, CM_MAX_CGROUPS);
 	__type(key, __u64);
-	__type(value, struct cm_hist);
-} cgroup_runqlat SEC(".maps");
+	__type(value, struct cm_cgroup_sched);
+} cgroup_sched SEC(".maps");
 
 /* The value a new cgroup's entry starts from (too big for the stack). */
-static const struct cm_hist zero_hist;
+static const struct cm_cgroup_sched zero_cgroup;
 
 /* Per-process accounting, on unless the helper runs with -n (set before
  * load: the verifier drops the code when it is off). slot_mask is the
@@ -123,7 +123,8 @@ static __always_inline struct cm_sensor_counts *counts(void)
 }
 
 /* Returns how long prev ran (0 for idle). */
-static __always_inline __u64 account_switch(__u64 now, __u32 next_pid, __u32 next_tgid)
+static __always_inline __u64 account_switch(__u64 now, __u32 next_pid, __u32 next_tgid,
+					    __u64 next_cgid)
 {
 	__u32 zero = 0;
 	struct cm_sched_cpu *c = bpf_map_lookup_elem(&cpu_state, &zero);
@@ -137,6 +138,7 @@ static __always_inline __u64 account_switch(__u64 now, __u32 next_pid, __u32 nex
 	c->since = now;
 	c->running = next_pid != 0;
 	c->tgid = next_tgid;
+	c->cgid = next_cgid;
 	c->switches++;
 	return ran_ns;
 }
@@ -245,22 +247,44 @@ static __always_inline void count_lost(void)
 		c->runqlat_lost++;
 }
 
+static __always_inline __u64 cgroup_id(struct task_struct *t)
+{
+	return per_cgroup ? BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) : 0;
+}
+
+static __always_inline struct cm_cgroup_sched *cgroup_of(struct task_struct *t)
+{
+	__u64 id = cgroup_id(t);
+	struct cm_cgroup_sched *c;
+
+	if (id == 0)
+		return NULL;
+	c = bpf_map_lookup_elem(&cgroup_sched, &id);
+	if (c == NULL) {
+		bpf_map_update_elem(&cgroup_sched, &id, &zero_cgroup, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&cgroup_sched, &id);
+	}
+	return c;
+}
+
 static __always_inline void account_cgroup_wait(struct task_struct *t, __u64 wait)
 {
-	__u64 id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-	struct cm_hist *h;
+	struct cm_cgroup_sched *c = cgroup_of(t);
 
-	if (!per_cgroup || id == 0)
+	if (c == NULL)
 		return;
-	h = bpf_map_lookup_elem(&cgroup_runqlat, &id);
-	if (h == NULL) {
-		bpf_map_update_elem(&cgroup_runqlat, &id, &zero_hist, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&cgroup_runqlat, &id);
-		if (h == NULL)
-			return;
-	}
-	__sync_fetch_and_add(&h->slot[log2_slot(wait)], 1);
-	__sync_fetch_and_add(&h->sum, wait);
+	__sync_fetch_and_add(&c->wait.slot[log2_slot(wait)], 1);
+	__sync_fetch_and_add(&c->wait.sum, wait);
+}
+
+/* prev ran ran_ns until this switch (0 for idle). */
+static __always_inline void account_cgroup_cpu(struct task_struct *prev, __u64 ran_ns)
+{
+	struct cm_cgroup_sched *c;
+
+	if (ran_ns == 0 || (c = cgroup_of(prev)) == NULL)
+		return;
+	__sync_fetch_and_add(&c->cpu_ns, ran_ns);
 }
 
 /* The wait ending now, if the task was waiting: into the histogram, its
@@ -330,8 +354,10 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns(), *q;
+	__u64 ran_ns = account_switch(now, next->pid, next->tgid, cgroup_id(next));
 
-	account_proc(prev->tgid, account_switch(now, next->pid, next->tgid), now);
+	account_proc(prev->tgid, ran_ns, now);
+	account_cgroup_cpu(prev, ran_ns);
 	if (still_runnable(prev))
 		mark_queued_btf(prev, now);
 	if (next->pid == 0)
@@ -361,9 +387,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u32 next_pid = BPF_CORE_READ(next, pid);
 	__u64 now = bpf_ktime_get_ns(), *q;
-	__u64 ran_ns = account_switch(now, next_pid, BPF_CORE_READ(next, tgid));
+	__u64 ran_ns = account_switch(now, next_pid, BPF_CORE_READ(next, tgid), cgroup_id(next));
 
 	account_proc(BPF_CORE_READ(prev, tgid), ran_ns, now);
+	account_cgroup_cpu(prev, ran_ns);
 	if (still_runnable(prev))
 		mark_queued(BPF_CORE_READ(prev, pid), now);
 	if (next_pid == 0)

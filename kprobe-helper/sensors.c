@@ -94,7 +94,7 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	k->rodata->per_process = s->per_process;
 	k->rodata->per_cgroup = s->per_process;
 	if (!s->per_process)
-		bpf_map__set_max_entries(k->maps.cgroup_runqlat, 1);
+		bpf_map__set_max_entries(k->maps.cgroup_sched, 1);
 	s->nslots = s->per_process ? proc_slots_wanted() : 1;
 	s->nrings = s->per_process ? possible_cpus() : 1;
 	k->rodata->slot_mask = (__u32)s->nslots - 1;
@@ -328,16 +328,30 @@ int sensors_report_procs(struct sensors *s, FILE *out)
 	return (int)n;
 }
 
-int sensors_share_cgroup_fd(const struct sensors *s)
+static int readonly_fd(const struct bpf_map *m)
 {
 	LIBBPF_OPTS(bpf_get_fd_by_id_opts, ro, .open_flags = BPF_F_RDONLY);
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
 
-	if (s->skel == NULL || !s->per_process ||
-	    bpf_obj_get_info_by_fd(bpf_map__fd(s->skel->maps.cgroup_runqlat), &info, &len) != 0)
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len) != 0)
 		return -1;
 	return bpf_map_get_fd_by_id_opts(info.id, &ro);
+}
+
+int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
+{
+	if (s->skel == NULL || !s->per_process)
+		return -1;
+	fds[0] = readonly_fd(s->skel->maps.cgroup_sched);
+	fds[1] = readonly_fd(s->skel->maps.cpu_state);
+	if (fds[0] >= 0 && fds[1] >= 0)
+		return 0;
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return -1;
 }
 
 int sensors_share_fds(const struct sensors *s, int *fds)

@@ -54,8 +54,9 @@ int sensors_report_procs(struct sensors *s, FILE *out);
  * mapping (clustermond closes them once mapped). 0, or -1 (none open) when
  * per-process accounting does not run. */
 int sensors_share_fds(const struct sensors *s, int *fds);
-/* A fresh BPF_F_RDONLY fd of the per-cgroup waits (the "cgmaps" request),
- * or -1 when they are not kept (-n, or no sensors). */
-int sensors_share_cgroup_fd(const struct sensors *s);
+/* Fresh BPF_F_RDONLY fds of cgroup_sched and cpu_state into fds[0..1] (the
+ * "cgmaps" request): 0, or -1 (none open) when the per-cgroup sums are not
+ * kept (-n, or no sensors). */
+int sensors_share_cgroup_fds(const struct sensors *s, int *fds);
 
 #endif

@@ -31,9 +31,11 @@
  *                                   client reads them itself through mmap
  *                                   and keeps the connection open, so it
  *                                   sees the helper go (issue 30)
- *   cgmaps                       -> ok cgmaps ENTRIES, the line carrying
- *                                   a read-only fd of cgroup_runqlat (the
- *                                   per-cgroup waits, clustermon_kprobe.h)
+ *   cgmaps                       -> ok cgmaps ENTRIES NCPU, the line
+ *                                   carrying read-only fds of cgroup_sched
+ *                                   (each cgroup's waits and CPU time) and
+ *                                   cpu_state (what each CPU runs now),
+ *                                   clustermon_kprobe.h
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID

@@ -38,7 +38,8 @@ is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del
 	"an unknown request"
 is "$(helper_say 'maps\n' | sed 's/ [0-9]* [0-9]* [0-9]*$/ N N N/')" "ok maps N N N" \
 	"maps answers with the counts its fds go with (clustermond reads them itself)"
-is "$(helper_say 'cgmaps\n')" "ok cgmaps 4096" "cgmaps answers with the per-cgroup map's entries (its fd goes with it)"
+is "$(helper_say 'cgmaps\n')" "ok cgmaps 4096 $(cat /sys/devices/system/cpu/possible | awk -F- '{ print $NF + 1 }')" \
+	"cgmaps answers with the per-cgroup map's entries and the possible CPUs (its fds go with it)"
 out=$(helper_say "hello\nlist\nread\n")
 is "$(grep -c '^ok' <<<"$out")" 3 "three requests on one connection get three answers"
 check "read has the probe's counters" contains "^probe 5 0 0 0 " "$out"
