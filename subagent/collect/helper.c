@@ -468,19 +468,17 @@ int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *wh
 	return ok ? 0 : -1;
 }
 
-int helper_parse_cgmaps(const char *reply, uint64_t *entries)
+int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu)
 {
-	const char *nl = strchr(reply, '\n'), *end;
-	const char *s;
+	const char *nl = strchr(reply, '\n'), *end, *s;
 
-	if (strncmp(reply, "ok clustermon-kprobe ", 21) != 0 || nl == NULL)
+	if (strncmp(reply, "ok clustermon-kprobe ", 21) != 0 || nl == NULL ||
+	    strncmp(nl + 1, "ok cgmaps ", 10) != 0)
 		return -1;
-	s = nl + 1;
-	if (strncmp(s, "ok cgmaps ", 10) != 0)
-		return -1;
-	s += 10;
-	if (num_scan_u64(s, &end, entries) != NUM_OK || *end != '\n' || end[1] != '\0' ||
-	    *entries == 0 || *entries > HELPER_MAX_CGMAP)
+	s = nl + 11;
+	if (num_scan_u64(s, &end, entries) != NUM_OK || *end != ' ' ||
+	    num_scan_u64(end + 1, &end, ncpu) != NUM_OK || *end != '\n' || end[1] != '\0' ||
+	    *entries == 0 || *entries > HELPER_MAX_CGMAP || *ncpu == 0 || *ncpu > HELPER_MAX_CPUS)
 		return -1;
 	return 0;
 }

@@ -128,8 +128,9 @@ struct helper_maps_reply {
 int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *why, size_t whylen);
 
 /* The reply to "hello" and "cgmaps" (collect/helpercg.h): "ok cgmaps
- * ENTRIES" after the hello line -> ENTRIES (1..HELPER_MAX_CGMAP): 0, or -1. */
+ * ENTRIES NCPU" after the hello line -> ENTRIES (1..HELPER_MAX_CGMAP) and
+ * the possible CPUs (1..HELPER_MAX_CPUS): 0, or -1. */
 #define HELPER_MAX_CGMAP 65536u
-int helper_parse_cgmaps(const char *reply, uint64_t *entries);
+int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu);
 
 #endif

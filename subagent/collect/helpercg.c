@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * helpercg.c - the helper's per-cgroup run-queue waits (helpercg.h).
+ * helpercg.c - the helper's per-cgroup waits and CPU time (helpercg.h).
  */
 #include "helpercg.h"
 #include "helper.h"
@@ -13,48 +13,75 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "clustermon_kprobe.h"
 
 #define CGMAPS_REQUEST "hello\ncgmaps\n"
 
+/* Entries a BPF_MAP_LOOKUP_BATCH call returns at most. */
+#define CG_CHUNK 256
+
+enum { FD_CG, FD_CPU, NFDS };
+
 struct helper_cgmap {
-	int sock, fd;
+	int sock, fd[NFDS];
+	size_t entries, n;             /* the map's size; entries last read */
+	size_t ncpu;
+	struct cm_sched_cpu *cpu;      /* [ncpu]: a lookup's room */
+	struct helper_cg *all;         /* [entries] */
+	uint64_t token;                /* the batch position (a hash's: a key's size) */
+	uint64_t keys[CG_CHUNK];
+	struct cm_cgroup_sched vals[CG_CHUNK];
 };
 
 struct helper_cgmap *helper_cgmap_attach(const char *path, int timeout_ms, char *why,
 					 size_t whylen)
 {
 	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
-	struct helper_cgmap *m = malloc(sizeof(*m));
+	struct helper_cgmap *m = calloc(1, sizeof(*m));
 	char reply[512];
-	uint64_t entries;
+	uint64_t entries, ncpu;
 	size_t nfds = 0;
 
 	if (m == NULL) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	m->fd = -1;
+	m->fd[FD_CG] = m->fd[FD_CPU] = -1;
 	if ((m->sock = helper_connect(path, why, whylen)) < 0)
 		goto fail;
 	if (send(m->sock, CGMAPS_REQUEST, strlen(CGMAPS_REQUEST), MSG_NOSIGNAL) !=
 		    (ssize_t)strlen(CGMAPS_REQUEST) ||
-	    helpermap_recv(m->sock, 2, deadline, reply, sizeof(reply), &m->fd, 1, &nfds) != 0) {
+	    helpermap_recv(m->sock, 2, deadline, reply, sizeof(reply), m->fd, NFDS, &nfds) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe did not answer the cgmaps request");
 		goto fail;
 	}
-	if (helper_parse_cgmaps(reply, &entries) != 0) {
-		snprintf(why, whylen, "expected 'ok cgmaps ENTRIES', got '%.60s'",
+	if (helper_parse_cgmaps(reply, &entries, &ncpu) != 0) {
+		snprintf(why, whylen, "expected 'ok cgmaps ENTRIES NCPU', got '%.60s'",
 			 strchr(reply, '\n') ? strchr(reply, '\n') + 1 : reply);
 		goto fail;
 	}
-	if (nfds != 1 || helpermap_check(m->fd, BPF_MAP_TYPE_LRU_HASH, sizeof(uint64_t),
-					 sizeof(struct cm_hist), entries, false) != 0) {
+	if (ncpu != helpermap_possible_cpus()) {
+		snprintf(why, whylen, "clustermon-kprobe says %llu CPUs, the kernel %llu",
+			 (unsigned long long)ncpu, (unsigned long long)helpermap_possible_cpus());
+		goto fail;
+	}
+	if (nfds != NFDS ||
+	    helpermap_check(m->fd[FD_CG], BPF_MAP_TYPE_LRU_HASH, sizeof(uint64_t),
+			    sizeof(struct cm_cgroup_sched), entries, false) != 0 ||
+	    helpermap_check(m->fd[FD_CPU], BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(uint32_t),
+			    sizeof(struct cm_sched_cpu), 1, false) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe's cgroup map is not the one clustermon_kprobe.h describes");
 		goto fail;
 	}
-	return m;
+	m->entries = entries;
+	m->ncpu = ncpu;
+	m->all = calloc(entries, sizeof(*m->all));
+	m->cpu = calloc(ncpu, sizeof(*m->cpu));
+	if (m->all != NULL && m->cpu != NULL)
+		return m;
+	snprintf(why, whylen, "out of memory");
 fail:
 	helper_cgmap_detach(m);
 	return NULL;
@@ -64,10 +91,13 @@ void helper_cgmap_detach(struct helper_cgmap *m)
 {
 	if (m == NULL)
 		return;
-	if (m->fd >= 0)
-		close(m->fd);
+	for (int i = 0; i < NFDS; i++)
+		if (m->fd[i] >= 0)
+			close(m->fd[i]);
 	if (m->sock >= 0)
 		close(m->sock);
+	free(m->all);
+	free(m->cpu);
 	free(m);
 }
 
@@ -78,17 +108,94 @@ bool helper_cgmap_alive(const struct helper_cgmap *m)
 	return poll(&pfd, 1, 0) == 0;
 }
 
-int helper_cgmap_waits(const struct helper_cgmap *m, uint64_t id, struct log2hist *h)
+static int bpf_call(int cmd, union bpf_attr *attr)
 {
-	struct cm_hist v;
+	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
 
-	if (helpermap_lookup(m->fd, &id, &v) != 0)
-		return errno == ENOENT ? 1 : -1;
-	log2hist_init(h, CM_HIST_SLOTS);
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct helper_cg *)a)->id, y = ((const struct helper_cg *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static void take(struct helper_cg *to, uint64_t id, const struct cm_cgroup_sched *v)
+{
+	to->id = id;
+	to->cpu_ns = v->cpu_ns;
+	log2hist_init(&to->waits, CM_HIST_SLOTS);
 	for (unsigned i = 0; i < CM_HIST_SLOTS; i++) {
-		h->bucket[i] = v.slot[i];
-		h->count += v.slot[i];
+		to->waits.bucket[i] = v->wait.slot[i];
+		to->waits.count += v->wait.slot[i];
 	}
-	h->sum = v.sum;
-	return 0;
+	to->waits.sum = v->wait.sum;
+}
+
+/* BPF_MAP_LOOKUP_BATCH from *token (first: none) into the chunk: the
+ * entries it gave, -1 on error; *done at the end of the map. */
+static ssize_t batch(struct helper_cgmap *m, bool first, bool *done)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.batch.in_batch = first ? 0 : (uint64_t)(uintptr_t)&m->token;
+	attr.batch.out_batch = (uint64_t)(uintptr_t)&m->token;
+	attr.batch.keys = (uint64_t)(uintptr_t)m->keys;
+	attr.batch.values = (uint64_t)(uintptr_t)m->vals;
+	attr.batch.count = CG_CHUNK;
+	attr.batch.map_fd = (uint32_t)m->fd[FD_CG];
+	if (bpf_call(BPF_MAP_LOOKUP_BATCH, &attr) == 0) {
+		*done = false;
+		return attr.batch.count;
+	}
+	*done = true;
+	return errno == ENOENT ? (ssize_t)attr.batch.count : -1;
+}
+
+/* What runs on each CPU now has run since its last switch, which the map
+ * has not been charged with yet. */
+static void add_running(struct helper_cgmap *m)
+{
+	uint32_t zero = 0;
+	uint64_t now;
+
+	if (helpermap_lookup(m->fd[FD_CPU], &zero, m->cpu) != 0)
+		return;
+	now = cm_clock_ns();
+	for (size_t c = 0; c < m->ncpu; c++) {
+		struct helper_cg *e;
+
+		if (!m->cpu[c].running || m->cpu[c].cgid == 0 || now <= m->cpu[c].since)
+			continue;
+		e = (struct helper_cg *)helper_cgmap_find(m, m->cpu[c].cgid);
+		if (e != NULL)
+			e->cpu_ns += now - m->cpu[c].since;
+	}
+}
+
+ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out)
+{
+	bool done = false;
+
+	m->n = 0;
+	for (bool first = true; !done; first = false) {
+		ssize_t got = batch(m, first, &done);
+
+		if (got < 0 || (size_t)got > CG_CHUNK || m->n + (size_t)got > m->entries)
+			return -1;
+		for (ssize_t i = 0; i < got; i++)
+			take(&m->all[m->n++], m->keys[i], &m->vals[i]);
+	}
+	qsort(m->all, m->n, sizeof(m->all[0]), by_id);
+	add_running(m);
+	*out = m->all;
+	return (ssize_t)m->n;
+}
+
+const struct helper_cg *helper_cgmap_find(const struct helper_cgmap *m, uint64_t id)
+{
+	struct helper_cg key = { .id = id };
+
+	return m->n ? bsearch(&key, m->all, m->n, sizeof(m->all[0]), by_id) : NULL;
 }

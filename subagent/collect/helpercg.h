@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * helpercg.h - the run-queue waits of each cgroup's tasks, as the helper's
+ * helpercg.h - each cgroup's run-queue waits and CPU time, as the helper's
  * sched_switch program keeps them (issue 32): one "cgmaps" request over
  * the control socket hands a BPF_F_RDONLY fd of the LRU hash keyed by the
- * unified tree's cgroup id (clustermon_kprobe.h: cgroup_runqlat); the
- * cgroup source looks its rows up in it at every sample, one lookup each.
+ * unified tree's cgroup id (clustermon_kprobe.h: cgroup_sched); the cgroup
+ * source reads it whole at every sample, a batch of entries a system call.
  * The fd is checked as helpermaps.c checks its maps (type, key and value
  * sizes, entries), and the connection stays open so that its close says
  * the helper went.
@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/log2hist.h"
 
@@ -28,9 +29,16 @@ struct helper_cgmap *helper_cgmap_attach(const char *path, int timeout_ms, char 
 void helper_cgmap_detach(struct helper_cgmap *m);
 /* False once the helper closed the connection (it stopped or restarted). */
 bool helper_cgmap_alive(const struct helper_cgmap *m);
-/* The waits of the tasks of cgroup id (ns) into h, 64 log2 buckets as
- * sched.runqlat's: 0; 1 when none of its tasks waited since the helper
- * started (or the entry aged out); -1 when the lookup failed. */
-int helper_cgmap_waits(const struct helper_cgmap *m, uint64_t id, struct log2hist *h);
+/* One cgroup's entry. */
+struct helper_cg {
+	uint64_t id;
+	uint64_t cpu_ns;          /* its tasks ran, charged at switch-out */
+	struct log2hist waits;    /* ns, 64 log2 buckets as sched.runqlat's */
+};
+/* Every entry of the map, ascending id, into m's own array (valid until
+ * the next call): the count, or -1 when the map could not be read. */
+ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out);
+/* The entry of id in what the last read returned, or NULL. */
+const struct helper_cg *helper_cgmap_find(const struct helper_cgmap *m, uint64_t id);
 
 #endif

@@ -145,7 +145,7 @@ int helpermap_lookup(int fd, const void *key, void *value)
 /* The kernel's possible CPUs ("0-N" or a list of ranges): a per-CPU
  * lookup writes a value for each, so our room is sized by our own count,
  * never by the helper's word. 0 when it cannot tell. */
-static uint64_t possible_cpus(void)
+uint64_t helpermap_possible_cpus(void)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
 	char buf[256] = "", *p = buf, *end;
@@ -183,7 +183,7 @@ static int check_and_map(struct helper_maps *m, char *why, size_t whylen)
 	const struct helper_maps_reply *r = &m->said;
 	uint32_t slot = sizeof(struct cm_proc_slot), ring = sizeof(struct cm_ran_ring);
 
-	if (r->nrings != possible_cpus() || r->ncpu != r->nrings) {
+	if (r->nrings != helpermap_possible_cpus() || r->ncpu != r->nrings) {
 		snprintf(why, whylen, "the helper's CPU count is not this machine's");
 		return -1;
 	}

@@ -78,6 +78,9 @@ const void *helpermap_mmap_ro(int fd, size_t bytes);
  * (at most maxfds, counted in *nfds; any more are closed). 0, or -1. */
 int helpermap_recv(int sock, int lines, int64_t deadline, char *buf, size_t cap, int *fds,
 		   size_t maxfds, size_t *nfds);
+/* The kernel's possible CPUs (/sys/devices/system/cpu/possible): the
+ * number of values a per-CPU map's lookup writes. 0 when unreadable. */
+uint64_t helpermap_possible_cpus(void);
 /* BPF_MAP_LOOKUP_ELEM: value must have room for the map's value size
  * times the possible CPUs for a per-CPU map. 0, or -1 with errno. */
 int helpermap_lookup(int fd, const void *key, void *value);

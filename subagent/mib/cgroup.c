@@ -42,6 +42,7 @@ enum {
 	COL_RQ_P50 = CM_ARC_clusterMonCgroupRunqlatP50,
 	COL_RQ_P90 = CM_ARC_clusterMonCgroupRunqlatP90,
 	COL_RQ_P99 = CM_ARC_clusterMonCgroupRunqlatP99,
+	COL_SCHED_CPU = CM_ARC_clusterMonCgroupSchedCpuNs,
 };
 
 static void *cgroup_acquire(void)
@@ -129,7 +130,7 @@ static int other_get(const struct cgroup_stats *st, unsigned col, struct mib_val
 	}
 }
 
-static int runqlat_get(const struct cgroup_waits *w, unsigned col, struct mib_value *v)
+static int sched_get(const struct cgroup_sched *w, unsigned col, struct mib_value *v)
 {
 	if (!w->have)
 		return MIB_ABSENT;
@@ -138,6 +139,7 @@ static int runqlat_get(const struct cgroup_waits *w, unsigned col, struct mib_va
 	case COL_RQ_P50: return mib_u64(v, ASN_COUNTER64, w->p50);
 	case COL_RQ_P90: return mib_u64(v, ASN_COUNTER64, w->p90);
 	case COL_RQ_P99: return mib_u64(v, ASN_COUNTER64, w->p99);
+	case COL_SCHED_CPU: return mib_u64(v, ASN_COUNTER64, w->cpu_ns);
 	default: return MIB_ABSENT;
 	}
 }
@@ -155,7 +157,7 @@ static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	if (col >= COL_PSI_FIRST && col <= COL_PSI_LAST)
 		return psi_get(&r->st, col, v);
 	if (col >= COL_RQ_WAITS)
-		return runqlat_get(&r->rq, col, v);
+		return sched_get(&r->rq, col, v);
 	return other_get(&r->st, col, v);
 }
 
@@ -168,7 +170,7 @@ static int get_count(void *view, struct mib_value *v)
 
 static const struct mib_table cgroup_table = {
 	.min_col = COL_PATH,
-	.max_col = COL_RQ_P99,
+	.max_col = COL_SCHED_CPU,
 	.index_len = 1,
 	.rows = cgroup_rows,
 	.row_index = cgroup_index,

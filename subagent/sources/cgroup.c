@@ -19,9 +19,12 @@
  * recreates it, and apart from every v2 id. Two paths that hash alike
  * take the next free number, the one found later moving on.
  *
- * Run-queue latency per cgroup comes from clustermon-kprobe, when it runs:
- * its map of waits keyed by the unified tree's cgroup id (the inode the
- * walk found), one lookup per row and sample, on this thread.
+ * CPU time and run-queue latency per cgroup also come from clustermon-kprobe
+ * when it runs: its map keyed by the unified tree's cgroup id (the inode
+ * the walk found), read whole at each sample. The files (throttling,
+ * memory, I/O, pids, PSI: only there) are then read about once a second
+ * however short the interval, since they are what a sample costs; without
+ * the helper, at every sample.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,6 +58,7 @@ const char *const cgroup_default_patterns[] = {
 #define CGROUP_MAX_ROWS 4096
 #define V1_INDEX_BASE 0x80000000u
 #define HELPER_RETRY_NS 5000000000ull
+#define FILES_EVERY_NS 950000000ull   /* with the helper: about once a second */
 #define HELPER_TIMEOUT_MS 500
 
 struct cg_entry {
@@ -63,6 +67,9 @@ struct cg_entry {
 	uint8_t version;
 	uint64_t v2_id;             /* its directory's inode in the v2 tree; 0 */
 	bool seen;                  /* found by the walk in progress */
+	bool read;                  /* st holds a reading of its files */
+	struct cgroup_stats st;     /* the last, read at st_ns */
+	uint64_t st_ns;
 	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
 };
@@ -80,8 +87,9 @@ struct cgroup_source {
 	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
 	struct cgroup_top_state *top; /* each cgroup's last CPU ns (top.c) */
 	char helper_socket[PROBE_SOCKET_MAX];
-	struct helper_cgmap *cgm;   /* the helper's per-cgroup waits; NULL */
+	struct helper_cgmap *cgm;   /* the helper's per-cgroup map; NULL */
 	uint64_t cgm_retry_ns;
+	uint64_t files_ns;          /* when the files were last read */
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -345,35 +353,54 @@ static void follow_helper(struct cgroup_source *cs, uint64_t now)
 		cs->cgm_retry_ns = now + HELPER_RETRY_NS;
 }
 
-static void read_waits(const struct cgroup_source *cs, const struct cg_entry *e,
-		       struct cgroup_waits *w)
+static void read_sched(const struct cgroup_source *cs, const struct cg_entry *e,
+		       struct cgroup_sched *w)
 {
-	struct log2hist h;
+	const struct helper_cg *c;
 
-	if (cs->cgm == NULL || e->v2_id == 0 || helper_cgmap_waits(cs->cgm, e->v2_id, &h) != 0)
+	if (cs->cgm == NULL || e->v2_id == 0 || (c = helper_cgmap_find(cs->cgm, e->v2_id)) == NULL)
 		return;
 	w->have = true;
-	w->waits = h.count;
-	w->p50 = log2hist_percentile(&h, 500);
-	w->p90 = log2hist_percentile(&h, 900);
-	w->p99 = log2hist_percentile(&h, 990);
+	w->cpu_ns = c->cpu_ns;
+	w->waits = c->waits.count;
+	w->p50 = log2hist_percentile(&c->waits, 500);
+	w->p90 = log2hist_percentile(&c->waits, 900);
+	w->p99 = log2hist_percentile(&c->waits, 990);
 }
 
-/* Reads every entry into snap, dropping those whose cgroup went away. */
-static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap)
+/* Reads every entry into snap (its files when they are due), dropping
+ * those whose cgroup went away. */
+static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap, uint64_t now)
 {
+	const struct helper_cg *all;
+	bool files = cs->cgm == NULL || now - cs->files_ns >= FILES_EVERY_NS;
+
+	if (cs->cgm != NULL && helper_cgmap_read(cs->cgm, &all) < 0) {
+		helper_cgmap_detach(cs->cgm);
+		cs->cgm = NULL;
+		files = true;
+	}
+	if (files)
+		cs->files_ns = now;
 	for (size_t i = cs->n; i-- > 0;) {
 		struct cgroup_row *r = &snap->rows[snap->nrows];
+		struct cg_entry *e = cs->e[i];
 
-		if (cgroup_files_read(&cs->e[i]->files, &r->st, cs->buf, sizeof(cs->buf)) != 0) {
-			drop_entry(cs, i);
-			continue;
+		if (files || !e->read) {
+			if (cgroup_files_read(&e->files, &e->st, cs->buf, sizeof(cs->buf)) != 0) {
+				drop_entry(cs, i);
+				continue;
+			}
+			e->read = true;
+			e->st_ns = now;
 		}
+		r->st = e->st;
+		r->st_ns = e->st_ns;
 		r->index = cs->e[i]->index;
 		r->version = cs->e[i]->version;
 		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
 		memcpy(r->workload, cs->e[i]->workload, sizeof(r->workload));
-		read_waits(cs, cs->e[i], &r->rq);
+		read_sched(cs, cs->e[i], &r->rq);
 		snap->nrows++;
 	}
 }
@@ -397,7 +424,7 @@ static int cgroup_sample(void *ctx)
 	snap->hdr.destroy = snapshot_destroy;
 	snap->matched = cs->matched;
 	follow_helper(cs, now);
-	read_all(cs, snap);
+	read_all(cs, snap, now);
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
 	/* Out of memory the top table is empty this sample; the rows stand. */
 	(void)top_rank_cgroups(cs->top, snap, now);

@@ -211,10 +211,11 @@ struct cgroup_conf {
 /* One row of clusterMonCgroupTable. */
 enum cgroup_version { CGROUP_V1 = 1, CGROUP_V2 = 2, CGROUP_HYBRID = 3 };
 
-/* Run-queue waits of a cgroup's tasks, from the helper (collect/helpercg.h). */
-struct cgroup_waits {
+/* A cgroup as the helper's scheduler sensor sees it (collect/helpercg.h). */
+struct cgroup_sched {
 	bool have;               /* the helper runs and has its entry */
-	uint64_t waits, p50, p90, p99;  /* count; ns */
+	uint64_t cpu_ns;         /* its tasks ran, since the helper started */
+	uint64_t waits, p50, p90, p99;  /* run-queue waits: count; ns */
 };
 
 struct cgroup_row {
@@ -223,7 +224,8 @@ struct cgroup_row {
 	char path[CG_PATH_MAX];  /* relative to the hierarchy's root */
 	char workload[WORKLOAD_MAX]; /* what it is, from its path; "" unknown */
 	struct cgroup_stats st;
-	struct cgroup_waits rq;
+	uint64_t st_ns;          /* when st was read (cm_clock_ns) */
+	struct cgroup_sched rq;
 };
 
 struct cgroup_snapshot {

@@ -111,14 +111,36 @@ int top_rank_procs(struct proc_snapshot *snap)
 
 /* ------------------------------------------------ cgroups */
 
-/* The last sample's CPU ns of each cgroup, ascending index. */
-struct cgroup_top_state {
-	uint64_t prev_ns;
-	size_t n;
-	uint32_t *index;
-	uint64_t *cpu_ns;
-	bool *have;
+/* The last sample's CPU ns of each cgroup, ascending index: where it came
+ * from (the helper's sensor, read at every sample, when it has the cgroup;
+ * else its files, read about once a second with the helper), when it was
+ * read, and the share it gave. A share is taken only between two readings
+ * from the same place, over the time between them; a reading not renewed
+ * keeps its share. */
+enum cpu_from { CPU_NONE, CPU_FILES, CPU_SENSOR };
+
+struct cg_last {
+	uint32_t index, util;
+	uint8_t from;
+	uint64_t cpu_ns, at;
 };
+
+struct cgroup_top_state {
+	size_t n;
+	struct cg_last *v;
+};
+
+static uint8_t cpu_of(const struct cgroup_row *r, uint64_t now, uint64_t *ns, uint64_t *at)
+{
+	if (r->rq.have) {
+		*ns = r->rq.cpu_ns;
+		*at = now;
+		return CPU_SENSOR;
+	}
+	*ns = r->st.cpu_ns;
+	*at = r->st_ns;
+	return (r->st.have & CGS_CPU) ? CPU_FILES : CPU_NONE;
+}
 
 struct cgroup_top_state *cgroup_top_state_new(void)
 {
@@ -129,9 +151,7 @@ void cgroup_top_state_free(struct cgroup_top_state *st)
 {
 	if (st == NULL)
 		return;
-	free(st->index);
-	free(st->cpu_ns);
-	free(st->have);
+	free(st->v);
 	free(st);
 }
 
@@ -166,32 +186,29 @@ static int cgroup_shares(struct cgroup_top_state *st, const struct cgroup_snapsh
 			 struct cgroup_top_row *out, uint64_t now_ns)
 {
 	size_t n = snap->nrows, j = 0;
-	uint64_t elapsed = st->prev_ns ? now_ns - st->prev_ns : 0;
-	uint32_t *index = malloc((n ? n : 1) * sizeof(*index));
-	uint64_t *cpu = malloc((n ? n : 1) * sizeof(*cpu));
-	bool *have = malloc((n ? n : 1) * sizeof(*have));
+	struct cg_last *v = malloc((n ? n : 1) * sizeof(*v));
 
-	if (index == NULL || cpu == NULL || have == NULL) {
-		free(index), free(cpu), free(have);
+	if (v == NULL)
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct cgroup_row *r = &snap->rows[i];
+		const struct cg_last *p;
+		struct cg_last *c = &v[i];
 
-		while (j < st->n && st->index[j] < r->index)
+		while (j < st->n && st->v[j].index < r->index)
 			j++;
+		p = j < st->n && st->v[j].index == r->index ? &st->v[j] : NULL;
+		c->index = r->index;
+		c->from = cpu_of(r, now_ns, &c->cpu_ns, &c->at);
+		c->util = 0;
+		if (p != NULL && c->from != CPU_NONE && p->from == c->from)
+			c->util = c->at == p->at ? p->util : share(c->cpu_ns, p->cpu_ns, c->at - p->at);
 		out[i].row = r;
-		out[i].util = 0;
-		if ((r->st.have & CGS_CPU) && j < st->n && st->index[j] == r->index && st->have[j])
-			out[i].util = share(r->st.cpu_ns, st->cpu_ns[j], elapsed);
-		index[i] = r->index;
-		cpu[i] = r->st.cpu_ns;
-		have[i] = (r->st.have & CGS_CPU) != 0;
+		out[i].util = c->util;
 	}
-	free(st->index), free(st->cpu_ns), free(st->have);
-	st->index = index, st->cpu_ns = cpu, st->have = have;
+	free(st->v);
+	st->v = v;
 	st->n = n;
-	st->prev_ns = now_ns;
 	return 0;
 }
 

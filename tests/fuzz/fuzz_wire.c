@@ -113,7 +113,7 @@ static void as_reply(const uint8_t *data, size_t size)
 	size_t ntraces;
 	struct helper_procs procs;
 	struct helper_maps_reply maps;
-	uint64_t entries;
+	uint64_t entries, ncpu;
 
 	if (text == NULL)
 		return;
@@ -132,7 +132,8 @@ static void as_reply(const uint8_t *data, size_t size)
 	if (tracelist_parse(text, &traces, &ntraces, why, sizeof(why)) == 0)
 		free(traces);
 	as_dists(text);
-	if (helper_parse_cgmaps(text, &entries) == 0 && (entries == 0 || entries > HELPER_MAX_CGMAP))
+	if (helper_parse_cgmaps(text, &entries, &ncpu) == 0 &&
+	    (entries == 0 || entries > HELPER_MAX_CGMAP || ncpu == 0 || ncpu > HELPER_MAX_CPUS))
 		abort();
 	if (helper_parse_maps(text, &maps, why, sizeof(why)) == 0 &&
 	    (maps.nslots == 0 || maps.nslots > HELPER_MAX_SLOTS ||
