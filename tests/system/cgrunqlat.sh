@@ -1,13 +1,15 @@
 #!/bin/bash
-# cgrunqlat.sh - run-queue latency per cgroup (clusterMonCgroupRunqlat*).
+# cgrunqlat.sh - run-queue latency and CPU time per cgroup from the helper's
+# sensor (clusterMonCgroupRunqlat*, clusterMonCgroupSchedCpuNs).
 # Two busy loops pinned to CPU 1, the only tasks of a new cgroup in the v2
 # tree, wait for each other for two seconds. The helper's histogram of that
 # cgroup (read with bpftool from its map) against runqlat.bt counting only
 # those two pids' waits between the same marks: counts within RQ_COUNT, and
 # the cumulative distributions within RQ_GAP by runqlat.sh's statistic
 # (docs/testing.md). The MIB serves that histogram: its waits, and p50,
-# p90 and p99 as log2hist interpolates them. Without the helper the columns
-# are absent.
+# p90 and p99 as log2hist interpolates them; its CPU time is the kernel's
+# (cpu.stat usage_usec) within 3% (docs/testing.md). Without the helper the columns are
+# absent.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/runqlat-lib.sh"
 
@@ -18,7 +20,7 @@ command -v bpftrace >/dev/null || missing_all "bpftrace is missing (apt-get inst
 command -v bpftool >/dev/null || missing_all "bpftool is missing (apt-get install bpftool)"
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$V2" ] || skip_all "no cgroup2 tree mounted"
-plan 9
+plan 10
 RQ_GAP=${RQ_GAP:-0.02} RQ_COUNT=${RQ_COUNT:-0.05}
 
 PFX=cmrq${T##*.}
@@ -107,11 +109,11 @@ cost=$(awk '/^@cost:/ { c = int($2) } /^@wcost:/ { w = int($2) } END { print c +
 helper_map() {
 	local id
 	for id in $(cat /proc/"$HELPER_PID"/fdinfo/* 2>/dev/null | awk '/^map_id:/ { print $2 }' | sort -u); do
-		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"cgroup_runqlat"' && { echo "$id"; return; }
+		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"cgroup_sched"' && { echo "$id"; return; }
 	done
 }
 MAP=$(helper_map)
-[ -n "$MAP" ] || bail "the helper has no cgroup_runqlat map"
+[ -n "$MAP" ] || bail "the helper has no cgroup_sched map"
 bpftool -j map lookup id "$MAP" key $(python3 -c 'import sys; print(*int(sys.argv[1]).to_bytes(8, "little"))' "$CGID") \
 	>"$T/map.json" 2>"$T/map.err" || bail "no entry for cgroup $CGID in the helper's map: $(cat "$T/map.err")"
 python3 -c 'import json, sys
@@ -155,6 +157,10 @@ for p in 50:500 90:900 99:990; do
 	want=$(pct "${p#*:}") got=$(get "${!col}.$I")
 	is "$got" "$want" "$col is the p${p%%:*} of the helper's buckets"
 done
+within() { local d=$(( $1 > $2 ? $1 - $2 : $2 - $1 )); [ $(( d * 100 )) -le $(( $2 * $3 )) ]; }
+kns=$(awk '$1 == "usage_usec" { printf "%d\n", $2 * 1000 }' "$CG/cpu.stat")
+sns=$(get "$clusterMonCgroupSchedCpuNs.$I")
+check "clusterMonCgroupSchedCpuNs $sns within 3% of cpu.stat's usage_usec ($kns ns)" within "$sns" "$kns" 3
 stop_helper
 gone() { absent "$clusterMonCgroupRunqlatWaits.$I"; }
 check "with the helper stopped the column goes" wait_for 5 gone

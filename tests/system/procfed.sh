@@ -33,9 +33,13 @@ ro_maps() { awk '/bpf-map/ && $2 ~ /^r--/ { n++ } /bpf-map/ && $2 !~ /^r--/ { w+
 wait_for 5 sh -c "grep -q bpf-map /proc/$AGENT_PID/maps"
 is "$(ro_maps)" "2 0" "clustermond maps the helper's slots and rings, read-only, and nothing else of it"
 # The arrays' fds (writable: the kernel maps no BPF_F_RDONLY one) are
-# closed once mapped; the two it keeps are BPF_F_RDONLY (fdinfo flags).
+# closed once mapped; the two it keeps, and the cgroup source's two (its
+# per-cgroup sums, the CPUs' state), are BPF_F_RDONLY (fdinfo flags).
 ro_fds() { for f in $(find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf-map'); do awk '$1 == "flags:" { print $2 }' "/proc/$AGENT_PID/fdinfo/${f##*/}"; done | sort | tr '\n' ' '; }
-is "$(ro_fds)" "02000000 02000000 " "and keeps only two fds of the helper's maps, both read-only (O_RDONLY|O_CLOEXEC)"
+four() { [ "$(ro_fds | wc -w)" -ge 4 ]; }
+wait_for 10 four
+is "$(ro_fds)" "02000000 02000000 02000000 02000000 " \
+	"and keeps four fds of the helper's maps (two for processes, two for cgroups), all read-only (O_RDONLY|O_CLOEXEC)"
 # The busy child's row, once a sample has it (waited for: a loaded machine
 # takes longer than the 100 ms interval).
 wait_for 30 get "$PT.6.$busy"
