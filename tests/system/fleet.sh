@@ -50,10 +50,15 @@ is "$(nodes_of 'up{engine="prometheus",shard="0"}')|$(nodes_of 'up{engine="prome
 	"$SHARD0|$SHARD1" "each Prometheus shard polls the nodes hashmod gives it"
 is "$(q 'count by (node) (up{engine="prometheus"}) > 1')$(q 'count by (node) (up{engine="vmagent"}) > 1')" "" \
 	"no node is polled twice by either engine"
+# vmagent's members split the targets by a hash over each target's labels,
+# and here the split changes from run to run (one CI run in five saw all
+# four nodes on member 0; with two members and four nodes that is one run
+# in eight): which member polls what is printed, and judged is that they
+# share the nodes out, every node polled and none by both.
 M0=$(nodes_of 'up{engine="vmagent",member="0"}') M1=$(nodes_of 'up{engine="vmagent",member="1"}')
 diag "vmagent: member 0 polls $M0, member 1 polls $M1"
-is "$(tr ' ' '\n' <<<"$M0 $M1" | grep . | sort | tr '\n' ' ')|$([ -n "$M0" ] && [ -n "$M1" ] && echo both)" \
-	"$ALL|both" "the vmagent members split the nodes between them, each polling some"
+is "$(tr ' ' '\n' <<<"$M0 $M1" | grep . | sort | tr '\n' ' ')" "$ALL" \
+	"the vmagent members share the nodes out between them, each node polled by one"
 
 # The workload window: 5% loss on node 4's link, a minute of the kernel's
 # CPU count for each node's busy loop.
