@@ -78,11 +78,7 @@ try:
     os.getpgid(int(sys.argv[1]))
 except OSError:
     pass' "$1"; }
-rm -f "$T/stats.in"; mkfifo "$T/stats.in"
-stats_on <"$T/stats.in" >"$T/stats.out" &
-exec {hold}>"$T/stats.in"
-wait_for 5 grep -q . "$T/stats.out"
-grep -qx on "$T/stats.out" || bail "BPF_ENABLE_STATS failed: $(cat "$T/stats.out")"
+stats_start "$T/stats.out"
 bpftrace -B line "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" "$P1" "$P2" \
 	>"$T/peer.out" 2>"$T/peer.err" &
 bp=$!
@@ -97,7 +93,7 @@ echo go >"$T/go"
 wait "$SPAWNER"
 mark "$MARK_OFF"
 sched_progs "$bp" >"$T/hp1"
-exec {hold}>&-
+stats_stop
 (sleep 60; kill -9 "$bp") 2>/dev/null & dog=$!
 wait "$bp"
 kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null

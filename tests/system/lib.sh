@@ -100,6 +100,9 @@ cleanup() {
 	[ -n "$MASTER_PID" ] && kill -9 "$MASTER_PID" 2>/dev/null
 	stop_helper
 	[ -n "${TRAPD_PID:-}" ] && kill -9 "$TRAPD_PID" 2>/dev/null
+	# Helpers a test started in the background and named here: the wait
+	# below must not hang on one.
+	[ -n "${BG_PIDS:-}" ] && kill -9 $BG_PIDS 2>/dev/null
 	wait 2>/dev/null
 	if [ "$tap_failed" -gt 0 ]; then
 		for f in "$T"/*.log "$T"/*.stderr; do [ -s "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done

@@ -12,18 +12,30 @@ peer_slots() {
 		n[s] += $1 ~ /\]$/ ? $2 : $3 }
 		END { for (s in n) print s, n[s] }' "$1"
 }
-# BPF run-time statistics while the test holds the fd BPF_ENABLE_STATS
-# returns (counted per holder, so another test's holder cannot switch them
-# off under this one).
-stats_on() {
+# stats_start FILE: BPF run-time statistics on while a process holds the
+# fd BPF_ENABLE_STATS returns (counted per holder, so another test's holder
+# cannot switch them off under this one); it writes "on" (or the error) to
+# FILE and waits for stats_stop, two minutes at most. Sets STATS_PID, which
+# lib.sh's cleanup kills too.
+stats_start() {
 	python3 -c '
-import ctypes, os, platform, sys
+import ctypes, platform, signal
 libc = ctypes.CDLL(None, use_errno=True)
 nr_bpf = {"x86_64": 321, "aarch64": 280}[platform.machine()]
 attr = ctypes.create_string_buffer(8)  # enable_stats.type = BPF_STATS_RUN_TIME (0)
 fd = libc.syscall(nr_bpf, 32, attr, 8) # BPF_ENABLE_STATS
 print("on" if fd >= 0 else "error %d" % ctypes.get_errno(), flush=True)
-sys.stdin.read()'
+signal.alarm(120)
+signal.pause()' >"$1" &
+	STATS_PID=$!
+	BG_PIDS="${BG_PIDS:-} $STATS_PID"
+	wait_for 5 grep -q . "$1"
+	grep -qx on "$1" || bail "BPF_ENABLE_STATS failed: $(cat "$1")"
+}
+stats_stop() {
+	kill "$STATS_PID" 2>/dev/null
+	wait "$STATS_PID" 2>/dev/null
+	BG_PIDS=${BG_PIDS/ $STATS_PID/}
 }
 # sched_progs PEER: "ID PID RUN_TIME_NS RUN_CNT" for every BPF program on
 # the machine attached to sched_switch or sched_wakeup but the peer's (PID

@@ -74,17 +74,12 @@ PY
 # mib_total: sched.runqlat's count in the MIB (the sum of its buckets).
 mib_total() { walk "$BUCKET.$rq" | awk '{ t += $2 } END { printf "%d\n", t }'; }
 compare() { # compare LABEL: one measured window, five test points
-	local label=$1 bp hold hcost hprogs oprogs st pt s0 p0 gap at raw s50 d50 s90 d90 s99 d99 mt
+	local label=$1 bp hcost hprogs oprogs st pt s0 p0 gap at raw s50 d50 s90 d90 s99 d99 mt
 	wait_for 5 sh -c "snmpwalk -v2c -c public -On $TARGET $HIST.2 | grep -q sched.runqlat" ||
 		bail "no sched.runqlat with the helper ($label)"
 	rq=$(dist sched.runqlat)
-	# Run-time statistics on (the helper's programs' own time), held by a
-	# pipe this shell closes at the end of the window.
-	rm -f "$T/stats.in"; mkfifo "$T/stats.in"
-	stats_on <"$T/stats.in" >"$T/stats.out" &
-	exec {hold}>"$T/stats.in"
-	wait_for 5 grep -q . "$T/stats.out"
-	grep -qx on "$T/stats.out" || bail "BPF_ENABLE_STATS failed: $(cat "$T/stats.out")"
+	# Run-time statistics on for the window (the programs' own time).
+	stats_start "$T/stats.out"
 	bpftrace -B line "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" 0 0 >"$T/peer.out" 2>"$T/peer.err" &
 	bp=$!
 	wait_for 20 grep -q Attaching "$T/peer.out" || bail "bpftrace did not start: $(cat "$T/peer.err")"
@@ -102,7 +97,7 @@ compare() { # compare LABEL: one measured window, five test points
 	wait "$l1" "$l2"
 	rq_read off >"$T/s1" || bail "cannot read the helper ($label)"
 	sched_progs "$bp" >"$T/hp1"
-	exec {hold}>&-
+	stats_stop
 	read -r hcost hprogs oprogs < <(progs_cost "$T/hp0" "$T/hp1")
 	[ "$hprogs" = 2 ] || bail "the helper's wakeup and switch programs did not both run ($label): $(tr '\n' ' ' <"$T/hp1")"
 	# bpftrace ends at the end mark, printing its maps; a watchdog for a hang.
