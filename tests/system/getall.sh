@@ -74,11 +74,14 @@ if [ "$(id -u)" = 0 ] && [ -n "$V1_CPU" ]; then
 fi
 # The process table bounded to three sleepers of this test (a shared
 # machine may run thousands of processes, twenty columns each): a filter by
-# name keeps their rows in, where top=N would move rows in and out.
-cp "$(command -v sleep)" "$T/cmgetall-sleep"
-for _ in 1 2 3; do "$T/cmgetall-sleep" 600 & SLEEPERS+=($!); done
-printf 'cgroupMatch cmget-%s-*\ncgroupMatch system.slice/*\nsampleInterval cgroup 500\nprocFilter name=cmgetall-sleep\n' \
-	"$$" >"$T/live.conf"
+# name keeps their rows in, where top=N would move rows in and out. The
+# name is this run's: another getall.sh (the other suite in CI) has its own
+# sleepers, which come and go between this one's walk and its GETs.
+sleeper="cmget${T##*.}"
+cp "$(command -v sleep)" "$T/$sleeper"
+for _ in 1 2 3; do "$T/$sleeper" 600 & SLEEPERS+=($!); done
+printf 'cgroupMatch cmget-%s-*\ncgroupMatch system.slice/*\nsampleInterval cgroup 500\nprocFilter name=%s\n' \
+	"$$" "$sleeper" >"$T/live.conf"
 start_master || bail "snmpd did not start"
 start_agent -c "$T/live.conf" || bail "clustermond did not register"
 wait_for 5 get "$clusterMonCgroupCount.0" >/dev/null

@@ -13,12 +13,14 @@ write_master_conf
 add_reader_v3
 start_master || bail "snmpd did not start"
 # Only rows that stay put between the walks: the agent's own process (under
-# a name no other process on the machine has), no TCP connection (port 1 has
+# a name no other process on the machine has, this run's: CI runs the plain
+# and the sanitizer suites side by side), no TCP connection (port 1 has
 # none), no capture, no helper.
-cp "$CLUSTERMOND" "$T/cmwalkagent"
-CLUSTERMOND="$T/cmwalkagent"
+name="cmwalk${T##*.}"
+cp "$CLUSTERMOND" "$T/$name"
+CLUSTERMOND="$T/$name"
 cat >"$T/py.conf" <<EOC
-procFilter name=cmwalkagent
+procFilter name=$name
 tcpFilter port=1
 EOC
 start_agent -c "$T/py.conf" || bail "clustermond did not register"
