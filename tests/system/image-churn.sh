@@ -3,7 +3,7 @@
 # and go, hundreds of times a second on a quiet machine (issue 30): through AgentX (the master
 # clustermond is attached to) and through clustermon.so in a second snmpd
 # that reads only clustermond's image, which is written by change while
-# they read. Each churned process runs as "cmchurn-K" (argv[0], K unique),
+# they read. Each churned process runs as "cmchurn-RUN-K" (argv[0], K unique),
 # and the churner logs every pid with its K, so a row whose index and
 # command line belong to different processes, or to no process that ever
 # had that pid, is caught; the two readers agree on the command line and
@@ -36,10 +36,13 @@ module_rows() { snmpgetnext -v2c -c public -t 2 -r 1 -On "$TARGET2" "$clusterMon
 check "the second snmpd serves the process table from the image" wait_for 10 module_rows
 
 # The churner: stops by itself after CHURN_S s, each child after 0.3 s;
-# it logs each child's pid and K before the child can be sampled.
+# it logs each child's pid and K before the child can be sampled. The
+# prefix is this run's: CI runs the plain and sanitizer suites side by side,
+# and the other suite's churners are in the same process table.
+CH="cmchurn-${T##*.}-"
 churners=()
 for l in $(seq 1 "$LOOPS"); do
-	timeout "$CHURN_S" bash -c "while :; do k=$l\$RANDOM\$RANDOM; (exec -a cmchurn-\$k sleep 0.3) & echo \"\$! \$k\"; sleep 0.005; done" \
+	timeout "$CHURN_S" bash -c "while :; do k=$l\$RANDOM\$RANDOM; (exec -a $CH\$k sleep 0.3) & echo \"\$! \$k\"; sleep 0.005; done" \
 		>"$T/churn.$l" 2>/dev/null &
 	churners+=($!)
 done
@@ -66,11 +69,11 @@ started=$(wc -l <"$T/churn.log")
 # average at 38, several hundred on a quiet one): printed, not judged.
 diag "the churners started $started processes in $CHURN_S s ($(( started / CHURN_S )) a second)"
 check "processes churned while both walked" test "$started" -gt "$CHURN_S"
-# mismatched LOG WALK: churned rows (a command line cmchurn-K) whose pid is
+# mismatched LOG WALK: churned rows (a command line $CH K) whose pid is
 # not the pid K ran as; then the number of churned rows seen.
 mismatched() {
-	awk 'NR == FNR { pid_of[$2] = $1; next }
-	     $2 == 17 && $3 ~ /^cmchurn-/ { k = substr($3, 9); n++; if (pid_of[k] != $1) bad++ }
+	awk -v ch="$CH" 'NR == FNR { pid_of[$2] = $1; next }
+	     $2 == 17 && index($3, ch) == 1 { k = substr($3, length(ch) + 1); n++; if (pid_of[k] != $1) bad++ }
 	     END { print bad + 0, n + 0 }' "$1" "$2"
 }
 bad=0 seen_ax=0 seen_mod=0 errors=0
@@ -89,9 +92,9 @@ is "$bad" 0 "every churned row's command line belongs to the process its index n
 # command line column first) whose command line or start time differ
 # between them; then how many were compared.
 agree() {
-	awk 'NR == FNR { v[$1 " " $2] = $3; next }
-	     $2 == 17 && $3 ~ /^cmchurn-/ { mine[$1] = 1 }
-	     mine[$1] && v[$1 " 17"] ~ /^cmchurn-/ && ($1 " " $2) in v {
+	awk -v ch="$CH" 'NR == FNR { v[$1 " " $2] = $3; next }
+	     $2 == 17 && index($3, ch) == 1 { mine[$1] = 1 }
+	     mine[$1] && index(v[$1 " 17"], ch) == 1 && ($1 " " $2) in v {
 		n++; if (v[$1 " " $2] != $3) bad++ }
 	     END { print bad + 0, n + 0 }' "$1" "$2"
 }
