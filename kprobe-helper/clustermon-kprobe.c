@@ -369,34 +369,35 @@ static void reply_procs(FILE *out)
 
 /* The maps clustermond reads itself, read-only: at most one set per
  * reply. */
-static void reply_maps(FILE *out)
+/* Hands the fds share() gives over with this reply: one maps request
+ * per reply, and only when the sensors run. */
+static bool share_fds(FILE *out, int (*share)(const struct sensors *, int *), size_t n,
+		      const char *what)
 {
 	if (helper.nreply_fds != 0) {
 		fputs("err invalid one maps request per reply\n", out);
-		return;
+		return false;
 	}
-	if (sensors_share_fds(&helper.sensors, helper.reply_fds) != 0) {
-		fputs("err unsupported no per-process accounting (-n, or no sensors)\n", out);
-		return;
+	if (share(&helper.sensors, helper.reply_fds) != 0) {
+		fprintf(out, "err unsupported no %s accounting (-n, or no sensors)\n", what);
+		return false;
 	}
-	helper.nreply_fds = SENSORS_SHARED_MAPS;
-	fprintf(out, "ok maps %zu %zu %u\n", helper.sensors.nslots, helper.sensors.nrings,
-		possible_cpus());
+	helper.nreply_fds = n;
+	return true;
+}
+
+static void reply_maps(FILE *out)
+{
+	if (share_fds(out, sensors_share_fds, SENSORS_SHARED_MAPS, "per-process"))
+		fprintf(out, "ok maps %zu %zu %u\n", helper.sensors.nslots, helper.sensors.nrings,
+			possible_cpus());
 }
 
 /* The per-cgroup waits' map, read-only (clustermond's cgroup source). */
 static void reply_cgmaps(FILE *out)
 {
-	if (helper.nreply_fds != 0) {
-		fputs("err invalid one maps request per reply\n", out);
-		return;
-	}
-	if (sensors_share_cgroup_fds(&helper.sensors, helper.reply_fds) != 0) {
-		fputs("err unsupported no per-cgroup accounting (-n, or no sensors)\n", out);
-		return;
-	}
-	helper.nreply_fds = 2;
-	fprintf(out, "ok cgmaps %u %u\n", CM_MAX_CGROUPS, possible_cpus());
+	if (share_fds(out, sensors_share_cgroup_fds, 2, "per-cgroup"))
+		fprintf(out, "ok cgmaps %u %u\n", CM_MAX_CGROUPS, possible_cpus());
 }
 
 static void serve_request(const char *line, FILE *out)

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "clustermon_kprobe.h"
 
@@ -108,11 +107,6 @@ bool helper_cgmap_alive(const struct helper_cgmap *m)
 	return poll(&pfd, 1, 0) == 0;
 }
 
-static int bpf_call(int cmd, union bpf_attr *attr)
-{
-	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
 static int by_id(const void *a, const void *b)
 {
 	uint64_t x = ((const struct helper_cg *)a)->id, y = ((const struct helper_cg *)b)->id;
@@ -132,25 +126,18 @@ static void take(struct helper_cg *to, uint64_t id, const struct cm_cgroup_sched
 	to->waits.sum = v->wait.sum;
 }
 
-/* BPF_MAP_LOOKUP_BATCH from *token (first: none) into the chunk: the
- * entries it gave, -1 on error; *done at the end of the map. */
+/* The next chunk of the map (from the start when first) into keys and
+ * vals: the entries it gave, -1 on error; *done at the end of the map. */
 static ssize_t batch(struct helper_cgmap *m, bool first, bool *done)
 {
-	union bpf_attr attr;
+	uint32_t count = CG_CHUNK;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.batch.in_batch = first ? 0 : (uint64_t)(uintptr_t)&m->token;
-	attr.batch.out_batch = (uint64_t)(uintptr_t)&m->token;
-	attr.batch.keys = (uint64_t)(uintptr_t)m->keys;
-	attr.batch.values = (uint64_t)(uintptr_t)m->vals;
-	attr.batch.count = CG_CHUNK;
-	attr.batch.map_fd = (uint32_t)m->fd[FD_CG];
-	if (bpf_call(BPF_MAP_LOOKUP_BATCH, &attr) == 0) {
+	if (helpermap_lookup_batch(m->fd[FD_CG], &m->token, first, m->keys, m->vals, &count) == 0) {
 		*done = false;
-		return attr.batch.count;
+		return count;
 	}
 	*done = true;
-	return errno == ENOENT ? (ssize_t)attr.batch.count : -1;
+	return errno == ENOENT ? (ssize_t)count : -1;
 }
 
 /* What runs on each CPU now has run since its last switch, which the map

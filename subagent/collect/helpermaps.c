@@ -142,6 +142,24 @@ int helpermap_lookup(int fd, const void *key, void *value)
 	return bpf_call(BPF_MAP_LOOKUP_ELEM, &attr);
 }
 
+int helpermap_lookup_batch(int fd, uint64_t *token, bool first, void *keys, void *values,
+			   uint32_t *count)
+{
+	union bpf_attr attr;
+	int rc;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.batch.in_batch = first ? 0 : (uint64_t)(uintptr_t)token;
+	attr.batch.out_batch = (uint64_t)(uintptr_t)token;
+	attr.batch.keys = (uint64_t)(uintptr_t)keys;
+	attr.batch.values = (uint64_t)(uintptr_t)values;
+	attr.batch.count = *count;
+	attr.batch.map_fd = (uint32_t)fd;
+	rc = bpf_call(BPF_MAP_LOOKUP_BATCH, &attr);
+	*count = attr.batch.count;
+	return rc;
+}
+
 /* The kernel's possible CPUs ("0-N" or a list of ranges): a per-CPU
  * lookup writes a value for each, so our room is sized by our own count,
  * never by the helper's word. 0 when it cannot tell. */

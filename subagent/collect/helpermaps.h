@@ -84,5 +84,11 @@ uint64_t helpermap_possible_cpus(void);
 /* BPF_MAP_LOOKUP_ELEM: value must have room for the map's value size
  * times the possible CPUs for a per-CPU map. 0, or -1 with errno. */
 int helpermap_lookup(int fd, const void *key, void *value);
+/* BPF_MAP_LOOKUP_BATCH of up to *count entries of a hash map, from the
+ * position *token holds (from the start when first), into keys and values;
+ * *count gets how many came. 0 with more to come, -1 with errno ENOENT at
+ * the end of the map (entries may still have come), or another error. */
+int helpermap_lookup_batch(int fd, uint64_t *token, bool first, void *keys, void *values,
+			   uint32_t *count);
 
 #endif
