@@ -237,6 +237,7 @@ void cm_isec_begin(struct cm_isec *s)
 {
 	s->at = 0;
 	s->copying = s->relayout = s->matched = false;
+	s->nmoved = 0;
 	s->failed = false;
 	if (s->data == NULL) {
 		if (!reserve(s, HEAD)) {
@@ -287,35 +288,49 @@ bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64
 	return true;
 }
 
-/* The unit's new entries into its slot: in place when only bytes changed,
- * a new slot when the length did (the offsets move). */
-static bool store(struct cm_isec *s, struct cm_isec_unit *u, const void *p, size_t len,
-		  bool known)
+/* The unit's new entries into its slot: in place when only bytes changed
+ * (0), a new slot when the length did (1: its entries' offsets move); -1
+ * out of memory. */
+static int store(struct cm_isec *s, struct cm_isec_unit *u, const void *p, size_t len,
+		 bool known)
 {
 	uint32_t off;
 
 	if (known && u->len == len && memcmp(s->data + u->off, p, len) == 0)
-		return true;
+		return 0;
 	if (known && u->len == len && same_shape(s->data + u->off, p, len)) {
 		put_bytes(s, u->off, p, len);
-		return true;
+		return 0;
 	}
 	if (known)
 		slot_free(s, u->off, u->len);
 	off = slot_alloc(s, len);
 	if (off == UINT32_MAX)
-		return false;
+		return -1;
 	put_bytes(s, off, p, len);
 	u->off = off;
 	u->len = (uint32_t)len;
-	s->relayout = true;
-	return true;
+	return 1;
+}
+
+/* A row of the table whose arc this is moved, its entries as many as
+ * before: the table's offsets are rebuilt, the others' stay. */
+static void moved(struct cm_isec *s, uint32_t arc)
+{
+	for (size_t i = 0; i < s->nmoved; i++)
+		if (s->moved[i] == arc)
+			return;
+	if (s->nmoved == CM_ISEC_MAX_MOVED)
+		s->relayout = true;
+	else
+		s->moved[s->nmoved++] = arc;
 }
 
 void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 {
 	struct cm_isec_unit fresh = { .key_len = (uint16_t)s->key_len }, *u;
 	uint32_t nent;
+	int slot;
 	uint64_t cols;
 
 	if (s->failed)
@@ -323,9 +338,15 @@ void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 	s->units_encoded++;
 	u = s->matched ? &s->old.u[s->at] : &fresh;
 	if (len > UINT32_MAX || !entries_ok(entries, len, row, &nent, &cols) ||
-	    !store(s, u, entries, len, s->matched)) {
+	    (slot = store(s, u, entries, len, s->matched)) < 0) {
 		s->failed = true;
 		return;
+	}
+	if (slot > 0 && s->matched) {
+		if (row && u->row && u->nent == nent)
+			moved(s, s->key[0]);
+		else
+			s->relayout = true;
 	}
 	u->nent = nent;
 	u->cols = cols;
@@ -403,20 +424,55 @@ static void index_all(struct cm_isec *s)
 	}
 }
 
-/* The offsets and the head into the data, marking only what changed. */
-static void put_index(struct cm_isec *s)
+/* The head and offsets [from, to) into the data, marking only what
+ * changed. */
+static void put_index(struct cm_isec *s, size_t from, size_t to)
 {
 	uint32_t head[2] = { (uint32_t)s->count, HEAD };
-	size_t bytes = 4 * s->count;
 
 	if (memcmp(s->data, head, HEAD) != 0)
 		put_bytes(s, 0, head, HEAD);
-	for (size_t at = 0; at < bytes; at += CM_IMAGE_CHUNK) {
-		size_t n = bytes - at < CM_IMAGE_CHUNK ? bytes - at : CM_IMAGE_CHUNK;
+	for (size_t at = 4 * from; at < 4 * to; at += CM_IMAGE_CHUNK) {
+		size_t n = 4 * to - at < CM_IMAGE_CHUNK ? 4 * to - at : CM_IMAGE_CHUNK;
 		const unsigned char *want = (const unsigned char *)s->offs + at;
 
 		if (memcmp(s->data + HEAD + at, want, n) != 0)
 			put_bytes(s, HEAD + at, want, n);
+	}
+}
+
+static bool was_moved(const struct cm_isec *s, uint32_t arc)
+{
+	for (size_t i = 0; i < s->nmoved; i++)
+		if (s->moved[i] == arc)
+			return true;
+	return false;
+}
+
+/* The offsets of the tables whose rows moved, the rest as they were: no
+ * unit came or went and none changed its count of entries, so each
+ * table's offsets start where they did. */
+static void index_moved(struct cm_isec *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->old.n;) {
+		const struct cm_isec_unit *u = &s->old.u[i];
+		uint32_t arc = key_of(&s->old, u)[0];
+		size_t j = i + 1, before = n;
+
+		n += u->nent;
+		if (!u->row) {
+			i = j;
+			continue;
+		}
+		for (; j < s->old.n && s->old.u[j].row && key_of(&s->old, &s->old.u[j])[0] == arc; j++)
+			n += s->old.u[j].nent;
+		if (was_moved(s, arc)) {
+			index_rows(s, i, j, before);
+			put_index(s, before, n);
+		}
+		i = j;
 	}
 }
 
@@ -476,14 +532,18 @@ size_t cm_isec_end(struct cm_isec *s)
 	if (s->relayout)
 		s->count = count_entries(s);
 	slots = s->len - HEAD - s->ocap;
-	if ((4 * s->count > s->ocap || (s->waste > slots / 8 && s->waste > CM_IMAGE_CHUNK)) &&
-	    !repack(s))
-		return s->failed = true, 0;
+	if (4 * s->count > s->ocap || (s->waste > slots / 8 && s->waste > CM_IMAGE_CHUNK)) {
+		if (!repack(s))
+			return s->failed = true, 0;
+		s->relayout = true;  /* every slot moved */
+	}
 	if (s->relayout || s->ocap == 0) {
 		if (!grow((void **)&s->offs, &s->offs_cap, s->count + 1, sizeof(uint32_t)))
 			return s->failed = true, 0;
 		index_all(s);
-		put_index(s);
+		put_index(s, 0, s->count);
+	} else if (s->nmoved > 0) {
+		index_moved(s);
 	}
 	return s->len;
 }

@@ -11,7 +11,8 @@
  * generation equal to the last one is skipped without being encoded; any
  * other is encoded and compared with its slot. The offsets (OID order:
  * column by column within a table) are rebuilt only when a row came, went
- * or moved. Every byte that changed marks its chunk (CM_IMAGE_CHUNK)
+ * or moved; when rows only moved (a value's length changed, not the
+ * number of entries), only their tables' offsets are. Every byte that changed marks its chunk (CM_IMAGE_CHUNK)
  * dirty: those chunks are all a publication writes.
  *
  * Pure C, one thread.
@@ -25,6 +26,8 @@
 
 /* Sub-identifiers of a unit's key: an arc and an index. */
 #define CM_ISEC_MAX_KEY 64u
+/* Tables whose rows moved that are re-indexed alone. */
+#define CM_ISEC_MAX_MOVED 8u
 
 struct cm_isec_unit {
 	uint32_t off, len;    /* its entries in data */
@@ -62,7 +65,11 @@ struct cm_isec {
 	/* one publication */
 	size_t at;            /* the next unit of old to match */
 	bool copying;         /* the units changed: cur is being built */
-	bool relayout;        /* the offsets must be rebuilt */
+	bool relayout;        /* all the offsets must be rebuilt */
+	/* rows that kept their entries' count but moved to a new slot: only
+	 * their tables' offsets are rebuilt (more tables than this: all) */
+	uint32_t moved[CM_ISEC_MAX_MOVED];
+	size_t nmoved;
 	bool matched;         /* the unit cm_isec_put takes is old.u[at] */
 	uint64_t gen;         /* the generation cm_isec_next was given ... */
 	uint32_t key[CM_ISEC_MAX_KEY];   /* ... and the key */

@@ -24,7 +24,7 @@
 /* Above 63: a row that has it is indexed from its entries, one without
  * from its column mask (imagesec.c), both in one table. */
 #define WIDE_COL 70u
-#define TABLE_ARC 1u
+#define TABLE_ARC 1u      /* rows below MAXROWS / 2; the rest in the next arc */
 #define SCALAR_ARC 3u
 #define CAP (4u << 20)
 #define ASN_STR 0x04
@@ -49,10 +49,16 @@ static unsigned rnd(unsigned n)
 }
 
 /* Column c of row i as an entry into e (nothing when absent). */
+/* Two tables, so that rows moving in one leave the other's offsets be. */
+static uint32_t arc_of(unsigned i)
+{
+	return TABLE_ARC + (i >= MAXROWS / 2);
+}
+
 static void add_cell(struct cm_image_enc *e, unsigned i, unsigned c)
 {
 	const struct row *r = &rows[i];
-	uint32_t sub[4] = { TABLE_ARC, 1, c == COLS - 1 ? WIDE_COL : c + 2, i + 1 };
+	uint32_t sub[4] = { arc_of(i), 1, c == COLS - 1 ? WIDE_COL : c + 2, i + 1 };
 
 	if (!r->present[c])
 		return;
@@ -62,14 +68,15 @@ static void add_cell(struct cm_image_enc *e, unsigned i, unsigned c)
 		cm_image_enc_add(e, sub, 4, ASN_GAUGE, &r->num[c], 8);
 }
 
-/* The whole table as publish.c encoded it before: column by column. */
+/* The whole tables as publish.c encoded them before: column by column. */
 static size_t full_encode(struct cm_image_enc *e)
 {
 	cm_image_enc_begin(e);
-	for (unsigned c = 0; c < COLS; c++)
-		for (unsigned i = 0; i < MAXROWS; i++)
-			if (rows[i].live)
-				add_cell(e, i, c);
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned c = 0; c < COLS; c++)
+			for (unsigned i = t * MAXROWS / 2; i < (t + 1) * MAXROWS / 2; i++)
+				if (rows[i].live)
+					add_cell(e, i, c);
 	cm_image_enc_add(e, (uint32_t[]){ SCALAR_ARC, 0 }, 2, ASN_GAUGE, &scalar, 8);
 	return cm_image_enc_end(e);
 }
@@ -82,7 +89,7 @@ static size_t build(struct cm_isec *b, bool gens)
 
 	cm_isec_begin(b);
 	for (unsigned i = 0; i < MAXROWS; i++) {
-		uint32_t key[2] = { TABLE_ARC, i + 1 };
+		uint32_t key[2] = { arc_of(i), i + 1 };
 
 		if (!rows[i].live || !cm_isec_next(b, key, 2, gens ? rows[i].gen : 0))
 			continue;
