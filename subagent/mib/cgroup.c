@@ -8,6 +8,7 @@
 #include "mib.h"
 #include "top.h"
 
+#include "../core/log2hist.h"
 #include "../sources/sources.h"
 
 static const oid cgroup_oid[] = { CM_OID_clusterMonCgroup };
@@ -65,6 +66,13 @@ static size_t cgroup_rows(void *view)
 static void cgroup_index(void *view, size_t row, oid *out)
 {
 	out[0] = ((const struct cgroup_snapshot *)view)->rows[row].index;
+}
+
+/* The sample in which the row last changed (sources/cgroup.c): the image
+ * encodes only rows whose generation moved. */
+static uint64_t cgroup_row_gen(void *view, size_t row)
+{
+	return ((const struct cgroup_snapshot *)view)->rows[row].gen;
 }
 
 /* A value, or no instance when its bit is not in have. */
@@ -161,6 +169,75 @@ static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	return other_get(&r->st, col, v);
 }
 
+/* ---- clusterMonCgroupRunqlatTable: each row's buckets, in index order */
+
+static size_t rq_rows(void *view)
+{
+	const struct cgroup_snapshot *s = view;
+
+	return s ? s->nrq : 0;
+}
+
+/* The cgroup row that holds bucket row n, and its bucket. Walks and the
+ * image visit the rows in order: the row found last (this thread's) is
+ * tried first, then its successor, before a binary search on rq_first. */
+static const struct cgroup_row *rq_at(const struct cgroup_snapshot *s, size_t n, unsigned *b)
+{
+	static _Thread_local size_t last;
+	size_t lo = 0, hi = s->nrows;
+
+	for (size_t i = last; i < last + 2 && i < s->nrows; i++)
+		if (s->rows[i].rq_first <= n && n < s->rows[i].rq_first + s->rows[i].rq.nbuckets) {
+			lo = i;
+			goto found;
+		}
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->rows[mid].rq_first <= n)
+			lo = mid;
+		else
+			hi = mid;
+	}
+found:
+	last = lo;
+	*b = (unsigned)(n - s->rows[lo].rq_first);
+	return &s->rows[lo];
+}
+
+static void rq_index(void *view, size_t row, oid *out)
+{
+	unsigned b;
+	const struct cgroup_row *r = rq_at(view, row, &b);
+
+	out[0] = r->index;
+	out[1] = b + 1;
+}
+
+static int rq_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	unsigned b;
+	const struct cgroup_row *r = rq_at(view, row, &b);
+	/* the bounds of sched.runqlat's buckets (core/log2hist.c) */
+	const struct log2hist shape = { .nbuckets = CGROUP_RQ_BUCKETS };
+
+	switch (col) {
+	case CM_ARC_clusterMonCgroupRunqlatLow: return mib_u64(v, ASN_COUNTER64, log2hist_low(&shape, b));
+	case CM_ARC_clusterMonCgroupRunqlatHigh: return mib_u64(v, ASN_COUNTER64, log2hist_high(&shape, b));
+	case CM_ARC_clusterMonCgroupRunqlatCount: return mib_u64(v, ASN_COUNTER64, r->rq.bucket[b]);
+	default: return MIB_ABSENT;
+	}
+}
+
+/* A bucket row's key fixes its bounds, so its count is all that changes:
+ * the count (plus one, as 0 means "always encode") is its generation. */
+static uint64_t rq_row_gen(void *view, size_t row)
+{
+	unsigned b;
+
+	return rq_at(view, row, &b)->rq.bucket[b] + 1;
+}
+
 static int get_count(void *view, struct mib_value *v)
 {
 	const struct cgroup_snapshot *s = view;
@@ -175,12 +252,24 @@ static const struct mib_table cgroup_table = {
 	.rows = cgroup_rows,
 	.row_index = cgroup_index,
 	.get = cgroup_get,
+	.row_gen = cgroup_row_gen,
+};
+
+static const struct mib_table rq_table = {
+	.min_col = CM_ARC_clusterMonCgroupRunqlatLow,
+	.max_col = CM_ARC_clusterMonCgroupRunqlatCount,
+	.index_len = 2,
+	.rows = rq_rows,
+	.row_index = rq_index,
+	.get = rq_get,
+	.row_gen = rq_row_gen,
 };
 
 static const struct mib_object cgroup_objects[] = {
 	{ .arc = CM_ARC_clusterMonCgroupTable, .table = &cgroup_table },
 	{ .arc = CM_ARC_clusterMonCgroupCount, .get = get_count },
 	{ .arc = CM_ARC_clusterMonCgroupTopTable, .table = &mib_cgroup_top_table },
+	{ .arc = CM_ARC_clusterMonCgroupRunqlatTable, .table = &rq_table },
 };
 
 static const struct mib_group cgroup_group = {

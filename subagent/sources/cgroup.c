@@ -70,6 +70,8 @@ struct cg_entry {
 	bool read;                  /* st holds a reading of its files */
 	struct cgroup_stats st;     /* the last, read at st_ns */
 	uint64_t st_ns;
+	struct cgroup_sched rq;     /* the helper's, as last served */
+	uint64_t gen;               /* the sample its row last changed in */
 	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
 };
@@ -90,6 +92,7 @@ struct cgroup_source {
 	struct helper_cgmap *cgm;   /* the helper's per-cgroup map; NULL */
 	uint64_t cgm_retry_ns;
 	uint64_t files_ns;          /* when the files were last read */
+	uint64_t gen;               /* samples taken: rows' generations */
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -353,23 +356,57 @@ static void follow_helper(struct cgroup_source *cs, uint64_t now)
 		cs->cgm_retry_ns = now + HELPER_RETRY_NS;
 }
 
-static void read_sched(const struct cgroup_source *cs, const struct cg_entry *e,
-		       struct cgroup_sched *w)
+/* The entry's waits and CPU time from the helper's map; the percentiles
+ * are worked out again only when waits were added. */
+static void read_sched(const struct cgroup_source *cs, struct cg_entry *e)
 {
 	const struct helper_cg *c;
+	struct cgroup_sched *w = &e->rq;
 
-	if (cs->cgm == NULL || e->v2_id == 0 || (c = helper_cgmap_find(cs->cgm, e->v2_id)) == NULL)
+	if (cs->cgm == NULL || e->v2_id == 0 || (c = helper_cgmap_find(cs->cgm, e->v2_id)) == NULL) {
+		memset(w, 0, sizeof(*w));
 		return;
+	}
 	w->have = true;
 	w->cpu_ns = c->cpu_ns;
+	if (w->waits == c->waits.count && w->waits != 0)
+		return;
 	w->waits = c->waits.count;
+	w->nbuckets = 0;
+	for (unsigned i = 0; i < c->waits.nbuckets && i < CGROUP_RQ_BUCKETS; i++) {
+		w->bucket[i] = c->waits.bucket[i];
+		if (w->bucket[i] != 0)
+			w->nbuckets = i + 1;
+	}
 	w->p50 = log2hist_percentile(&c->waits, 500);
 	w->p90 = log2hist_percentile(&c->waits, 900);
 	w->p99 = log2hist_percentile(&c->waits, 990);
 }
 
-/* Reads every entry into snap (its files when they are due), dropping
- * those whose cgroup went away. */
+/* Brings the entry up to date (its files when they are due): -1 when its
+ * cgroup went away. Its generation moves when what it serves changed, so
+ * the image encodes only those rows (mib/publish.c). */
+static int refresh(struct cgroup_source *cs, struct cg_entry *e, bool files, uint64_t now)
+{
+	struct cgroup_sched rq = e->rq;
+	bool changed = !e->read;
+
+	if (files || !e->read) {
+		struct cgroup_stats st = e->st;
+
+		if (cgroup_files_read(&e->files, &e->st, cs->buf, sizeof(cs->buf)) != 0)
+			return -1;
+		changed |= memcmp(&st, &e->st, sizeof(st)) != 0;
+		e->read = true;
+		e->st_ns = now;
+	}
+	read_sched(cs, e);
+	if (changed || memcmp(&rq, &e->rq, sizeof(rq)) != 0)
+		e->gen = cs->gen;
+	return 0;
+}
+
+/* Reads every entry into snap, dropping those whose cgroup went away. */
 static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap, uint64_t now)
 {
 	const struct helper_cg *all;
@@ -382,25 +419,23 @@ static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap, uin
 	}
 	if (files)
 		cs->files_ns = now;
+	cs->gen++;
 	for (size_t i = cs->n; i-- > 0;) {
 		struct cgroup_row *r = &snap->rows[snap->nrows];
 		struct cg_entry *e = cs->e[i];
 
-		if (files || !e->read) {
-			if (cgroup_files_read(&e->files, &e->st, cs->buf, sizeof(cs->buf)) != 0) {
-				drop_entry(cs, i);
-				continue;
-			}
-			e->read = true;
-			e->st_ns = now;
+		if (refresh(cs, e, files, now) != 0) {
+			drop_entry(cs, i);
+			continue;
 		}
 		r->st = e->st;
 		r->st_ns = e->st_ns;
-		r->index = cs->e[i]->index;
-		r->version = cs->e[i]->version;
-		memcpy(r->path, cs->e[i]->path, sizeof(r->path));
-		memcpy(r->workload, cs->e[i]->workload, sizeof(r->workload));
-		read_sched(cs, cs->e[i], &r->rq);
+		r->rq = e->rq;
+		r->gen = e->gen;
+		r->index = e->index;
+		r->version = e->version;
+		memcpy(r->path, e->path, sizeof(r->path));
+		memcpy(r->workload, e->workload, sizeof(r->workload));
 		snap->nrows++;
 	}
 }
@@ -426,6 +461,10 @@ static int cgroup_sample(void *ctx)
 	follow_helper(cs, now);
 	read_all(cs, snap, now);
 	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
+	for (size_t i = 0; i < snap->nrows; i++) {
+		snap->rows[i].rq_first = snap->nrq;
+		snap->nrq += snap->rows[i].rq.nbuckets;
+	}
 	/* Out of memory the top table is empty this sample; the rows stand. */
 	(void)top_rank_cgroups(cs->top, snap, now);
 	snapshot_publish(&cgroup_slot, &snap->hdr);

@@ -212,10 +212,13 @@ struct cgroup_conf {
 enum cgroup_version { CGROUP_V1 = 1, CGROUP_V2 = 2, CGROUP_HYBRID = 3 };
 
 /* A cgroup as the helper's scheduler sensor sees it (collect/helpercg.h). */
+#define CGROUP_RQ_BUCKETS 64
 struct cgroup_sched {
 	bool have;               /* the helper runs and has its entry */
 	uint64_t cpu_ns;         /* its tasks ran, since the helper started */
 	uint64_t waits, p50, p90, p99;  /* run-queue waits: count; ns */
+	unsigned nbuckets;       /* to the highest bucket a wait fell in */
+	uint64_t bucket[CGROUP_RQ_BUCKETS]; /* log2hist's: [0, nbuckets) */
 };
 
 struct cgroup_row {
@@ -226,12 +229,15 @@ struct cgroup_row {
 	struct cgroup_stats st;
 	uint64_t st_ns;          /* when st was read (cm_clock_ns) */
 	struct cgroup_sched rq;
+	uint64_t gen;            /* moves when what the row serves changed */
+	size_t rq_first;         /* its first row of the bucket table */
 };
 
 struct cgroup_snapshot {
 	struct snapshot hdr;
 	size_t nrows;
 	size_t matched;          /* directories that matched, rows or not */
+	size_t nrq;              /* rows of the bucket table: rq.nbuckets summed */
 	struct cgroup_top *top;  /* the rows ranked (sources/top.c); NULL: none */
 	struct cgroup_row rows[]; /* ascending index */
 };

@@ -20,7 +20,7 @@ command -v bpftrace >/dev/null || missing_all "bpftrace is missing (apt-get inst
 command -v bpftool >/dev/null || missing_all "bpftool is missing (apt-get install bpftool)"
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$V2" ] || skip_all "no cgroup2 tree mounted"
-plan 10
+plan 13
 RQ_GAP=${RQ_GAP:-0.02} RQ_COUNT=${RQ_COUNT:-0.05}
 
 PFX=cmrq${T##*.}
@@ -153,6 +153,26 @@ for p in 50:500 90:900 99:990; do
 	want=$(pct "${p#*:}") got=$(get "${!col}.$I")
 	is "$got" "$want" "$col is the p${p%%:*} of the helper's buckets"
 done
+# The distribution an operator walks: the helper's buckets, each with the
+# bounds of sched.runqlat's (bucket b+1 holds 2^b..2^(b+1)-1 ns), so what
+# was judged against bpftrace above is what the walk serves.
+walk "$clusterMonCgroupRunqlatCount.$I" |
+	awk '{ n = split($1, a, "."); print a[n] - 1, $2 }' | awk '$2 != 0' >"$T/served"
+is "$(sort -n "$T/served" | tr '\n' ' ')" "$(sort -n "$T/sd" | tr '\n' ' ')" \
+	"clusterMonCgroupRunqlatCount.$I.* are the helper's buckets for the cgroup"
+top=$(walk "$clusterMonCgroupRunqlatCount.$I" | awk '{ n = split($1, a, "."); b = a[n] } END { print b }')
+nget=0 nbad=0
+for col in Low High Count; do
+	v="clusterMonCgroupRunqlat$col"
+	while read -r oid val; do
+		nget=$((nget + 1))
+		[ "$(get "$oid")" = "$val" ] || nbad=$((nbad + 1))
+	done < <(walk "${!v}.$I")
+done
+is "$nbad" 0 "each of the $nget instances the walk of the cgroup's buckets returned answers a GET with its value"
+bounds() { printf '%s %s' "$(get "$clusterMonCgroupRunqlatLow.$I.$1")" "$(get "$clusterMonCgroupRunqlatHigh.$I.$1")"; }
+is "$(bounds "$top")" "$((top == 1 ? 0 : 1 << (top - 1))) $(((1 << top) - 1))" \
+	"its rows end at the highest bucket a wait fell in ($top), bounded as sched.runqlat's"
 within() { local d=$(( $1 > $2 ? $1 - $2 : $2 - $1 )); [ $(( d * 100 )) -le $(( $2 * $3 )) ]; }
 kns=$(awk '$1 == "usage_usec" { printf "%d\n", $2 * 1000 }' "$CG/cpu.stat")
 sns=$(get "$clusterMonCgroupSchedCpuNs.$I")
