@@ -105,8 +105,11 @@ for _ in $(seq 1 60); do
 done
 is "$bad/$n" "0/15" "the helper killed: CpuNs of the busy child never went back in 15 readings"
 is "$(get "$METHOD")" '"scanner"' "clusterMonSourceMethod.proc is scanner without the helper"
-read -r r share _ < <(rate "$busy" 1)
-check "and the scanner's CpuNs grows as the kernel's within 10% ($r per mille)" \
+# A served value is one sample old at most (100 ms, more when the sample is
+# late): over 1 s that alone moved the ratio 962..1112 in CI runs 3-10,
+# both suites side by side; over 3 s it is a third of that.
+read -r r share _ < <(rate "$busy" 3)
+check "and the scanner's CpuNs grows as the kernel's within 10% over 3 s ($r per mille)" \
 	test "$r" -ge 900 -a "$r" -le 1100
 kill "$busy" "$idle" 2>/dev/null
 finish
