@@ -288,6 +288,26 @@ bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64
 	return true;
 }
 
+bool cm_isec_keep(struct cm_isec *s, const uint32_t *first, const uint32_t *last,
+		  size_t key_len, size_t n)
+{
+	const struct cm_isec_unit *a, *z;
+
+	if (s->failed || n == 0 || s->at + n > s->old.n)
+		return false;
+	a = &s->old.u[s->at];
+	z = &s->old.u[s->at + n - 1];
+	if (key_cmp(key_of(&s->old, a), a->key_len, first, key_len) != 0 ||
+	    key_cmp(key_of(&s->old, z), z->key_len, last, key_len) != 0)
+		return false;
+	for (size_t i = 0; s->copying && i < n; i++)
+		if (!append(&s->cur, &s->old.u[s->at + i], key_of(&s->old, &s->old.u[s->at + i])))
+			s->failed = true;
+	s->at += n;
+	s->matched = false;
+	return true;
+}
+
 /* The unit's new entries into its slot: in place when only bytes changed
  * (0), a new slot when the length did (1: its entries' offsets move); -1
  * out of memory. */

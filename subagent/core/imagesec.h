@@ -86,6 +86,11 @@ void cm_isec_begin(struct cm_isec *s);
 /* The next unit, in OID order; true when the caller must encode it and
  * pass its entries to cm_isec_put (gen 0: always). */
 bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64_t gen);
+/* The next n units, from key first to key last, are the rows the last
+ * publication had there, unchanged: kept without a visit each. False (and
+ * nothing done) when the units there are not so; the caller visits them. */
+bool cm_isec_keep(struct cm_isec *s, const uint32_t *first, const uint32_t *last,
+		  size_t key_len, size_t n);
 /* The unit's entries (as cm_image_enc_add lays them out, ascending). */
 void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row);
 /* Ends the publication (units not visited are gone); the data's length,

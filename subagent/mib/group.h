@@ -72,6 +72,11 @@ struct mib_table {
 	/* May be NULL. Nonzero: the row's values change only when this does
 	 * (the published image encodes a row again only then). */
 	uint64_t (*row_gen)(void *view, size_t row);
+	/* May be NULL. The view's generation, and how many rows from row on
+	 * are unchanged since the view of generation since (0: none known):
+	 * the image keeps such a run without visiting its rows. */
+	uint64_t (*view_gen)(void *view);
+	size_t (*same_since)(void *view, size_t row, uint64_t since);
 	unsigned writable_col;          /* 0: none */
 	const struct mib_setter *setter;
 	/* Rows created, changed and destroyed by the group's set_request:

@@ -74,6 +74,16 @@ static uint64_t proc_row_gen(void *view, size_t row)
 	return proc_snapshot_row(view, row)->gen;
 }
 
+static uint64_t proc_view_gen(void *view)
+{
+	return ((const struct proc_snapshot *)view)->gen;
+}
+
+static size_t proc_same_since(void *view, size_t row, uint64_t since)
+{
+	return proc_snapshot_same_since(view, row, since);
+}
+
 static int proc_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
 	const struct proc_row *r = proc_snapshot_row(view, row);
@@ -298,6 +308,8 @@ static const struct mib_table proc_table = {
 	.row_index = proc_index,
 	.get = proc_get,
 	.row_gen = proc_row_gen,
+	.view_gen = proc_view_gen,
+	.same_since = proc_same_since,
 };
 
 static const struct mib_object proc_objects[] = {

@@ -45,9 +45,14 @@
 /* How often the SNMP thread passes the configured path on. */
 #define FOLLOW_MS 1000u
 
+/* Objects of a group whose tables' view generations are remembered. */
+#define MAX_OBJECTS 32
+
 struct section {
 	const struct mib_group *g;
 	struct cm_isec b;   /* the section's data, kept up to date by change */
+	/* each table's view generation the section holds (0: none known) */
+	uint64_t since[MAX_OBJECTS];
 	uint64_t gen;
 	uint64_t last_ns;
 	bool done;          /* in this file */
@@ -173,21 +178,50 @@ static void put_unit(struct cm_isec *b, bool row)
 		cm_isec_put(b, P.enc.buf + 8, P.enc.len - 8, row);
 }
 
+/* Rows r to r + n - 1, unchanged since the view the section holds (the
+ * table says so), kept whole when the section has them there. */
+static bool keep_run(struct cm_isec *b, const struct mib_object *o, void *view, size_t r,
+		     size_t n)
+{
+	const struct mib_table *t = o->table;
+	uint32_t first[1 + MAX_OID_LEN] = { o->arc }, last[1 + MAX_OID_LEN] = { o->arc };
+	oid idx[MAX_OID_LEN];
+
+	t->row_index(view, r, idx);
+	for (unsigned k = 0; k < t->index_len; k++)
+		first[1 + k] = (uint32_t)idx[k];
+	t->row_index(view, r + n - 1, idx);
+	for (unsigned k = 0; k < t->index_len; k++)
+		last[1 + k] = (uint32_t)idx[k];
+	return cm_isec_keep(b, first, last, 1 + t->index_len, n);
+}
+
 /* A table's rows, each encoded only when it is new or changed (its
- * row_gen moved, or it has none). */
-static void encode_table(struct cm_isec *b, const struct mib_object *o, void *view)
+ * row_gen moved, or it has none); runs of rows the table says are
+ * unchanged since the view the section holds are not visited at all. */
+static void encode_table(struct cm_isec *b, const struct mib_object *o, void *view,
+			 uint64_t *since)
 {
 	const struct mib_table *t = o->table;
 	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 }, key[1 + MAX_OID_LEN] = { o->arc };
 	oid idx[MAX_OID_LEN];
 	struct mib_value v;
 	size_t rows = t->rows(view);
+	uint64_t was = since != NULL && t->same_since != NULL ? *since : 0;
 
 	if (3 + t->index_len > CM_IMAGE_MAX_SUB) {
 		b->failed = true;
 		return;
 	}
+	if (since != NULL)
+		*since = t->view_gen != NULL ? t->view_gen(view) : 0;
 	for (size_t r = 0; r < rows; r++) {
+		size_t same = was != 0 ? t->same_since(view, r, was) : 0;
+
+		if (same > 1 && same <= rows - r && keep_run(b, o, view, r, same)) {
+			r += same - 1;
+			continue;
+		}
 		t->row_index(view, r, idx);
 		for (unsigned k = 0; k < t->index_len; k++)
 			key[1 + k] = sub[3 + k] = (uint32_t)idx[k];
@@ -210,6 +244,7 @@ static size_t encode_group(struct section *sec)
 	const struct mib_group *g = sec->g;
 	void *view = g->acquire ? g->acquire() : NULL;
 	struct mib_value v;
+	size_t len;
 
 	cm_isec_begin(&sec->b);
 	for (size_t i = 0; i < g->nobjects; i++) {
@@ -224,12 +259,15 @@ static size_t encode_group(struct section *sec)
 				add_value(sub, 2, &v);
 			put_unit(&sec->b, false);
 		} else if (!o->table->read_create && (view != NULL || g->acquire == NULL)) {
-			encode_table(&sec->b, o, view);
+			encode_table(&sec->b, o, view, i < MAX_OBJECTS ? &sec->since[i] : NULL);
 		}
 	}
 	if (g->release)
 		g->release(view);
-	return cm_isec_end(&sec->b);
+	len = cm_isec_end(&sec->b);
+	if (len == 0) /* made again from nothing: nothing is known */
+		memset(sec->since, 0, sizeof(sec->since));
+	return len;
 }
 
 /* Samples taken by the group's sources: it changes when they do. */

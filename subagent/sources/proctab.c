@@ -232,6 +232,46 @@ void proctab_each(const struct proctab *t, void (*fn)(const struct proc_row *, v
 			fn(&t->chunk[i]->rows[j], arg);
 }
 
+static int cmp_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+int proc_key_busier(const struct proc_rank_key *a, const struct proc_rank_key *b)
+{
+	if (a->util != b->util)
+		return cmp_desc(a->util, b->util);
+	if (a->rss_kb != b->rss_kb)
+		return cmp_desc(a->rss_kb, b->rss_kb);
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static struct proc_rank_key key_of(const struct proc_row *r)
+{
+	return (struct proc_rank_key){ .util = r->util, .pid = r->pid, .rss_kb = r->rss_kb };
+}
+
+int proc_row_busier(const struct proc_row *a, const struct proc_row *b)
+{
+	struct proc_rank_key x = key_of(a), y = key_of(b);
+
+	return proc_key_busier(&x, &y);
+}
+
+/* Each chunk changed since the last publish keeps its busiest row's key
+ * beside its count, so a ranking reads one line of each chunk to find the
+ * few chunks that can hold the top rows. */
+static void find_busiest(struct proc_chunk *c)
+{
+	c->best = c->n ? key_of(&c->rows[0]) : (struct proc_rank_key){ 0 };
+	for (uint32_t i = 1; i < c->n; i++) {
+		struct proc_rank_key k = key_of(&c->rows[i]);
+
+		if (proc_key_busier(&k, &c->best) < 0)
+			c->best = k;
+	}
+}
+
 static void snapshot_destroy(struct snapshot *s)
 {
 	struct proc_snapshot *p = (struct proc_snapshot *)s;
@@ -258,6 +298,8 @@ struct proc_snapshot *proctab_publish(struct proctab *t)
 	s->chunks = (struct proc_chunk **)(s + 1);
 	s->first = (size_t *)(s->chunks + t->n);
 	for (size_t i = 0; i < t->n; i++) {
+		if (t->chunk[i]->made == t->gen)
+			find_busiest(t->chunk[i]);
 		atomic_fetch_add_explicit(&t->chunk[i]->refs, 1, memory_order_relaxed);
 		s->chunks[i] = t->chunk[i];
 		s->first[i] = at;
@@ -280,14 +322,11 @@ static bool in_chunk(const struct proc_snapshot *s, size_t c, size_t i)
 	return c < s->nchunks && s->first[c] <= i && i < s->first[c] + s->chunks[c]->n;
 }
 
-const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i)
+/* The chunk that holds row i (< s->nall) of every row. */
+static size_t chunk_at(const struct proc_snapshot *s, size_t i)
 {
 	size_t lo = 0, hi = s->nchunks;
 
-	if (s->view != NULL)
-		return i < s->nrows ? s->view[i] : NULL;
-	if (i >= s->nall)
-		return NULL;
 	if (cursor_snap == s && in_chunk(s, cursor_chunk, i))
 		lo = cursor_chunk;
 	else if (cursor_snap == s && in_chunk(s, cursor_chunk + 1, i))
@@ -303,7 +342,34 @@ const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i
 		}
 	cursor_snap = s;
 	cursor_chunk = lo;
-	return &s->chunks[lo]->rows[i - s->first[lo]];
+	return lo;
+}
+
+const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i)
+{
+	size_t c;
+
+	if (s->view != NULL)
+		return i < s->nrows ? s->view[i] : NULL;
+	if (i >= s->nall)
+		return NULL;
+	c = chunk_at(s, i);
+	return &s->chunks[c]->rows[i - s->first[c]];
+}
+
+size_t proc_snapshot_same_since(const struct proc_snapshot *s, size_t i, uint64_t since)
+{
+	size_t c, n = 0;
+
+	if (s->view != NULL || i >= s->nall || since == 0)
+		return 0;
+	c = chunk_at(s, i);
+	if (s->first[c] != i)
+		return 0;
+	/* A chunk made no later than snapshot since was in it as it is. */
+	for (; c < s->nchunks && s->chunks[c]->made <= since; c++)
+		n += s->chunks[c]->n;
+	return n;
 }
 
 size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int32_t **pids,

@@ -25,10 +25,18 @@
 
 #include "sources.h"
 
+/* What the top table ranks a row by. */
+struct proc_rank_key {
+	uint32_t util;
+	int32_t pid;
+	uint64_t rss_kb;
+};
+
 struct proc_chunk {
 	atomic_uint refs;      /* the builder's table, and each snapshot */
 	uint64_t made;         /* the builder's generation when it was made */
 	uint32_t n;
+	struct proc_rank_key best; /* its busiest row's, set at publish */
 	struct proc_row rows[PROC_CHUNK_ROWS]; /* ascending pid */
 };
 
@@ -52,6 +60,11 @@ int proctab_del(struct proctab *t, int32_t pid);
 /* Calls fn on each row in pid order (rows must not be changed meanwhile). */
 void proctab_each(const struct proctab *t, void (*fn)(const struct proc_row *, void *),
 		  void *arg);
+
+/* The order of the top table (sources/top.c): higher utilisation, then
+ * more resident memory, then the lower pid first; <0 when a comes first. */
+int proc_key_busier(const struct proc_rank_key *a, const struct proc_rank_key *b);
+int proc_row_busier(const struct proc_row *a, const struct proc_row *b);
 
 /* The table as a snapshot (refs 1; the caller fills the other fields):
  * NULL when out of memory. Every chunk becomes shared. */

@@ -113,6 +113,9 @@ struct proc_snapshot {
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
 const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i);
+/* How many rows from row i on are as they were in the snapshot of
+ * generation since (whole chunks shared with it); 0 with a filter. */
+size_t proc_snapshot_same_since(const struct proc_snapshot *s, size_t i, uint64_t since);
 /* The pids of the rows that changed after generation since (processes that
  * ran, appeared or had slow fields refreshed) into *pids (grown, *cap
  * updated); the count. Chunks not copied since are skipped whole. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proctab.h"
 #include "top.h"
 
 static _Atomic uint32_t top_rows = TOP_ROWS_DEFAULT;
@@ -64,13 +65,12 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 
 static int proc_before(const void *a, const void *b)
 {
-	const struct proc_row *x = a, *y = b;
+	return proc_row_busier(a, b);
+}
 
-	if (x->util != y->util)
-		return cmp_u64_desc(x->util, y->util);
-	if (x->rss_kb != y->rss_kb)
-		return cmp_u64_desc(x->rss_kb, y->rss_kb);
-	return (x->pid > y->pid) - (x->pid < y->pid);
+static int key_before(const void *a, const void *b)
+{
+	return proc_key_busier(a, b);
 }
 
 /* The proc snapshot's own destroy runs after the ranking is freed: the
@@ -86,9 +86,26 @@ static void proc_top_destroy(struct snapshot *s)
 	inner(s);
 }
 
+/* The cap-th best of the chunks' busiest rows (room: cap pointers), or
+ * NULL when there are not that many chunks. Those cap rows are all at
+ * least as busy as it, so every row of the top is too, and so is its
+ * chunk's busiest: a chunk whose busiest row comes after the cut holds no
+ * row of the top, and at most cap chunks are read row by row. */
+static const struct proc_rank_key *proc_cut(const struct proc_snapshot *snap, size_t cap,
+					    const void *room)
+{
+	struct pick p = { .v = (const void **)room, .cap = cap, .before = key_before };
+
+	for (size_t k = 0; k < snap->nchunks; k++)
+		if (snap->chunks[k]->n > 0)
+			pick_offer(&p, &snap->chunks[k]->best);
+	return cap > 0 && p.n == cap ? p.v[cap - 1] : NULL;
+}
+
 int top_rank_procs(struct proc_snapshot *snap)
 {
 	size_t cap = top_rows_now();
+	const struct proc_rank_key *cut;
 	struct proc_top *t;
 	struct pick p;
 
@@ -98,10 +115,18 @@ int top_rank_procs(struct proc_snapshot *snap)
 	if (t == NULL)
 		return -1;
 	p = (struct pick){ .v = (const void **)t->rows, .cap = cap, .before = proc_before };
-	/* snap->view is not set yet: rows 0..nall-1 are every process
-	 * followed, whatever procFilter serves in clusterMonProcTable. */
-	for (size_t i = 0; i < snap->nall; i++)
-		pick_offer(&p, proc_snapshot_row(snap, i));
+	/* Every process followed, whatever procFilter serves in
+	 * clusterMonProcTable, but only the rows of chunks that can hold
+	 * one of the top: see proc_cut. */
+	cut = proc_cut(snap, cap, t->rows);
+	for (size_t k = 0; k < snap->nchunks; k++) {
+		const struct proc_chunk *c = snap->chunks[k];
+
+		if (c->n == 0 || (cut != NULL && proc_key_busier(&c->best, cut) > 0))
+			continue;
+		for (uint32_t i = 0; i < c->n; i++)
+			pick_offer(&p, &c->rows[i]);
+	}
 	t->n = p.n;
 	t->inner_destroy = snap->hdr.destroy;
 	snap->hdr.destroy = proc_top_destroy;

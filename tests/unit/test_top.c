@@ -3,10 +3,14 @@
  * CPU shares from two samples, the order (CPU, then memory, then index),
  * topRows cutting the table, a new cgroup and a counter that went back at
  * 0, and the first sample at 0; with the helper's sensor, shares from it at
- * every sample, and a files reading not renewed keeping its share. */
+ * every sample, and a files reading not renewed keeping its share; and the
+ * process ranking, which passes over chunks whose busiest row does not
+ * make the cut, against a sort of every row through thousands of random
+ * changes. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "sources/proctab.h"
 #include "sources/sources.h"
 #include "sources/top.h"
 #include "tap.h"
@@ -33,6 +37,91 @@ static void drop(struct cgroup_snapshot *s)
 	free(s);
 }
 
+/* ------------------------------------------------ processes */
+
+#define NPIDS 3000u
+static struct proc_row model[NPIDS];   /* pid 0: none */
+static unsigned rng = 4242;
+
+static unsigned rnd(unsigned n)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (rng >> 8) % n;
+}
+
+static int by_busier(const void *a, const void *b)
+{
+	return proc_row_busier(*(const struct proc_row *const *)a, *(const struct proc_row *const *)b);
+}
+
+/* Does the snapshot's ranking hold the first top_rows_now() rows of a
+ * sort of every live row? */
+static bool ranked_as_sorted(const struct proc_snapshot *s)
+{
+	static const struct proc_row *all[NPIDS];
+	const struct proc_top *t = s->top;
+	size_t n = 0, want;
+
+	for (unsigned i = 1; i < NPIDS; i++)
+		if (model[i].pid != 0)
+			all[n++] = &model[i];
+	qsort(all, n, sizeof(all[0]), by_busier);
+	want = n < top_rows_now() ? n : top_rows_now();
+	if (t == NULL || t->n != want)
+		return false;
+	for (size_t i = 0; i < want; i++)
+		if (t->rows[i]->pid != all[i]->pid || t->rows[i]->util != all[i]->util ||
+		    t->rows[i]->rss_kb != all[i]->rss_kb)
+			return false;
+	return true;
+}
+
+/* A row changed: mostly idle (ties broken by memory, then pid). */
+static void change(struct proctab *t, unsigned pid)
+{
+	struct proc_row *r = &model[pid];
+
+	if (r->pid != 0 && rnd(10) == 0) {
+		proctab_del(t, (int32_t)pid);
+		r->pid = 0;
+		return;
+	}
+	r->pid = (int32_t)pid;
+	r->util = rnd(4) == 0 ? rnd(10000) : 0;
+	r->rss_kb = rnd(3) == 0 ? rnd(50) : 7;
+	proctab_put(t, r);
+}
+
+static void processes(void)
+{
+	struct sources_conf conf = { .top_rows = 20 };
+	struct proctab t;
+	unsigned bad = 0, publishes = 400;
+
+	top_configure(&conf);
+	proctab_init(&t);
+	for (unsigned pid = 1; pid < NPIDS; pid++)
+		change(&t, pid);
+	for (unsigned p = 0; p < publishes; p++) {
+		struct proc_snapshot *s;
+
+		for (unsigned k = rnd(p % 40 == 0 ? 2000 : 30); k > 0; k--)
+			change(&t, 1 + rnd(NPIDS - 1));
+		if (p == publishes / 2) {
+			conf.top_rows = 1 + rnd(5);
+			top_configure(&conf);
+		}
+		s = proctab_publish(&t);
+		if (s == NULL || top_rank_procs(s) != 0 || !ranked_as_sorted(s))
+			bad++;
+		if (s != NULL)
+			s->hdr.destroy(&s->hdr);
+	}
+	ok(bad == 0, "the process ranking is a sort's first rows after each of %u publications "
+	   "of random changes (%u differed)", publishes, bad);
+	proctab_free(&t);
+}
+
 int main(void)
 {
 	struct cgroup_top_state *st = cgroup_top_state_new();
@@ -47,7 +136,7 @@ int main(void)
 	const uint64_t mem2[] = { 1, 2, 300, 5, 4 };
 	struct cgroup_snapshot *a, *b;
 
-	plan(12);
+	plan(13);
 	top_configure(&conf);
 	ok(top_rows_now() == 3, "topRows 3 is in force");
 	a = snap(4, idx1, cpu1, mem1, 1000000000ull);
@@ -82,6 +171,7 @@ int main(void)
 	conf.top_rows = 0;
 	top_configure(&conf);
 	ok(top_rows_now() == TOP_ROWS_DEFAULT, "no topRows: 20");
+	processes();
 	drop(a);
 	drop(b);
 	cgroup_top_state_free(st);
