@@ -103,6 +103,7 @@ cleanup() {
 	# Helpers a test started in the background and named here: the wait
 	# below must not hang on one.
 	[ -n "${BG_PIDS:-}" ] && kill -9 $BG_PIDS 2>/dev/null
+	release_udp_port
 	wait 2>/dev/null
 	if [ "$tap_failed" -gt 0 ]; then
 		for f in "$T"/*.log "$T"/*.stderr; do [ -s "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done
@@ -125,7 +126,39 @@ free_udp_port() { free_port u; }
 # Below 32768: zabbix_server takes ListenPort 1024-32767 only.
 free_tcp_port() { free_port t 12000; }
 
-PORT=$(free_udp_port) || bail "no free UDP port"
+# hold_udp_port: PORT, held by a process bound to it (PORT_HOLDER) until
+# start_master starts snmpd there. A port free when the test starts need not
+# be free when its master starts: Zabbix's set-up takes two minutes, and in
+# CI 10 another process had the port by then. The holder goes with the test.
+hold_udp_port() {
+	local p
+	for _ in $(seq 1 20); do
+		p=$(free_udp_port) || return 1
+		: >"$T/port.held"
+		python3 -c 'import os, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+print("held", flush=True)
+parent = os.getppid()
+while os.getppid() == parent:
+    time.sleep(1)' "$p" >"$T/port.held" 2>/dev/null &
+		PORT_HOLDER=$!
+		for _ in $(seq 1 200); do
+			[ -s "$T/port.held" ] && { PORT=$p; return 0; }
+			kill -0 "$PORT_HOLDER" 2>/dev/null || break
+			sleep 0.01
+		done
+		release_udp_port
+	done
+	return 1
+}
+release_udp_port() {
+	[ -n "${PORT_HOLDER:-}" ] || return 0
+	kill "$PORT_HOLDER" 2>/dev/null
+	wait "$PORT_HOLDER" 2>/dev/null
+	PORT_HOLDER=
+}
+hold_udp_port || bail "no free UDP port"
 AGENTX="unix:$T/agentx.sock"
 TARGET="127.0.0.1:$PORT"
 
@@ -158,6 +191,7 @@ add_module() {
 
 start_master() {
 	[ -f "$T/snmpd.conf" ] || write_master_conf
+	release_udp_port
 	"$SNMPD" -f -C -c "$T/snmpd.conf" -LF 0-4 "$T/snmpd.log" -p "$T/snmpd.pid" \
 		-I -smux,mteTrigger,mteTriggerConf &
 	MASTER_PID=$!
