@@ -1,8 +1,10 @@
 #!/bin/bash
 # attach.sh - activating probes never holds up other requests: while one SET
 # activates ten latency probes (twenty tracepoints) and the helper is slow
-# to take them, GETs keep answering within 50 ms, the SET itself answers
-# within the master's 1 s agentXTimeout, and every probe comes up.
+# to take them, GETs keep answering well inside the 600 ms the helper is
+# held (an SNMP thread that waited for it would pass all of that on), the
+# SET itself answers within the master's 1 s agentXTimeout, and every probe
+# comes up.
 # (clustermond attaches on the probes source's thread; the SNMP thread only
 # queues the work.)
 . "$(dirname "$0")/lib.sh"
@@ -47,20 +49,23 @@ round() {
 }
 
 # An SNMP thread that waits for the attachment misses the bounds in every
-# round (by the 600 ms at least); the machine's own hiccups (2 vCPUs shared
-# with whatever else runs) in one round at most: up to three rounds.
+# round (by the 600 ms at least). The bound on the slowest GET is half of
+# that, not a latency goal: in CI 14 (two suites side by side and three
+# builds beside them) the slowest GET of three rounds took 57-85 ms, where
+# one run beside three builds (load average 20) gave 5.6. Up to three
+# rounds all the same.
 for n in 1 2 3; do
 	out=$(round $((30 + 10 * n)))
 	diag "round $n: $out"
 	read -r _ set_ms _ set_rc _ gets _ during _ worst _ up <<<"$out"
 	[ "$set_rc" = 0 ] && [ "$set_ms" -lt 1000 ] && [ "$up" = 10 ] && [ "$during" -ge 3 ] &&
-		awk -v w="$worst" 'BEGIN { exit !(w < 50) }' && break
+		awk -v w="$worst" 'BEGIN { exit !(w < 300) }' && break
 done
 [ "$set_rc" = 0 ] && [ "$set_ms" -lt 1000 ]
 ok $? "the SET activating ten probes answers within 1 s (${set_ms} ms, snmpset exit $set_rc; round $n)"
 is "$up" 10 "all ten probes come up"
 [ "$during" -ge 3 ]
 ok $? "GETs were answered while the probes were being activated ($during of $gets)"
-awk -v w="$worst" 'BEGIN { exit !(w < 50) }'
-ok $? "the slowest GET during the activation took ${worst} ms (< 50)"
+awk -v w="$worst" 'BEGIN { exit !(w < 300) }'
+ok $? "the slowest GET during the activation took ${worst} ms (< 300: the helper was held 600 ms)"
 finish
