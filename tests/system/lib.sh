@@ -319,6 +319,46 @@ get() {
 	echo "$out"
 }
 
+# kernel_cpu_ns PID: CPU time of all of PID's threads as the kernel counts
+# it (schedstat's run time, summed).
+kernel_cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
+
+# fresh_cpu OID PID: the served CPU-time counter OID of PID from a sample
+# that began after this call did, bracketed by the kernel's count before
+# and after: "KB C KA". The second value to differ from the first GET's is
+# such a sample (a source swaps one in before it starts the next), however
+# late samples run on a loaded machine: a served value can be far older
+# than one interval (in CI 13, under ASan with two suites, enough to move a
+# 2 s rate to 1752 per mille).
+fresh_cpu() {
+	local kb c0 c seen=0 i=0
+	kb=$(kernel_cpu_ns "$2"); c0=$(get "$1") || return 1
+	while [ "$seen" -lt 2 ] && [ "$i" -lt 300 ]; do
+		sleep 0.03; i=$((i + 1))
+		c=$(get "$1") || continue
+		[ "$c" != "$c0" ] && { seen=$((seen + 1)); c0=$c; }
+	done
+	[ "$seen" -eq 2 ] || return 1
+	echo "$kb $c $(kernel_cpu_ns "$2")"
+}
+
+# cpu_growth OID PID SECONDS: how the served counter grew over about
+# SECONDS against the kernel's: "D LO HI SHARE C K", D the served growth,
+# LO..HI what the kernel's allows given when the two samples can have been
+# taken, SHARE the kernel's per mille of one CPU, C and K the last served
+# and kernel totals. Empty when no fresh sample came.
+cpu_growth() {
+	local t0 t1 kb0 c0 ka0 kb1 c1 ka1
+	t0=$(date +%s%N); read -r kb0 c0 ka0 < <(fresh_cpu "$1" "$2")
+	sleep "$3"
+	read -r kb1 c1 ka1 < <(fresh_cpu "$1" "$2"); t1=$(date +%s%N)
+	[ -n "$c0" ] && [ -n "$c1" ] || return 1
+	echo $(( c1 - c0 )) $(( kb1 - ka0 )) $(( ka1 - kb0 )) $(( (ka1 - kb0) * 1000 / (t1 - t0) )) "$c1" "$ka1"
+}
+
+# within PERMILLE D LO HI: D is in LO..HI widened by PERMILLE.
+within() { [ -n "$2" ] && [ $(( $2 * 1000 )) -ge $(( $3 * (1000 - $1) )) ] && [ $(( $2 * 1000 )) -le $(( $4 * (1000 + $1) )) ]; }
+
 # get_raw OID: whatever snmpget prints (for error tests).
 get_raw() { snmpget -v2c -c public -t 1 -r 1 -On "$TARGET" "$@" 2>&1; }
 walk() { snmpwalk -v2c -c public -t 2 -r 1 -On -Oq -Oe -OU -Ot "$TARGET" "$@" 2>&1; }

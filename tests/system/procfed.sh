@@ -44,59 +44,27 @@ is "$(ro_fds)" "02000000 02000000 02000000 02000000 " \
 # takes longer than the 100 ms interval).
 wait_for 30 get "$PT.6.$busy"
 
-# kernel_ns PID: CPU time of all the threads of PID, as the kernel counts it.
-kernel_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
-# fresh PID: a served CpuNs of PID from a sample that began after this
-# call did, bracketed by the kernel's count before and after: "KB C KA".
-# The second value to differ from the first GET's is such a sample (the
-# sampler swaps one in before it starts the next), however late samples
-# run on a loaded machine; a served value far older than one interval
-# moved a plain two-GET rate to 1752 per mille in CI 13 (ASan, two suites).
-fresh() {
-	local kb c0 c seen=0 i=0
-	kb=$(kernel_ns "$1"); c0=$(get "$PT.6.$1") || return 1
-	while [ "$seen" -lt 2 ] && [ "$i" -lt 300 ]; do
-		sleep 0.03; i=$((i + 1))
-		c=$(get "$PT.6.$1") || continue
-		[ "$c" != "$c0" ] && { seen=$((seen + 1)); c0=$c; }
-	done
-	[ "$seen" -eq 2 ] || return 1
-	echo "$kb $c $(kernel_ns "$1")"
-}
-# rate PID SECONDS: CpuNs growth over about SECONDS against the kernel's,
-# judged within 5% of the bracket the two fresh values allow (the bracket
-# itself is about +-4% over 4 s on a quiet machine): prints
-# "VERDICT PERMILLE SHARE C K" (VERDICT 0 when within, PERMILLE against the
-# bracket's middle, SHARE the kernel's per mille of one CPU, C and K the
-# last served and kernel totals).
-rate() {
-	local t0 t1 kb0 c0 ka0 kb1 c1 ka1 lo hi d
-	t0=$(date +%s%N); read -r kb0 c0 ka0 < <(fresh "$1")
-	sleep "$2"
-	read -r kb1 c1 ka1 < <(fresh "$1"); t1=$(date +%s%N)
-	[ -n "$c0" ] && [ -n "$c1" ] || { echo "1 0 0 0 1"; return; }
-	lo=$(( kb1 - ka0 )) hi=$(( ka1 - kb0 )) d=$(( c1 - c0 ))
-	diag "rate $1: CpuNs grew $d ns, the kernel's $lo..$hi ns" >&2
-	echo $(( d * 20 < lo * 19 || d * 20 > hi * 21 )) $(( d * 2000 / (lo + hi + 1) )) \
-		$(( (ka1 - kb0) * 1000 / (t1 - t0) )) "$c1" "$ka1"
-}
-read -r v r share c k < <(rate "$busy" 4)
-is "$v" 0 "a busy child's CpuNs grows as the kernel's schedstat within 5% over 4 s ($r per mille; it had $share per mille of a CPU)"
+# Judged against the kernel's count over the times the two served samples
+# can have been taken (lib.sh cpu_growth): the bracket is about +-4% over
+# 4 s on a quiet machine, and the served growth within 5% of it.
+read -r d lo hi share c k < <(cpu_growth "$PT.6.$busy" "$busy" 4)
+check "a busy child's CpuNs grows as the kernel's schedstat within 5% over 4 s ($d ns; the kernel's $lo..$hi; it had $share per mille of a CPU)" \
+	within 50 "$d" "$lo" "$hi"
 check "and stays within 5% of the kernel's total ($c vs $k ns)" \
-	test $(( c * 100 / k )) -ge 95 -a $(( c * 100 / k )) -le 105
+	test $(( ${c:-0} * 100 / ${k:-1} )) -ge 95 -a $(( ${c:-0} * 100 / ${k:-1} )) -le 105
 
 "$SPINNERS" 4 15 &
 spin=$!
 # Its row with all four threads started.
 wait_for 30 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $PT.10.$spin)\" = 4 ]"
 is "$(get "$PT.10.$spin")" 4 "the 4-thread spinner has 4 threads"
-t0=$(date +%s%N); read -r kb0 c0 ka0 < <(fresh "$spin"); utils=0
+t0=$(date +%s%N); read -r kb0 c0 ka0 < <(fresh_cpu "$PT.6.$spin" "$spin"); utils=0
 for _ in $(seq 1 10); do sleep 0.3; utils=$(( utils + $(get "$PT.8.$spin") )); done
-read -r kb1 c1 ka1 < <(fresh "$spin"); t1=$(date +%s%N)
+read -r kb1 c1 ka1 < <(fresh_cpu "$PT.6.$spin" "$spin"); t1=$(date +%s%N)
 lo=$(( kb1 - ka0 )) hi=$(( ka1 - kb0 )) d=$(( c1 - c0 ))
 share=$(( hi * 1000 / (t1 - t0) ))
 check "the 4-thread spinner's CpuNs grows as its threads' schedstat summed within 5% over 3 s ($d ns; the kernel's $lo..$hi)" \
-	test -n "$c1" -a $(( d * 20 )) -ge $(( lo * 19 )) -a $(( d * 20 )) -le $(( hi * 21 ))
+	within 50 "$d" "$lo" "$hi"
 util=$(( utils / 10 ))
 check "its CpuUtil averages $util (hundredths of a percent of one CPU), within 15 points of the threads' share ($share per mille)" \
 	test $(( util / 10 - share )) -le 150 -a $(( share - util / 10 )) -le 150 -a "$util" -gt 0
@@ -130,7 +98,8 @@ for _ in $(seq 1 60); do
 done
 is "$bad/$n" "0/15" "the helper killed: CpuNs of the busy child never went back in 15 readings"
 is "$(get "$METHOD")" '"scanner"' "clusterMonSourceMethod.proc is scanner without the helper"
-read -r v r share _ < <(rate "$busy" 4)
-is "$v" 0 "and the scanner's CpuNs grows as the kernel's within 5% over 4 s ($r per mille)"
+read -r d lo hi _ < <(cpu_growth "$PT.6.$busy" "$busy" 4)
+check "and the scanner's CpuNs grows as the kernel's within 5% over 4 s ($d ns; the kernel's $lo..$hi)" \
+	within 50 "$d" "$lo" "$hi"
 kill "$busy" "$idle" 2>/dev/null
 finish
