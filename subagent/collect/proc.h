@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* clustermond's own process is read with the others (clusterMonAgent). */
+#include "selfcost.h"
+
 #define PROC_COMM_MAX 64
 #define PROC_CMDLINE_MAX 256
 

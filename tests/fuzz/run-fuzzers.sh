@@ -36,7 +36,7 @@ fi
 
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]
 declare -A sources seeds
-sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $collect/cgroup.c $collect/cgroup1.c $collect/cgroup2.c $core/number.c"
+sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $collect/cgroup.c $collect/cgroup1.c $collect/cgroup2.c $collect/cgvalue.c $core/number.c"
 seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat cgroup-v1/proc/self/mounts"
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
