@@ -35,7 +35,7 @@ subagent/collect/helpercg.c -> kprobe-helper/clustermon_kprobe.h
 
 resolve() { # FILE INCLUDE: the included file, relative to the top
 	local dir
-	for dir in "$(dirname "$1")" tests/unit subagent kprobe-helper contrib/ctl contrib/nagios contrib/client; do
+	for dir in "$(dirname "$1")" subagent kprobe-helper contrib/ctl contrib/nagios contrib/client; do
 		if [ -e "$top/$dir/$2" ]; then
 			realpath -m --relative-to="$top" "$top/$dir/$2"
 			return
