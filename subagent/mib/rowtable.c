@@ -431,9 +431,18 @@ void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,
 #define RT_MAX_TABLES 8
 static struct rt_table *tables[RT_MAX_TABLES];
 static size_t ntables;
-/* The config file's error reporter (reload.c passes conf.c's, which counts
- * the errors that refuse a read), set at the start of each read. */
-static rt_report_fn conf_error;
+/* Until a read names its reporter (never, in the daemon: reload.c passes
+ * conf.c's, which counts the errors that refuse a read) a bad line is at
+ * least logged with its file and line. */
+static void log_only(const char *fmt, const char *arg)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	config_perror(msg);
+}
+
+static rt_report_fn conf_error = log_only;
 
 static struct rt_table *table_of(const char *token, bool directive);
 
