@@ -382,7 +382,7 @@ static void check(unsigned alarm, void *arg)
 	sync_registrations(refresh());
 }
 
-static void parse_snapshot(const char *token, char *line)
+static void parse_image_path(const char *token, char *line)
 {
 	(void)token;
 	if (line == NULL || line[0] != '/' || strlen(line) >= sizeof(M.path)) {
@@ -396,7 +396,7 @@ static void parse_snapshot(const char *token, char *line)
 
 void init_clustermon(void)
 {
-	snmpd_register_config_handler("clustermonSnapshot", parse_snapshot, NULL, "PATH");
+	snmpd_register_config_handler("clustermonSnapshot", parse_image_path, NULL, "PATH");
 	M.alarm = snmp_alarm_register(CHECK_SECONDS, SA_REPEAT, check, NULL);
 	check(0, NULL);
 }

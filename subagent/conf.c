@@ -93,7 +93,7 @@ static void parse_sample_interval(const char *token, char *line)
 }
 
 /* snapshotFile PATH|none */
-static void parse_snapshot_file(const char *token, char *line)
+static void parse_image_file(const char *token, char *line)
 {
 	(void)token;
 	if (line == NULL || (strcmp(line, "none") != 0 && line[0] != '/') ||
@@ -102,12 +102,12 @@ static void parse_snapshot_file(const char *token, char *line)
 			   line ? line : "");
 		return;
 	}
-	if (strlen(line) >= sizeof(staged.snapshot_file)) {
+	if (strlen(line) >= sizeof(staged.sources.image_path)) {
 		conf_error("snapshotFile: path too long%s", "");
 		return;
 	}
-	strcpy(staged.snapshot_file, line);
-	/* The proc source stats it for clusterMonAgentImageBytes. */
+	/* The publisher writes it; the proc source stats it for
+	 * clusterMonAgentImageBytes. */
 	strcpy(staged.sources.image_path, line);
 }
 
@@ -491,7 +491,7 @@ void conf_init(void)
 	register_app_config_handler("sampleInterval", parse_sample_interval, NULL,
 				    "SOURCE MILLISECONDS");
 	register_app_config_handler("helperSocket", parse_helper_socket, NULL, "PATH");
-	register_app_config_handler("snapshotFile", parse_snapshot_file, NULL, "PATH|none");
+	register_app_config_handler("snapshotFile", parse_image_file, NULL, "PATH|none");
 	register_app_config_handler("tcpFilter", parse_tcp_filter, NULL,
 				    "[state=NAME,...] [port|sport|dport=N[-M]] "
 				    "[local|remote=ADDR[/PREFIX]]");

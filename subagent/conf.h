@@ -16,8 +16,8 @@
 #include "sources/sources.h"
 
 struct clustermon_conf {
-	struct sources_conf sources;   /* handed whole to the sampler */
-	char snapshot_file[PATH_MAX];  /* "": the default; "none": off */
+	/* handed whole to the sampler; image_path is the publisher's too */
+	struct sources_conf sources;
 };
 
 /* Registers the directives with net-snmp (before init_snmp). */

@@ -29,6 +29,7 @@
 
 #include "conf.h"
 #include "mib/mib.h"
+#include "mib/publish.h"
 #include "mib/rowtable.h"
 #include "sampler.h"
 #include "sources/top.h"
@@ -37,7 +38,7 @@ static int before_read(int major, int minor, void *server, void *client)
 {
 	(void)major, (void)minor, (void)server, (void)client;
 	conf_read_begin();
-	rt_read_begin();
+	rt_read_begin(conf_error);
 	return SNMP_ERR_NOERROR;
 }
 
@@ -51,6 +52,7 @@ static int after_read(int major, int minor, void *server, void *client)
 		top_configure(&conf_active()->sources);
 		sampler_configure(&conf_active()->sources);
 		mib_proc_configure(&conf_active()->sources.proc_filter);
+		publish_configure(conf_active()->sources.image_path);
 	}
 	rt_read_end(ok);
 	return SNMP_ERR_NOERROR;

@@ -11,44 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* clusterMonSourceIndex values: fixed, so an index never changes meaning
- * when a later version adds a source. */
-enum source_index {
-	SOURCE_CPU = 1,
-	SOURCE_MEM,
-	SOURCE_PROC,
-	SOURCE_TCP,
-	SOURCE_PCAP,
-	SOURCE_PROBES,
-	SOURCE_CGROUP,
-	SOURCE_LAST = SOURCE_CGROUP
-};
-
-#define SOURCE_INTERVAL_MIN_MS 10u
-#define SOURCE_INTERVAL_MAX_MS 3600000u
-
-struct sources_conf;
-struct source_cmd;
-
-/* What a source plugs in: init with the root of the kernel files ("" = live),
- * one sample (returns -1 when a reader failed; the previous snapshot stays).
- * configure and command (either may be NULL) run on the source's own
- * thread, never on the caller's: a source keeps its settings to itself and
- * needs no lock for them. */
-struct source_ops {
-	const char *name;
-	uint32_t default_interval_ms;
-	/* Sources that may take milliseconds (the process table) get a thread
-	 * of their own so they never delay the 100 Hz ones. */
-	bool own_thread;
-	void *(*init)(const char *root);
-	int (*sample)(void *ctx);
-	void (*fini)(void *ctx);
-	/* The whole configuration of a (re)load; the source takes its part. */
-	void (*configure)(void *ctx, const struct sources_conf *c);
-	/* Work asked of the source by the SNMP thread (sources/sources.h). */
-	void (*command)(void *ctx, const struct source_cmd *cmd);
-};
+#include "sources/source_ops.h"
 
 struct source_stats {
 	const char *name;

@@ -49,6 +49,16 @@ bool ctl_number(const char *text, long lo, long hi, long *out)
 	return true;
 }
 
+const char *u64_text(uint64_t v)
+{
+	static char buf[4][24];
+	static int next;
+
+	next = (next + 1) % 4;
+	snprintf(buf[next], sizeof(buf[next]), "%llu", (unsigned long long)v);
+	return buf[next];
+}
+
 void *ctl_append(void **rows, size_t *n, size_t *cap, size_t size)
 {
 	char *slot;

@@ -12,16 +12,6 @@
 #include "format.h"
 #include "mib/cm-oids.h"
 
-const char *u64_text(uint64_t v)
-{
-	static char buf[4][24];
-	static int next;
-
-	next = (next + 1) % 4;
-	snprintf(buf[next], sizeof(buf[next]), "%llu", (unsigned long long)v);
-	return buf[next];
-}
-
 static uint64_t min_of(const uint64_t *v, size_t n)
 {
 	uint64_t m = v[0];

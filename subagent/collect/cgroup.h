@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 #include "collect.h"
+#include "../core/readings.h"
+#include "cgvalue.h"
 
 /* The v1 controllers we read; "cpu,cpuacct" may share one mount. */
 enum cg_ctrl { CG_CPU, CG_CPUACCT, CG_MEMORY, CG_BLKIO, CG_PIDS, CG_NCTRL };
-
-#define CG_PATH_MAX 256
 
 struct cgroup_mounts {
 	char v2[CG_PATH_MAX];             /* "" when no cgroup2 is mounted */
@@ -36,51 +36,6 @@ int cgroup_mounts_parse(const char *buf, struct cgroup_mounts *out);
 /* Reads ROOT/proc/self/mounts; mount points stay as the kernel names them
  * (the caller prefixes ROOT when it opens them). */
 int cgroup_mounts_read(const char *root, struct cgroup_mounts *out);
-
-/* What one cgroup's files said; bit CGS_x of have says which are there. */
-enum cg_have {
-	CGS_CPU = 1u << 0,        /* cpu_ns */
-	CGS_CPU_SPLIT = 1u << 1,  /* user_ns, system_ns */
-	CGS_THROTTLE = 1u << 2,   /* nr_periods, nr_throttled, throttled_ns */
-	CGS_MEM = 1u << 3,        /* mem_current */
-	CGS_MEM_PEAK = 1u << 4,
-	CGS_MEM_LIMIT = 1u << 5,
-	CGS_OOM = 1u << 6,        /* oom (v2 only) */
-	CGS_OOM_KILL = 1u << 7,
-	CGS_MEMSTAT = 1u << 8,    /* anon, file */
-	CGS_IO = 1u << 9,
-	CGS_PIDS = 1u << 10,
-	CGS_PIDS_LIMIT = 1u << 11,
-	CGS_PSI_CPU = 1u << 12,
-	CGS_PSI_MEM = 1u << 13,
-	CGS_PSI_IO = 1u << 14,
-	CGS_PROCS = 1u << 15,
-};
-
-/* "No limit" (v2 "max", v1's huge page-rounded number) reads as this. */
-#define CG_UNLIMITED UINT64_MAX
-
-struct cgroup_stats {
-	uint32_t have;
-	uint64_t cpu_ns, user_ns, system_ns;
-	uint64_t nr_periods, nr_throttled, throttled_ns;
-	uint64_t mem_current, mem_peak, mem_limit;
-	uint64_t oom, oom_kill;
-	uint64_t anon, file;
-	uint64_t rbytes, wbytes, rios, wios;
-	uint64_t pids_current, pids_limit;
-	struct pressure psi_cpu, psi_mem, psi_io;
-	uint64_t nprocs;
-};
-
-/* ---- parsers shared by both versions */
-
-/* "123\n"; with allow_max also "max\n" -> CG_UNLIMITED. */
-int cg_value_parse(const char *buf, bool allow_max, uint64_t *out);
-/* "MAJ:MIN" at *p; *p moves past it. */
-bool cg_scan_dev(const char **p);
-/* cgroup.procs: one pid a line; the count. */
-int cg_procs_parse(const char *buf, uint64_t *count);
 
 /* ---- v2 parsers (cgroup2.c) */
 
@@ -137,8 +92,6 @@ int cgroup_files_read(struct cgroup_files *cf, struct cgroup_stats *st,
 /* Version-specific halves of cgroup_files_read (cgroup2.c, cgroup1.c). */
 void cg2_read(struct procfile *f, struct cgroup_stats *st, char *buf, size_t cap);
 void cg1_read(struct procfile *f, struct cgroup_stats *st, char *buf, size_t cap);
-/* The text of an open file, or NULL (not there, or a read error). */
-const char *cg_text(struct procfile *f, char *buf, size_t cap);
 
 /* ---- discovery */
 
@@ -160,7 +113,6 @@ int cgroup_of_pid(const char *root, int pid, char *out, size_t cap);
 
 /* cgroup_of_pid for a process table: each (pid, start time) read again
  * only when its answer is older than max_age_ns; "" when unknown. */
-#define CG_PID_PATH_MAX 256
 struct cg_pid_cache;
 struct cg_pid_cache *cg_pid_cache_new(uint64_t max_age_ns);
 void cg_pid_cache_free(struct cg_pid_cache *c);

@@ -6,6 +6,7 @@
  * usage_in_bytes counts the children too.
  */
 #include "cgroup.h"
+#include "cgvalue.h"
 #include "parse.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  * microseconds and are served in nanoseconds.
  */
 #include "cgroup.h"
+#include "cgvalue.h"
 #include "parse.h"
 
 #include <errno.h>

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../core/readings.h"
+
 /*
  * A /proc file kept open between samples and re-read with pread(2) from offset
  * 0: seq_file regenerates the text on every read from 0, and skipping
@@ -77,17 +79,6 @@ struct vmstat {
 
 /* Fails (-1, EINVAL) when pgfault or pgmajfault is missing or malformed. */
 int vmstat_parse(const char *buf, struct vmstat *out);
-
-/* One /proc/pressure/{cpu,memory,io} file; averages in hundredths of a percent. */
-struct pressure_line {
-	uint32_t avg10, avg60, avg300;
-	uint64_t total_us;
-};
-
-struct pressure {
-	struct pressure_line some, full;
-	unsigned have_some : 1, have_full : 1;
-};
 
 /* Fails (-1, EINVAL) when neither a "some" nor a "full" line parses. */
 int pressure_parse(const char *buf, struct pressure *out);

@@ -6,7 +6,9 @@
  * set of /proc/PID files is kept open and re-read with pread; /proc is
  * rescanned only to find new and gone PIDs; parsing is by hand (comm may hold
  * spaces and parentheses); PID reuse is caught by the start time. No net-snmp
- * headers, no threads here: the caller owns scheduling.
+ * headers, no threads here: the caller owns scheduling. The parsers are in
+ * procparse.c, the reader and its kept-open files in procread.c, the
+ * scanner in procscan.c.
  */
 #ifndef CLUSTERMON_PROC_H
 #define CLUSTERMON_PROC_H
@@ -14,6 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* clustermond's own process is read with the others (clusterMonAgent). */
+#include "selfcost.h"
 
 #define PROC_COMM_MAX 64
 #define PROC_CMDLINE_MAX 256

@@ -12,24 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* clustermond runs a thread per source that has one and a few more. */
-#define SELF_THREADS_MAX 64
-
-struct self_thread {
-	uint32_t tid;
-	char name[16];              /* comm: at most 15 characters */
-	uint64_t cpu_ns;            /* utime + stime, from ticks */
-};
-
-struct self_cost {
-	bool have;                  /* read at least once */
-	uint64_t rss_kb;
-	uint64_t cpu_ns;            /* the whole process, exited threads too */
-	bool have_image;
-	uint64_t image_bytes;
-	size_t nthreads;
-	struct self_thread thread[SELF_THREADS_MAX];  /* ascending tid */
-};
+#include "../core/readings.h"
 
 /* This process's figures from the live /proc (whatever root the sources
  * read: this describes clustermond, not the system observed), and the size

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACELIST_DIR_MAX 255
-#define TRACELIST_REASON_MAX 255
+#include "../core/readings.h"
+
 #define TRACELIST_MAX 4096
 
 enum tracelist_state { TRACELIST_RUNNING, TRACELIST_FINISHED, TRACELIST_FAILED };

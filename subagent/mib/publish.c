@@ -29,7 +29,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../conf.h"
 #include "../imagefile.h"
 #include "../sampler.h"
 
@@ -355,10 +354,18 @@ static int publish_section(unsigned i, uint64_t now)
 
 /* ------------------------------------------------------------ the file */
 
-/* The configured path, or NULL; on the SNMP thread (conf_active() is its). */
+/* snapshotFile as the last (re)load set it; only the SNMP thread uses it. */
+static char configured[PATH_MAX];
+
+void publish_configure(const char *image_path)
+{
+	snprintf(configured, sizeof(configured), "%s", image_path);
+}
+
+/* The configured path, or NULL; on the SNMP thread. */
 static const char *wanted_path(void)
 {
-	const char *p = conf_active()->snapshot_file;
+	const char *p = configured;
 	struct stat st;
 
 	if (strcmp(p, "none") == 0)

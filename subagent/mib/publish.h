@@ -12,6 +12,9 @@
  * file belongs to the user clustermond runs as. Every group it publishes
  * must read only snapshots, copies taken under a lock, or atomics. */
 void publish_start(void);
+/* The image's path from the configuration in force: snapshotFile's path,
+ * "none", or "" (the default); on the SNMP thread, at each (re)load. */
+void publish_configure(const char *image_path);
 /* Stops the thread, marks the image stopped and removes it (at exit). */
 void publish_stop(void);
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
 #include "core/number.h"
 #include "sampler.h"
 #include "sources/sources.h"
@@ -130,19 +129,6 @@ static void free_unshared(const struct rt_table *t, struct rt_row *row,
 	if (other != NULL && row->runtime == other->runtime)
 		row->runtime = NULL;
 	rt_free_row(t, row);
-}
-
-void rt_remove_storage(struct rt_table *t, int storage)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->rows[i]->storage == storage)
-			rt_free_row(t, t->rows[i]);
-		else
-			t->rows[kept++] = t->rows[i];
-	}
-	t->n = kept;
 }
 
 void rt_clear(struct rt_table *t)
@@ -445,6 +431,18 @@ void rt_set_request(struct rt_table *t, netsnmp_agent_request_info *reqinfo,
 #define RT_MAX_TABLES 8
 static struct rt_table *tables[RT_MAX_TABLES];
 static size_t ntables;
+/* Until a read names its reporter (never, in the daemon: reload.c passes
+ * conf.c's, which counts the errors that refuse a read) a bad line is at
+ * least logged with its file and line. */
+static void log_only(const char *fmt, const char *arg)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	config_perror(msg);
+}
+
+static rt_report_fn conf_error = log_only;
 
 static struct rt_table *table_of(const char *token, bool directive);
 
@@ -653,8 +651,9 @@ static void parse_directive(const char *token, char *line)
 	t->conf_rows[t->nconf++] = row;
 }
 
-void rt_read_begin(void)
+void rt_read_begin(rt_report_fn report)
 {
+	conf_error = report;
 	for (size_t i = 0; i < ntables; i++)
 		tables[i]->nconf = 0;
 }

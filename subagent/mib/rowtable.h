@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rowtable.h - read-create tables (RowStatus, StorageType) on the SNMP
- * thread: the clusterMonHistoryCtlTable, clusterMonThresholdTable and later
- * the probe table share this engine.
+ * thread: the history, threshold, probe, trace and distribution tables
+ * share this engine.
  *
  * A SET request is staged whole in RESERVE1: every varbind for the table is
  * applied to a copy of its row, each copy goes through the RowStatus rules
@@ -86,8 +86,11 @@ struct rt_table {
 void rt_init(struct rt_table *t);
 /* Around each read of the config files (reload.c): at the end the
  * directive's rows replace the readOnly ones and the restored rows go in,
- * unless a line was wrong (ok false): then everything running is kept. */
-void rt_read_begin(void);
+ * unless a line was wrong (ok false): then everything running is kept.
+ * report takes a bad line's message (fmt has one %s) and counts it, so the
+ * read is refused. */
+typedef void (*rt_report_fn)(const char *fmt, const char *arg);
+void rt_read_begin(rt_report_fn report);
 void rt_read_end(bool ok);
 /* The SET phases for the varbinds of this table in a request (the group's
  * set_request hook passes them on); varbinds for other arcs are left alone. */
@@ -116,8 +119,6 @@ int rt_get_oid(struct mib_value *v, const oid *name, size_t len);
  * unsampled). */
 bool rt_variable_ok(const oid *var, size_t len, const oid *old_var, size_t old_len,
 		    bool activating);
-/* Removes and frees every row of this storage type. */
-void rt_remove_storage(struct rt_table *t, int storage);
 /* Frees every row (at exit). */
 void rt_clear(struct rt_table *t);
 

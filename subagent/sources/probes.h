@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sampler.h"
+#include "source_ops.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define PROBE_SOCKET_MAX 4096  /* PATH_MAX */

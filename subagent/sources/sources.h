@@ -16,12 +16,10 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "../sampler.h"
+#include "source_ops.h"
 #include "../snapshot.h"
-#include "../collect/cgroup.h"
+#include "../core/readings.h"
 #include "../core/workload.h"
-#include "../collect/inetdiag.h"
-#include "../collect/selfcost.h"
 #include "probes.h"
 #include "dists.h"
 #include "traces.h"

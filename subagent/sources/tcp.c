@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../collect/collect.h"
+#include "../collect/inetdiag.h"
 #include "../collect/netstat.h"
 #include "../collect/sockowner.h"
 #include "../core/clock.h"

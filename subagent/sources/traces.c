@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/tracelist.h"
 
 #define START_TIMEOUT_MS 3000   /* loading a program: the verifier's time */
 #define LIST_TIMEOUT_MS 1000

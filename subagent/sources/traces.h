@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collect/tracelist.h"
+#include "../core/readings.h"
 
 #define TRACE_LINE_MAX 320
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_proc.c - per-process sample cost with 1000 idle processes alive:
- * the scanner of collect/proc.c (stat + schedstat) with every file kept open
+ * the scanner of collect/procscan.c (stat + schedstat) with every file kept open
  * and with its bounded reader (issue 23), against a
  * WallMon-style reader that, for every pid readdir lists, fopen+fscanf's
  * /proc/PID/stat and /proc/PID/statm and fcloses them. Rounds alternate so

@@ -1,11 +1,15 @@
 #!/bin/bash
 # include-arrows.sh - the layers docs/architecture.md draws, checked on the
-# #include lines: collect/ (OS readers) below core/ (pure C) below sources/
-# and mib/; mib/ never reaches into collect/; collect/ and core/ never see
-# net-snmp or libbpf; dlmod/ links core/ only; and outside kprobe-helper/
-# only the helper's protocol headers (wire.h, spec.h, distspec.h) are included. A quoted
-# include is resolved as the compiler does: the file's own directory, then
-# the -I directories of Makefile.am in their order.
+# #include lines and everything they bring in: collect/ (OS readers) and
+# core/ (pure C) below sources/ and the sampler, below mib/, below main.c,
+# conf.c and reload.c; mib/ never reaches into collect/; collect/ and core/
+# never see net-snmp or libbpf; dlmod/ links core/ only; and outside
+# kprobe-helper/ only the helper's protocol headers (wire.h, spec.h,
+# distspec.h) are included. A quoted include is resolved as the compiler
+# does: the file's own directory, then the -I directories of Makefile.am in
+# their order. An arrow is a file and what it reaches through any chain of
+# headers: a rule a header breaks is broken by every file that includes it.
+# The script first checks itself on a made-up tree (test 1).
 . "$(dirname "$0")/files.sh"
 
 # Arrows that exist today and are allowed, each with its reason. Listed, not
@@ -13,10 +17,14 @@
 EXCEPTIONS='
 tests/unit/test_ctf.c -> kprobe-helper/ctf.h
 tests/unit/test_ctf.c -> kprobe-helper/tpformat.h
+tests/fuzz/fuzz_wire.c -> kprobe-helper/ctf.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/tpformat.h
 tests/unit/test_ranlist.c -> kprobe-helper/ranlist.h
+tests/unit/test_ranlist.c -> kprobe-helper/clustermon_kprobe.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/ranlist.h
+tests/fuzz/fuzz_wire.c -> kprobe-helper/clustermon_kprobe.h
 subagent/collect/helpermaps.c -> kprobe-helper/ranlist.h
+subagent/collect/helpermaps.c -> kprobe-helper/clustermon_kprobe.h
 subagent/collect/helpercg.c -> kprobe-helper/clustermon_kprobe.h
 '
 # (The helper's CTF writer, tracefs format parser and ran-ring reader have their unit test
@@ -27,7 +35,7 @@ subagent/collect/helpercg.c -> kprobe-helper/clustermon_kprobe.h
 
 resolve() { # FILE INCLUDE: the included file, relative to the top
 	local dir
-	for dir in "$(dirname "$1")" tests/unit subagent kprobe-helper contrib/ctl contrib/nagios contrib/client; do
+	for dir in "$(dirname "$1")" subagent kprobe-helper contrib/ctl contrib/nagios contrib/client; do
 		if [ -e "$top/$dir/$2" ]; then
 			realpath -m --relative-to="$top" "$top/$dir/$2"
 			return
@@ -40,7 +48,7 @@ resolve() { # FILE INCLUDE: the included file, relative to the top
 	esac
 }
 
-arrows() { # "FILE -> TARGET" for every include; <...> kept as written
+direct() { # "FILE -> TARGET" for every include; <...> kept as written
 	local f inc
 	for f in $(c_files); do
 		sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$top/$f" | while read -r inc; do
@@ -49,18 +57,66 @@ arrows() { # "FILE -> TARGET" for every include; <...> kept as written
 		sed -n 's/^#[ \t]*include[ \t]*\(<[^>]*>\).*/\1/p' "$top/$f" | sed "s|^|$f -> |"
 	done
 }
-all=$(arrows)
-n=$(printf '%s\n' "$all" | grep -c ' -> ')
 
-# check N DESCRIPTION FROM BAD [GOOD]: no arrow from a file matching FROM to a
-# target matching BAD (and not GOOD) but the listed exceptions. Extended
-# regular expressions; a target is a path from the top or a <header>.
+# "FILE -> TARGET VIA" for everything each file reaches: VIA is the chain
+# of headers it came through ("-" when the file includes it itself).
+reach() {
+	awk '
+	{ n[$1]++; to[$1, n[$1]] = $3; files[$1] = 1 }
+	END {
+		for (f in files) {
+			delete seen; qn = 0
+			for (i = 1; i <= n[f]; i++) { q[++qn] = to[f, i]; via[qn] = "-" }
+			for (h = 1; h <= qn; h++) {
+				t = q[h]
+				if (t in seen) continue
+				seen[t] = 1
+				print f " -> " t " " via[h]
+				for (i = 1; i <= n[t]; i++) {
+					q[++qn] = to[t, i]
+					via[qn] = (via[h] == "-" ? t : via[h] ">" t)
+				}
+			}
+		}
+	}' | sort
+}
+
+self_test() { # the rules must catch what only a chain of headers brings in
+	local d out
+	d=$(mktemp -d) || return 1
+	mkdir -p "$d/subagent/mib" "$d/subagent/sources" "$d/subagent/collect"
+	echo '#include "../sources/s.h"' >"$d/subagent/mib/m.c"
+	echo '#include "../collect/c.h"' >"$d/subagent/sources/s.h"
+	echo '#include "a.h"' >"$d/subagent/collect/c.h"
+	echo '#include "c.h"' >"$d/subagent/collect/a.h"
+	echo '#include <net-snmp/net-snmp-config.h>' >>"$d/subagent/collect/a.h"
+	echo '#include "../sampler.h"' >"$d/subagent/sources/t.h"
+	: >"$d/subagent/sampler.h"
+	out=$(top_srcdir=$d ARROWS_INNER=1 bash "$0")
+	rm -rf "$d"
+	printf '%s\n' "$out" | grep -q '^not ok .* - mib/ reaches nothing of collect/' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/mib/m.c -> subagent/collect/c.h (via subagent/sources/s.h)' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/collect/c.h -> <net-snmp/net-snmp-config.h> (via subagent/collect/a.h)' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/sources/t.h -> subagent/sampler.h' &&
+		printf '%s\n' "$out" | grep -q '^not ok .* - no header includes itself' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/collect/a.h -> subagent/collect/a.h'
+}
+
+all=$(direct | reach)
+n=$(printf '%s\n' "$all" | awk '$4 == "-"' | wc -l) # the include lines themselves
+
+# check N DESCRIPTION FROM BAD [GOOD]: nothing a file matching FROM reaches
+# matches BAD (and not GOOD) but the listed exceptions. Extended regular
+# expressions; a target is a path from the top or a <header>.
 check() {
 	local found
 	found=$(printf '%s\n' "$all" | awk -v from="$3" -v bad="$4" -v good="${5:-}" '
 		{ f = $1; t = $3 }
-		f ~ from && t ~ bad && (good == "" || t !~ good)' |
-		grep -vxF -f <(printf '%s\n' "$EXCEPTIONS" | grep .))
+		f ~ from && t ~ bad && (good == "" || t !~ good) {
+			print $1 " -> " $3 ($4 == "-" ? "" : " (via " $4 ")")
+		}' |
+		awk -v ex="$EXCEPTIONS" 'BEGIN { split(ex, e, "\n"); for (i in e) if (e[i] != "") skip[e[i]] = 1 }
+			{ k = $0; sub(/ \(via .*/, "", k) } !(k in skip)')
 	if [ -z "$found" ]; then
 		echo "ok $1 - $2"
 	else
@@ -69,25 +125,48 @@ check() {
 	fi
 }
 
-echo "1..8"
-if [ "$n" -gt 500 ]; then echo "ok 1 - $n include lines read"; else echo "not ok 1 - only $n include lines read"; fi
-check 2 "mib/ includes nothing of collect/" '^subagent/mib/' '^subagent/collect/'
-check 3 "collect/ includes no net-snmp or libbpf header, nothing of mib/ or sources/" \
-	'^subagent/collect/' '^(<net-snmp/|<bpf/|subagent/(mib|sources)/)'
-check 4 "core/ includes only core/ and the C library" \
+top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
+echo "1..13"
+if [ -n "${ARROWS_INNER:-}" ]; then
+	echo "ok 1 - (the self-test is not run inside itself)"
+elif self_test; then
+	echo "ok 1 - a made-up tree's forbidden includes two headers down and its circle are reported"
+else
+	echo "not ok 1 - the checks missed a forbidden include through headers or a circle"
+fi
+if [ "$n" -gt 500 ]; then echo "ok 2 - $n include lines read"; else echo "not ok 2 - only $n include lines read"; fi
+check 3 "mib/ reaches nothing of collect/" '^subagent/mib/' '^subagent/collect/'
+check 4 "collect/ reaches no net-snmp or libbpf header, nothing of subagent/ but collect/ and core/" \
+	'^subagent/collect/' '^(<net-snmp/|<bpf/|subagent/)' '^subagent/(collect|core)/'
+check 5 "core/ reaches only core/ and the C library" \
 	'^subagent/core/' '.' '^(subagent/core/.*|<[^/]*>|<sys/[^/]*>)$'
-check 5 "dlmod/ includes core/, the MIB's numbers and system headers only" \
-	'^dlmod/' '.' '^(subagent/core/.*|subagent/mib/cm-oids\.h|<.*>)$'
-check 6 "outside kprobe-helper/ only its protocol headers (wire.h, spec.h, distspec.h)" \
-	'^(subagent|dlmod|contrib|tests)/' '^kprobe-helper/' '^kprobe-helper/(wire|spec|distspec)\.h$'
-check 7 "every quoted include resolves" '.' '^unresolved:'
+check 6 "dlmod/ reaches core/, the MIB's numbers and system headers only" \
+	'^dlmod/' '.' '^(subagent/core/.*|subagent/mib/cm-oids[.]h|<.*>)$'
+check 7 "outside kprobe-helper/ only its protocol headers (wire.h, spec.h, distspec.h)" \
+	'^(subagent|dlmod|contrib|tests)/' '^kprobe-helper/' '^kprobe-helper/(wire|spec|distspec)[.]h$'
+check 8 "every quoted include resolves" '.' '^unresolved:'
+check 9 "sources/ and the sampler reach neither mib/ nor main.c, conf.h, reload.h" \
+	'^subagent/(sources/|sampler|snapshot|dist[.]|imagefile)' "^subagent/mib/|$top_layer"
+# The sampler runs the sources and includes sources.h: they include only
+# the contract both share (sources/source_ops.h), never sampler.h.
+check 10 "sources/ reach nothing of sampler.h" '^subagent/sources/' '^subagent/sampler[.]h$'
+check 11 "mib/ reaches none of main.c, conf.h, reload.h" '^subagent/mib/' "$top_layer"
+# A header that reaches itself is a circle: neither side is the lower one.
+circles=$(printf '%s\n' "$all" | awk '$1 == $3 { print $1 " -> " $3 " (via " $4 ")" }')
+if [ -z "$circles" ]; then
+	echo "ok 12 - no header includes itself through others"
+else
+	echo "not ok 12 - no header includes itself through others:"
+	printf '%s\n' "$circles" | sed 's/^/#   /'
+fi
 
-# 8: each listed exception still occurs (else it is lifted: delete it here).
-stale=$(printf '%s\n' "$EXCEPTIONS" | grep . | grep -vxF -f <(printf '%s\n' "$all"))
+# 13: each listed exception still occurs (else it is lifted: delete it here).
+stale=$(printf '%s\n' "$EXCEPTIONS" | grep . |
+	grep -vxF -f <(printf '%s\n' "$all" | awk '{ print $1 " -> " $3 }'))
 if [ -z "$stale" ]; then
-	echo "ok 8 - the $(printf '%s\n' "$EXCEPTIONS" | grep -c .) listed exceptions still occur"
+	echo "ok 13 - the $(printf '%s\n' "$EXCEPTIONS" | grep -c .) listed exceptions still occur"
 	printf '%s\n' "$EXCEPTIONS" | grep . | sed 's/^/# exception: /'
 else
-	echo "not ok 8 - listed exceptions that no longer occur (delete them):"
+	echo "not ok 13 - listed exceptions that no longer occur (delete them):"
 	printf '%s\n' "$stale" | sed 's/^/#   /'
 fi
