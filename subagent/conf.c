@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "sources/registry.h"
 #include "core/number.h"
 #include "core/pathglob.h"
 

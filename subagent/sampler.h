@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sampler.h - the sampling core: every source runs on its own interval on one
- * sampler thread, apart from the SNMP thread (dproc: capture kept apart from
- * inspection). Sources publish snapshots; the MIB reads only those.
+ * sampler.h - the sampling core: every source runs on its own interval on a
+ * sampler thread apart from the SNMP thread (dproc: capture kept apart from
+ * inspection): the shared thread for the cheap sources, one of its own for
+ * each own_thread source. Sources publish snapshots; the MIB reads only
+ * those.
  */
 #ifndef CLUSTERMON_SAMPLER_H
 #define CLUSTERMON_SAMPLER_H
@@ -29,6 +31,8 @@ enum source_index {
 
 struct sources_conf;
 struct source_cmd;
+struct snapshot;
+struct snapshot_slot;
 
 /* What a source plugs in: init with the root of the kernel files ("" = live),
  * one sample (returns -1 when a reader failed; the previous snapshot stays).
@@ -36,7 +40,14 @@ struct source_cmd;
  * thread, never on the caller's: a source keeps its settings to itself and
  * needs no lock for them. */
 struct source_ops {
-	const char *name;
+	unsigned index;              /* enum source_index */
+	const char *name;            /* clusterMonSourceName, sampleInterval's SOURCE */
+	/* Where it publishes (NULL: it publishes no snapshot); the sampler
+	 * clears it after fini, so no snapshot outlives its source. */
+	struct snapshot_slot *slot;
+	/* clusterMonSourceMethod read from its current snapshot; NULL (or no
+	 * snapshot yet): "periodic". */
+	const char *(*method)(const struct snapshot *s);
 	uint32_t default_interval_ms;
 	/* Sources that may take milliseconds (the process table) get a thread
 	 * of their own so they never delay the 100 Hz ones. */
@@ -59,12 +70,9 @@ struct source_stats {
 	uint64_t errors;
 };
 
-/* Known names, available or not in this build: "cpu", "mem", "proc", ... */
-unsigned source_index_by_name(const char *name);
-const char *source_name(unsigned index);
-
-/* Adds a source (before sampler_start). Fatal errors are the caller's. */
-int sampler_add(unsigned index, const struct source_ops *ops, const char *root);
+/* Adds a source at ops->index (before sampler_start). Fatal errors are the
+ * caller's. */
+int sampler_add(const struct source_ops *ops, const char *root);
 bool sampler_has(unsigned index);
 /* Next available index after `after` (0 = first), 0 at the end. */
 unsigned sampler_next(unsigned after);

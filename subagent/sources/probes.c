@@ -612,6 +612,7 @@ static void probes_fini(void *ctx)
 }
 
 const struct source_ops probes_source_ops = {
+	.index = SOURCE_PROBES,
 	.name = "probes",
 	.default_interval_ms = 1000,
 	/* A stopped helper may hold an exchange for up to its timeout. */

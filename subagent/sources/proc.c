@@ -1058,7 +1058,9 @@ static void proc_command(void *ctx, const struct source_cmd *cmd)
 }
 
 const struct source_ops proc_source_ops = {
+	.index = SOURCE_PROC,
 	.name = "proc",
+	.slot = &proc_slot,
 	/* 1 Hz by default: without the helper a node with thousands of
 	 * processes pays milliseconds a sample. sampleInterval proc 100 (or
 	 * 10) gives WallMon's rates. */

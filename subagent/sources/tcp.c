@@ -380,7 +380,9 @@ static int tcp_sample(void *ctx)
 }
 
 const struct source_ops tcp_source_ops = {
+	.index = SOURCE_TCP,
 	.name = "tcp",
+	.slot = &tcp_slot,
 	.default_interval_ms = 1000,
 	.own_thread = true,
 	.init = tcp_init,
