@@ -49,7 +49,7 @@ sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/sp
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt wire/procs.txt wire/dists.txt"
 
 sa="$top/subagent"
-sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/proctab.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $sa/sources/traces.c $sa/sources/dists.c $sa/sources/cgroup.c $sa/sources/top.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/distspec.c $top/kprobe-helper/wire.c $top/kprobe-helper/ranlist.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/*.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/distspec.c $top/kprobe-helper/wire.c $top/kprobe-helper/ranlist.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 seeds[config]="config/all.conf"
 
 # The quotes around FUZZ_TOP and CLUSTERMON_VERSION are meant literally: they
