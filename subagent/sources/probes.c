@@ -24,6 +24,8 @@
 #include "../core/counter.h"
 #include "../dist.h"
 
+struct snapshot_slot probes_slot = SNAPSHOT_SLOT_INIT;
+
 #define POLL_TIMEOUT_MS 1000
 #define ADD_TIMEOUT_MS 5000
 
@@ -457,14 +459,13 @@ static void carry_out(const char *path, struct plan *pl)
 	free(pl->a);
 }
 
-static int probes_sample(void *ctx)
+static int poll_helper(void)
 {
 	char path[PATH_MAX], why[256], *reply = NULL, instance[sizeof(P.instance)];
 	struct helper_reading rd;
 	struct plan pl = { 0 };
 	bool was_running;
 
-	(void)ctx;
 	pthread_mutex_lock(&P.lock);
 	memcpy(path, P.socket, sizeof(path));
 	was_running = P.helper == HELPER_RUNNING;
@@ -492,6 +493,37 @@ static int probes_sample(void *ctx)
 	traces_sync(path, true);   /* trace sessions share this thread (traces.h) */
 	dists_sync(path, instance);   /* and distribution rows (dists.h) */
 	return 0;
+}
+
+static void destroy_snapshot(struct snapshot *s)
+{
+	free(s);
+}
+
+/* Every sample, so the state served is never older than the last poll.
+ * Out of memory keeps the last one served. */
+static void publish_state(void)
+{
+	struct probes_snapshot *snap = malloc(sizeof(*snap));
+
+	if (snap == NULL)
+		return;
+	snap->hdr.refs = 1;
+	snap->hdr.destroy = destroy_snapshot;
+	pthread_mutex_lock(&P.lock);
+	snap->helper = P.helper;
+	pthread_mutex_unlock(&P.lock);
+	snapshot_publish(&probes_slot, &snap->hdr);
+}
+
+static int probes_sample(void *ctx)
+{
+	int rc;
+
+	(void)ctx;
+	rc = poll_helper();
+	publish_state();
+	return rc;
 }
 
 /* ------------------------------------------------------------ the view */
@@ -574,15 +606,6 @@ void probes_view_free(struct probes_view *v)
 	free(v);
 }
 
-int probes_helper_state(void)
-{
-	int state;
-
-	pthread_mutex_lock(&P.lock);
-	state = P.helper;
-	pthread_mutex_unlock(&P.lock);
-	return state;
-}
 
 static void *probes_init(const char *root)
 {
@@ -614,6 +637,7 @@ static void probes_fini(void *ctx)
 const struct source_ops probes_source_ops = {
 	.index = SOURCE_PROBES,
 	.name = "probes",
+	.slot = &probes_slot,
 	.default_interval_ms = 1000,
 	/* A stopped helper may hold an exchange for up to its timeout. */
 	.own_thread = true,

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../sampler.h"
+#include "../snapshot.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define PROBE_SOCKET_MAX 4096  /* PATH_MAX */
@@ -70,8 +71,15 @@ struct probes_view {
 /* A copy of everything served; free with probes_view_free. */
 struct probes_view *probes_view_take(void);
 void probes_view_free(struct probes_view *v);
-int probes_helper_state(void);
 
+/* What the probes source publishes in probes_slot after each sample:
+ * clusterMonHelperStatus, read as every other scalar is, from a snapshot. */
+struct probes_snapshot {
+	struct snapshot hdr;
+	int helper;                 /* enum helper_state */
+};
+
+extern struct snapshot_slot probes_slot;
 extern const struct source_ops probes_source_ops;
 
 #endif

@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,13 +76,6 @@ struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
  * that ran most recently, within a sixteenth of the fd limit and never more
  * than HOT_MAX, so the rest of clustermond keeps its descriptors. */
 #define HOT_MAX 512
-
-static atomic_bool helper_fed;
-
-const char *proc_method(void)
-{
-	return atomic_load(&helper_fed) ? "helper" : "scanner";
-}
 
 /* What the source keeps of one process between samples. */
 struct pstate {
@@ -969,6 +961,7 @@ static int publish(struct proc_source *src, size_t followed)
 	}
 	snap->followed = followed;
 	snap->sweep_fixes = src->sweep_fixes;
+	snap->helper_fed = src->fed;
 	snap->agent_rss_kb = src->agent.rss_kb;
 	snap->agent = src->agent;
 	snapshot_publish(&proc_slot, &snap->hdr);
@@ -991,7 +984,6 @@ static int sample_with(struct proc_source *src, const struct helper_procs *hp, u
 		rc = scanner_sample(src, now, elapsed);
 	}
 	src->fed = hp != NULL;
-	atomic_store(&helper_fed, src->fed);
 	if (rc < 0)
 		return -1;
 	if (now - src->last_self_ns >= SEC_NS) {
@@ -1057,10 +1049,27 @@ static void proc_command(void *ctx, const struct source_cmd *cmd)
 		((struct proc_source *)ctx)->filter = cmd->proc_filter;
 }
 
+struct proc_snapshot *proc_snapshot_take(void)
+{
+	return (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+}
+
+void proc_snapshot_drop(struct proc_snapshot *s)
+{
+	if (s != NULL)
+		snapshot_release(&proc_slot, &s->hdr);
+}
+
+static const char *proc_method(const struct snapshot *s)
+{
+	return ((const struct proc_snapshot *)s)->helper_fed ? "helper" : "scanner";
+}
+
 const struct source_ops proc_source_ops = {
 	.index = SOURCE_PROC,
 	.name = "proc",
 	.slot = &proc_slot,
+	.method = proc_method,
 	/* 1 Hz by default: without the helper a node with thousands of
 	 * processes pays milliseconds a sample. sampleInterval proc 100 (or
 	 * 10) gives WallMon's rates. */

@@ -9,31 +9,31 @@
 #include "sources.h"
 #include "../snapshot.h"
 
-const struct source_ops *const source_table[] = {
+const struct source_ops *const source_registry[] = {
 	&cpu_source_ops, &mem_source_ops, &proc_source_ops, &tcp_source_ops,
 	&pcap_source_ops, &probes_source_ops, &cgroup_source_ops, NULL,
 };
 
 const struct source_ops *source_by_index(unsigned index)
 {
-	for (size_t i = 0; source_table[i] != NULL; i++)
-		if (source_table[i]->index == index)
-			return source_table[i];
+	for (size_t i = 0; source_registry[i] != NULL; i++)
+		if (source_registry[i]->index == index)
+			return source_registry[i];
 	return NULL;
 }
 
 unsigned source_index_by_name(const char *name)
 {
-	for (size_t i = 0; source_table[i] != NULL; i++)
-		if (strcmp(source_table[i]->name, name) == 0)
-			return source_table[i]->index;
+	for (size_t i = 0; source_registry[i] != NULL; i++)
+		if (strcmp(source_registry[i]->name, name) == 0)
+			return source_registry[i]->index;
 	return 0;
 }
 
 int sources_add_all(const char *root)
 {
-	for (size_t i = 0; source_table[i] != NULL; i++)
-		if (sampler_add(source_table[i], root) != 0)
+	for (size_t i = 0; source_registry[i] != NULL; i++)
+		if (sampler_add(source_registry[i], root) != 0)
 			return -1;
 	return 0;
 }

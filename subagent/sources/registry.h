@@ -13,7 +13,7 @@ struct source_ops;
 struct snapshot;
 
 /* The sources in index order, ending with NULL. */
-extern const struct source_ops *const source_table[];
+extern const struct source_ops *const source_registry[];
 
 /* Known sources, added to the sampler or not; NULL or 0 when unknown. */
 const struct source_ops *source_by_index(unsigned index);

@@ -302,7 +302,7 @@ static void refresh_owners(struct tcp_source *ts)
 
 	if (!keep_listed(ts) && ts->owners_at_ms != 0)
 		return;
-	ps = (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+	ps = proc_snapshot_take();
 	if (ts->owners_at_ms == 0 || (ps == NULL && now - ts->owners_at_ms >= FULL_OWNERS_MS)) {
 		ts->owners_at_ms = now;
 		sock_owners_read(&ts->owners, ts->root);
@@ -310,10 +310,9 @@ static void refresh_owners(struct tcp_source *ts)
 		n = proc_snapshot_changed(ps, ts->owners_gen, &ts->ran, &ts->ran_cap);
 		sock_owners_add(&ts->owners, ts->root, ts->ran, n);
 	}
-	if (ps != NULL) {
+	if (ps != NULL)
 		ts->owners_gen = ps->gen;
-		snapshot_release(&proc_slot, &ps->hdr);
-	}
+	proc_snapshot_drop(ps);
 }
 
 /* ------------------------------------------------------------ the sample */
