@@ -66,17 +66,23 @@ struct probes_view {
 	uint64_t tcp_retransmits, skb_drops;
 	size_t ndrops;
 	struct drop_reading *drops; /* ascending reason */
+	struct snapshot *owner;     /* the snapshot it is part of */
 };
 
-/* A copy of everything served; free with probes_view_free. */
+/* What the current snapshot serves (NULL before the first sample);
+ * release it with probes_view_free. */
 struct probes_view *probes_view_take(void);
 void probes_view_free(struct probes_view *v);
 
-/* What the probes source publishes in probes_slot after each sample:
- * clusterMonHelperStatus, read as every other scalar is, from a snapshot. */
+/* What the probes source publishes in probes_slot after each sample and
+ * command: clusterMonHelperStatus, the probe and sensor readings and the
+ * trace sessions, read as every other source's values are. */
+struct traces_view;
 struct probes_snapshot {
 	struct snapshot hdr;
 	int helper;                 /* enum helper_state */
+	struct probes_view *probes;
+	struct traces_view *traces;
 };
 
 extern struct snapshot_slot probes_slot;

@@ -101,9 +101,11 @@ static void *fake_helper(void *arg)
 	}
 }
 
+static void *source;   /* the source's ctx */
+
 static struct probes_view *sample_view(int want_rc)
 {
-	ok(probes_source_ops.sample(NULL) == want_rc, "sample returns %d", want_rc);
+	ok(probes_source_ops.sample(source) == want_rc, "sample returns %d", want_rc);
 	return probes_view_take();
 }
 
@@ -182,7 +184,7 @@ int main(void)
 	if (mkdtemp(dir) == NULL)
 		return perror("mkdtemp"), 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/kprobe.sock", dir);
-	ctx = probes_source_ops.init("");
+	ctx = source = probes_source_ops.init("");
 	ok(ctx != NULL, "init");
 	configure_socket(ctx);
 	v = sample_view(0);
