@@ -97,7 +97,7 @@ void sampler_configure(const struct sources_conf *c);
 int sampler_post(unsigned index, const struct source_cmd *cmd, size_t len);
 
 /* Takes one sample of every source synchronously, so the first GET after
- * start-up already has data; then starts the thread. */
+ * start-up already has data; then starts the threads. */
 int sampler_start(void);
 void sampler_stop(void);
 
