@@ -199,6 +199,10 @@ int main(void)
 		return perror("fake helper"), 1;
 
 	want(ctx, &row, 1);
+	v = probes_view_take();
+	ok(v != NULL && v->n == 1 && v->rows[0].oper == OPER_DOWN,
+	   "a command is published at once: the new row is there, down, before a sample");
+	probes_view_free(v);
 	v = sample_view(0);
 	ok(v->helper == HELPER_RUNNING && v->n == 1 && v->rows[0].oper == OPER_UP,
 	   "a wanted row is attached in the same sample and is up");
