@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "sources/registry.h"
 #include "core/number.h"
 #include "core/pathglob.h"
 
@@ -54,6 +55,19 @@ static int parse_u32(const char *s, uint32_t *out)
 	return num_parse_u32(s, UINT32_MAX, out) == NUM_OK ? 0 : -1;
 }
 
+/* "unknown source 'NAME' (cpu, mem, ...)": the names from the registry. */
+static const char *unknown_source(const char *name, char *buf, size_t len)
+{
+	int at = snprintf(buf, len, "unknown source '%s' (", name);
+
+	for (size_t i = 0; source_registry[i] != NULL && at > 0 && (size_t)at < len; i++)
+		at += snprintf(buf + at, len - (size_t)at, "%s%s", i ? ", " : "",
+			       source_registry[i]->name);
+	if (at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, ")");
+	return buf;
+}
+
 /* sampleInterval SOURCE MILLISECONDS */
 static void parse_sample_interval(const char *token, char *line)
 {
@@ -64,6 +78,7 @@ static void parse_sample_interval(const char *token, char *line)
 	unsigned index;
 	uint32_t value;
 	enum num_status st;
+	char msg[192];
 
 	(void)token;
 	if (name == NULL || ms == NULL || extra != NULL) {
@@ -72,7 +87,7 @@ static void parse_sample_interval(const char *token, char *line)
 	}
 	index = source_index_by_name(name);
 	if (index == 0) {
-		conf_error("sampleInterval: unknown source '%s' (cpu, mem, proc, tcp, pcap, probes, cgroup)", name);
+		conf_error("sampleInterval: %s", unknown_source(name, msg, sizeof(msg)));
 		return;
 	}
 	if (!sampler_has(index)) {

@@ -2,7 +2,7 @@
 /*
  * main.c - clustermond: options, net-snmp start-up, privilege drop and the
  * SNMP thread's loop. Every net-snmp call happens on this thread; sampling
- * runs on the sampler thread and reaches us only through snapshots.
+ * runs on the sampler threads and reaches us only through snapshots.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -23,8 +23,6 @@
 #include "mib/publish.h"
 #include "privdrop.h"
 #include "sampler.h"
-#include "sources/sources.h"
-#include "sources/probes.h"
 
 #define APP_NAME "clustermond"
 
@@ -156,13 +154,7 @@ static void setup_netsnmp(const struct options *o)
 
 static void add_sources(const char *root)
 {
-	if (sampler_add(SOURCE_CPU, &cpu_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_MEM, &mem_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_PROC, &proc_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_TCP, &tcp_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_PCAP, &pcap_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_PROBES, &probes_source_ops, root) != 0 ||
-	    sampler_add(SOURCE_CGROUP, &cgroup_source_ops, root) != 0) {
+	if (sampler_add_all(root) != 0) {
 		snmp_log(LOG_ERR, APP_NAME ": cannot read kernel statistics under '%s': %s\n",
 			 root[0] ? root : "/", strerror(errno));
 		exit(1);
@@ -254,11 +246,6 @@ int main(int argc, char **argv)
 	snmp_log(LOG_INFO, APP_NAME ": exiting\n");
 	publish_stop();
 	sampler_stop();
-	snapshot_clear(&cpu_slot);
-	snapshot_clear(&mem_slot);
-	snapshot_clear(&proc_slot);
-	snapshot_clear(&tcp_slot);
-	snapshot_clear(&pcap_slot);
 	snmp_shutdown(APP_NAME);
 	mib_history_clear();
 	mib_thresholds_clear();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sampler.c - one thread, many sources, each on its own interval.
+ * sampler.c - the sampler threads: one shared by the cheap sources and one
+ * for each own_thread source, every source on its own interval.
  *
  * Deadlines are absolute (on core/clock.c's monotonic clock), so a slow
  * sample does not shift every later one; a source that falls more than a whole interval behind skips
@@ -8,8 +9,10 @@
  */
 #include "sampler.h"
 #include "dist.h"
+#include "snapshot.h"
 #include "core/clock.h"
 #include "sources/sources.h"
+#include "sources/registry.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,12 +28,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char *const source_names[SOURCE_LAST + 1] = {
-	[SOURCE_CPU] = "cpu",   [SOURCE_MEM] = "mem",   [SOURCE_PROC] = "proc",
-	[SOURCE_TCP] = "tcp",   [SOURCE_PCAP] = "pcap", [SOURCE_PROBES] = "probes",
-	[SOURCE_CGROUP] = "cgroup",
-};
 
 /* A configuration or command waiting for the source's thread. */
 struct pending {
@@ -72,21 +69,9 @@ static struct {
 	struct source src[SOURCE_LAST + 1];
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-unsigned source_index_by_name(const char *name)
+int sampler_add(const struct source_ops *ops, const char *root)
 {
-	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if (strcmp(source_names[i], name) == 0)
-			return i;
-	return 0;
-}
-
-const char *source_name(unsigned index)
-{
-	return index >= 1 && index <= SOURCE_LAST ? source_names[index] : NULL;
-}
-
-int sampler_add(unsigned index, const struct source_ops *ops, const char *root)
-{
+	unsigned index = ops->index;
 	struct source *s;
 	char dist_name[64];
 
@@ -101,8 +86,16 @@ int sampler_add(unsigned index, const struct source_ops *ops, const char *root)
 	s->ops = ops;
 	if (s->interval_ms == 0)
 		s->interval_ms = ops->default_interval_ms;
-	snprintf(dist_name, sizeof(dist_name), "sample.cost.%s", source_names[index]);
+	snprintf(dist_name, sizeof(dist_name), "sample.cost.%s", ops->name);
 	s->cost_dist = dist_register(dist_name, "us", 32);
+	return 0;
+}
+
+int sampler_add_all(const char *root)
+{
+	for (size_t i = 0; source_registry[i] != NULL; i++)
+		if (sampler_add(source_registry[i], root) != 0)
+			return -1;
 	return 0;
 }
 
@@ -162,7 +155,7 @@ int sampler_stats(unsigned index, struct source_stats *out)
 	if (!sampler_has(index))
 		return -1;
 	s = &S.src[index];
-	out->name = source_names[index];
+	out->name = s->ops->name;
 	out->interval_ms = atomic_load_explicit(&s->interval_ms, memory_order_relaxed);
 	out->last_cost_us = atomic_load_explicit(&s->last_cost_us, memory_order_relaxed);
 	out->samples = atomic_load_explicit(&s->samples, memory_order_relaxed);
@@ -230,7 +223,7 @@ static void configure_one(unsigned i, const struct sources_conf *c)
 	p = pending_new(true, c, sizeof(*c));
 	if (p == NULL)
 		syslog(LOG_ERR, "clustermond: out of memory: source %s keeps its configuration",
-		       source_names[i]);
+		       S.src[i].ops->name);
 	else
 		enqueue(&S.src[i], p);
 }
@@ -427,7 +420,7 @@ static void name_thread(pthread_t th, unsigned t)
 {
 	char name[16];
 
-	snprintf(name, sizeof(name), "cm-%s", t == 0 ? "sampler" : source_names[t]);
+	snprintf(name, sizeof(name), "cm-%s", t == 0 ? "sampler" : S.src[t].ops->name);
 	pthread_setname_np(th, name);
 }
 
@@ -489,6 +482,8 @@ void sampler_stop(void)
 				free(p);
 			}
 			s->ops->fini(s->ctx);
+			if (s->ops->slot != NULL)
+				snapshot_clear(s->ops->slot);
 			memset(s, 0, sizeof(*s));
 		}
 	}

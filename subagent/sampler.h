@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sampler.h - the sampling core: every source runs on its own interval on one
- * sampler thread, apart from the SNMP thread (dproc: capture kept apart from
- * inspection). Sources publish snapshots; the MIB reads only those.
+ * sampler.h - the sampling core: every source runs on its own interval on a
+ * sampler thread apart from the SNMP thread (dproc: capture kept apart from
+ * inspection): the shared thread for the cheap sources, one of its own for
+ * each own_thread source. Sources publish snapshots; the MIB reads only
+ * those.
  */
 #ifndef CLUSTERMON_SAMPLER_H
 #define CLUSTERMON_SAMPLER_H
@@ -22,12 +24,12 @@ struct source_stats {
 	uint64_t errors;
 };
 
-/* Known names, available or not in this build: "cpu", "mem", "proc", ... */
-unsigned source_index_by_name(const char *name);
-const char *source_name(unsigned index);
-
-/* Adds a source (before sampler_start). Fatal errors are the caller's. */
-int sampler_add(unsigned index, const struct source_ops *ops, const char *root);
+/* Adds a source at ops->index (before sampler_start). Fatal errors are the
+ * caller's. */
+int sampler_add(const struct source_ops *ops, const char *root);
+/* Every source of sources/registry.c, reading kernel files under root
+ * ("" = live): 0, or -1 with errno from the first that failed. */
+int sampler_add_all(const char *root);
 bool sampler_has(unsigned index);
 /* Next available index after `after` (0 = first), 0 at the end. */
 unsigned sampler_next(unsigned after);
@@ -52,7 +54,7 @@ void sampler_configure(const struct sources_conf *c);
 int sampler_post(unsigned index, const struct source_cmd *cmd, size_t len);
 
 /* Takes one sample of every source synchronously, so the first GET after
- * start-up already has data; then starts the thread. */
+ * start-up already has data; then starts the threads. */
 int sampler_start(void);
 void sampler_stop(void);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * snapshot.h - hand finished samples from the sampler thread to the SNMP thread.
+ * snapshot.h - hand finished samples from the sampler threads to the SNMP
+ * thread.
  *
  * A snapshot is immutable once published. The SNMP thread takes a reference
  * for the length of one request; the sampler replaces the current snapshot

@@ -53,7 +53,7 @@ struct proc_sample {
 	uint32_t tgid;             /* its process (a thread's /proc/TID reads too) */
 	uint64_t vol_ctxsw, invol_ctxsw;
 	char cmdline[PROC_CMDLINE_MAX]; /* NULs turned into spaces; "" for kernel threads */
-	struct proc_acct acct;     /* helper-fed mode only (sources/proc.c) */
+	struct proc_acct acct;     /* helper-fed mode only (sources/procfed.c) */
 };
 
 /* Sums /proc/PID/task/ * /schedstat over the threads: 0, or -1 when none

@@ -7,6 +7,7 @@
 #include "mib.h"
 
 #include "../sampler.h"
+#include "../sources/registry.h"
 #include "../sources/sources.h"
 
 static const oid sampling_oid[] = { CM_OID_clusterMonSampling };
@@ -69,7 +70,7 @@ static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	case COL_ERRORS:
 		return mib_u64(v, ASN_COUNTER64, st.errors);
 	case COL_METHOD:
-		return mib_string(v, strcmp(st.name, "proc") == 0 ? proc_method() : "periodic");
+		return mib_string(v, source_method(source_at(row)));
 	default:
 		return MIB_ABSENT; /* the index is not-accessible */
 	}

@@ -75,8 +75,12 @@ static int get_discontinuity(void *view, struct mib_value *v)
 
 static int get_helper_status(void *view, struct mib_value *v)
 {
+	struct snapshot *s = snapshot_acquire(&probes_slot);
+	int state = s != NULL ? ((struct probes_snapshot *)s)->helper : HELPER_ABSENT;
+
 	(void)view;
-	return mib_u64(v, ASN_INTEGER, (uint64_t)probes_helper_state());
+	snapshot_release(&probes_slot, s);
+	return mib_u64(v, ASN_INTEGER, (uint64_t)state);
 }
 
 static const struct mib_object system_objects[] = {

@@ -474,7 +474,9 @@ static int cgroup_sample(void *ctx)
 }
 
 const struct source_ops cgroup_source_ops = {
+	.index = SOURCE_CGROUP,
 	.name = "cgroup",
+	.slot = &cgroup_slot,
 	.default_interval_ms = 1000,
 	.own_thread = true,
 	.init = cgroup_init,

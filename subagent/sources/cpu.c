@@ -257,7 +257,9 @@ static int cpu_sample(void *ctx)
 }
 
 const struct source_ops cpu_source_ops = {
+	.index = SOURCE_CPU,
 	.name = "cpu",
+	.slot = &cpu_slot,
 	.default_interval_ms = 100,
 	.init = cpu_init,
 	.sample = cpu_sample,

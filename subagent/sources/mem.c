@@ -125,7 +125,9 @@ static int mem_sample(void *ctx)
 }
 
 const struct source_ops mem_source_ops = {
+	.index = SOURCE_MEM,
 	.name = "mem",
+	.slot = &mem_slot,
 	.default_interval_ms = 1000,
 	.init = mem_init,
 	.sample = mem_sample,

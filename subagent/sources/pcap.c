@@ -181,7 +181,9 @@ static void pcap_configure(void *ctx, const struct sources_conf *c)
 }
 
 const struct source_ops pcap_source_ops = {
+	.index = SOURCE_PCAP,
 	.name = "pcap",
+	.slot = &pcap_slot,
 	.default_interval_ms = 1000,
 	.init = pcap_init,
 	.sample = pcap_sample,

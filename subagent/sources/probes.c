@@ -13,7 +13,6 @@
 #include "traces.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,8 @@
 #include "../core/clock.h"
 #include "../core/counter.h"
 #include "../dist.h"
+
+struct snapshot_slot probes_slot = SNAPSHOT_SLOT_INIT;
 
 #define POLL_TIMEOUT_MS 1000
 #define ADD_TIMEOUT_MS 5000
@@ -45,8 +46,8 @@ struct drop_state {
 	struct mono_counter packets;
 };
 
-static struct {
-	pthread_mutex_t lock;
+/* The source's state: its ctx, touched only on its own thread. */
+struct probes_src {
 	char socket[PATH_MAX];
 	struct pstate *st;
 	size_t n;
@@ -60,8 +61,8 @@ static struct {
 	struct mono_counter retransmits, drops;
 	size_t ndrop;
 	struct drop_state *drop;    /* ascending reason */
-} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .socket = PROBES_DEFAULT_SOCKET,
-	.helper = HELPER_ABSENT };
+	struct traces *traces;     /* the trace sessions (traces.h) */
+};
 
 /* ------------------------------------------------------------ counters */
 
@@ -125,11 +126,11 @@ static void absorb_probe(struct pstate *s, const struct helper_probe *p)
 
 /* ------------------------------------------------------------ rows */
 
-static struct pstate *find_state(uint32_t id)
+static struct pstate *find_state(struct probes_src *p, uint32_t id)
 {
-	for (size_t i = 0; i < P.n; i++)
-		if (P.st[i].want.id == id)
-			return &P.st[i];
+	for (size_t i = 0; i < p->n; i++)
+		if (p->st[i].want.id == id)
+			return &p->st[i];
 	return NULL;
 }
 
@@ -148,16 +149,16 @@ static void set_dist(struct pstate *s)
 
 /* The state of a row, made or updated to w; a changed spec or filter is a
  * new probe, counting from zero. */
-static struct pstate *adopt(const struct probe_want *w)
+static struct pstate *adopt(struct probes_src *p, const struct probe_want *w)
 {
-	struct pstate *s = find_state(w->id), *grown;
+	struct pstate *s = find_state(p, w->id), *grown;
 
 	if (s == NULL) {
-		grown = realloc(P.st, (P.n + 1) * sizeof(*grown));
+		grown = realloc(p->st, (p->n + 1) * sizeof(*grown));
 		if (grown == NULL)
 			return NULL;
-		P.st = grown;
-		s = &P.st[P.n++];
+		p->st = grown;
+		s = &p->st[p->n++];
 		memset(s, 0, sizeof(*s));
 		s->want = *w;
 		s->oper = OPER_DOWN;
@@ -174,12 +175,12 @@ static struct pstate *adopt(const struct probe_want *w)
 	return s;
 }
 
-static void drop_state(struct pstate *s)
+static void drop_state(struct probes_src *p, struct pstate *s)
 {
 	if (s->dist != 0)
 		dist_unregister(s->dist);
 	free(s->cpu);
-	*s = P.st[--P.n];
+	*s = p->st[--p->n];
 }
 
 static bool listed(const union source_cmd_row *rows, size_t n, uint32_t id)
@@ -193,16 +194,15 @@ static bool listed(const union source_cmd_row *rows, size_t n, uint32_t id)
 /* Every row of the probe table, from the SNMP thread's last change. A row
  * (re)activated is tried again even where its spec failed before: that is
  * how a user asks for another attempt. */
-static void want_rows(const union source_cmd_row *rows, size_t n)
+static void want_rows(struct probes_src *p, const union source_cmd_row *rows, size_t n)
 {
-	pthread_mutex_lock(&P.lock);
-	for (size_t i = P.n; i-- > 0;)
-		if (!listed(rows, n, P.st[i].want.id))
-			drop_state(&P.st[i]);
+	for (size_t i = p->n; i-- > 0;)
+		if (!listed(rows, n, p->st[i].want.id))
+			drop_state(p, &p->st[i]);
 	for (size_t i = 0; i < n; i++) {
-		struct pstate *old = find_state(rows[i].probe.id);
+		struct pstate *old = find_state(p, rows[i].probe.id);
 		bool was_active = old != NULL && old->want.active;
-		struct pstate *s = adopt(&rows[i].probe);
+		struct pstate *s = adopt(p, &rows[i].probe);
 
 		if (s == NULL)
 			continue;
@@ -211,10 +211,9 @@ static void want_rows(const union source_cmd_row *rows, size_t n)
 		if (!s->want.active && s->oper == OPER_UP)
 			s->oper = OPER_DOWN;
 	}
-	pthread_mutex_unlock(&P.lock);
 }
 
-static void want_traces(const union source_cmd_row *rows, size_t n)
+static void want_traces(struct probes_src *p, const union source_cmd_row *rows, size_t n)
 {
 	struct trace_want *w = calloc(n ? n : 1, sizeof(*w));
 
@@ -224,7 +223,7 @@ static void want_traces(const union source_cmd_row *rows, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		w[i] = rows[i].trace;
-	traces_want(w, n);
+	traces_want(p->traces, w, n);
 	free(w);
 }
 
@@ -242,24 +241,12 @@ static void want_dists(const union source_cmd_row *rows, size_t n)
 	free(w);
 }
 
-static void probes_command(void *ctx, const struct source_cmd *cmd)
-{
-	(void)ctx;
-	if (cmd->kind == SOURCE_CMD_DIST_ROWS)
-		want_dists(cmd->rows, cmd->nrows);
-	else if (cmd->kind == SOURCE_CMD_PROBE_ROWS)
-		want_rows(cmd->rows, cmd->nrows);
-	else if (cmd->kind == SOURCE_CMD_TRACE_ROWS)
-		want_traces(cmd->rows, cmd->nrows);
-}
-
 static void probes_configure(void *ctx, const struct sources_conf *c)
 {
-	(void)ctx;
-	pthread_mutex_lock(&P.lock);
-	snprintf(P.socket, sizeof(P.socket), "%s",
+	struct probes_src *p = ctx;
+
+	snprintf(p->socket, sizeof(p->socket), "%s",
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
-	pthread_mutex_unlock(&P.lock);
 }
 
 static void add_line(const struct probe_want *w, char *buf, size_t len)
@@ -267,7 +254,7 @@ static void add_line(const struct probe_want *w, char *buf, size_t len)
 	snprintf(buf, len, "add %u %s\n", w->id, w->line);
 }
 
-/* Records the outcome of an add for s (lock held). */
+/* Records the outcome of an add for s. */
 static void record_add(struct pstate *s, enum helper_result r, bool fresh, const char *cls,
 		       const char *why)
 {
@@ -308,7 +295,7 @@ static void plan_push(struct plan *pl, bool add, const struct probe_want *w)
 	pl->n++;
 }
 
-/* Reads one wanted row's probe, or plans what it needs (lock held). */
+/* Reads one wanted row's probe, or plans what it needs. */
 static void reconcile_row(struct pstate *s, const struct helper_reading *rd, struct plan *pl)
 {
 	const struct helper_probe *p = helper_find_probe(rd, s->want.id);
@@ -330,104 +317,102 @@ static void reconcile_row(struct pstate *s, const struct helper_reading *rd, str
 	}
 }
 
-static void reconcile(const struct helper_reading *rd, struct plan *pl)
+static void reconcile(struct probes_src *p, const struct helper_reading *rd, struct plan *pl)
 {
-	for (size_t i = 0; i < P.n; i++)
-		reconcile_row(&P.st[i], rd, pl);
+	for (size_t i = 0; i < p->n; i++)
+		reconcile_row(&p->st[i], rd, pl);
 	/* Probes nobody wants: left by an earlier run of the subagent. */
 	for (size_t i = 0; i < rd->nprobes; i++) {
 		struct probe_want gone = { .id = rd->probes[i].id };
 
-		if (find_state(gone.id) == NULL)
+		if (find_state(p, gone.id) == NULL)
 			plan_push(pl, false, &gone);
 	}
 }
 
 /* A helper we have not seen before (or that restarted): its counts start
  * from zero, and specs that failed on the old one may work now. */
-static void new_instance(const char *instance)
+static void new_instance(struct probes_src *p, const char *instance)
 {
-	snprintf(P.instance, sizeof(P.instance), "%s", instance);
-	for (size_t i = 0; i < P.n; i++) {
-		rebase_probe(&P.st[i]);
-		P.st[i].failed = false;
+	snprintf(p->instance, sizeof(((struct probes_src *)0)->instance), "%s", instance);
+	for (size_t i = 0; i < p->n; i++) {
+		rebase_probe(&p->st[i]);
+		p->st[i].failed = false;
 	}
-	for (unsigned c = 0; c < P.ncpu; c++)
-		mono_counter_restart(&P.busy[c]);
-	mono_counter_restart(&P.retransmits);
-	mono_counter_restart(&P.drops);
-	for (size_t i = 0; i < P.ndrop; i++)
-		mono_counter_restart(&P.drop[i].packets);
-	log2hist_merge(&P.rq_base, &P.rq_raw);
-	log2hist_init(&P.rq_raw, HELPER_HIST_BUCKETS);
+	for (unsigned c = 0; c < p->ncpu; c++)
+		mono_counter_restart(&p->busy[c]);
+	mono_counter_restart(&p->retransmits);
+	mono_counter_restart(&p->drops);
+	for (size_t i = 0; i < p->ndrop; i++)
+		mono_counter_restart(&p->drop[i].packets);
+	log2hist_merge(&p->rq_base, &p->rq_raw);
+	log2hist_init(&p->rq_raw, HELPER_HIST_BUCKETS);
 }
 
-static struct drop_state *reason_state(const struct helper_drop *d)
+static struct drop_state *reason_state(struct probes_src *p, const struct helper_drop *d)
 {
 	struct drop_state *grown;
 	size_t i = 0;
 
-	while (i < P.ndrop && P.drop[i].reason < d->reason)
+	while (i < p->ndrop && p->drop[i].reason < d->reason)
 		i++;
-	if (i < P.ndrop && P.drop[i].reason == d->reason)
-		return &P.drop[i];
-	grown = realloc(P.drop, (P.ndrop + 1) * sizeof(*grown));
+	if (i < p->ndrop && p->drop[i].reason == d->reason)
+		return &p->drop[i];
+	grown = realloc(p->drop, (p->ndrop + 1) * sizeof(*grown));
 	if (grown == NULL)
 		return NULL;
-	P.drop = grown;
-	memmove(&P.drop[i + 1], &P.drop[i], (P.ndrop - i) * sizeof(*P.drop));
-	P.ndrop++;
-	memset(&P.drop[i], 0, sizeof(P.drop[i]));
-	P.drop[i].reason = d->reason;
-	snprintf(P.drop[i].name, sizeof(P.drop[i].name), "%s", d->name);
-	return &P.drop[i];
+	p->drop = grown;
+	memmove(&p->drop[i + 1], &p->drop[i], (p->ndrop - i) * sizeof(*p->drop));
+	p->ndrop++;
+	memset(&p->drop[i], 0, sizeof(p->drop[i]));
+	p->drop[i].reason = d->reason;
+	snprintf(p->drop[i].name, sizeof(p->drop[i].name), "%s", d->name);
+	return &p->drop[i];
 }
 
-static void absorb_drops(const struct helper_reading *rd)
+static void absorb_drops(struct probes_src *p, const struct helper_reading *rd)
 {
 	if (!rd->has_sensors)
 		return;
-	P.have_sensors = true;
-	mono_counter_feed_zeroed(&P.retransmits, rd->tcp_retransmits);
-	mono_counter_feed_zeroed(&P.drops, rd->skb_drops);
+	p->have_sensors = true;
+	mono_counter_feed_zeroed(&p->retransmits, rd->tcp_retransmits);
+	mono_counter_feed_zeroed(&p->drops, rd->skb_drops);
 	for (size_t i = 0; i < rd->ndrops; i++) {
-		struct drop_state *d = reason_state(&rd->drops[i]);
+		struct drop_state *d = reason_state(p, &rd->drops[i]);
 
 		if (d != NULL)
 			mono_counter_feed_zeroed(&d->packets, rd->drops[i].count);
 	}
 }
 
-static void absorb_sensors(const struct helper_reading *rd)
+static void absorb_sensors(struct probes_src *p, const struct helper_reading *rd)
 {
 	struct log2hist h;
 
-	absorb_drops(rd);
+	absorb_drops(p, rd);
 	if (!rd->has_sched)
 		return;
-	if (P.busy == NULL && (P.busy = calloc(rd->ncpu, sizeof(*P.busy))) != NULL)
-		P.ncpu = rd->ncpu;
-	for (unsigned c = 0; c < P.ncpu && c < rd->ncpu; c++)
-		mono_counter_feed_zeroed(&P.busy[c], rd->busy_ns[c]);
-	if (P.rq_dist == 0)
-		P.rq_dist = dist_register("sched.runqlat", "ns", HELPER_HIST_BUCKETS);
-	absorb_hist(&P.rq_base, &P.rq_raw, &rd->runqlat);
-	served_hist(&P.rq_base, &P.rq_raw, &h);
-	dist_set(P.rq_dist, &h);
+	if (p->busy == NULL && (p->busy = calloc(rd->ncpu, sizeof(*p->busy))) != NULL)
+		p->ncpu = rd->ncpu;
+	for (unsigned c = 0; c < p->ncpu && c < rd->ncpu; c++)
+		mono_counter_feed_zeroed(&p->busy[c], rd->busy_ns[c]);
+	if (p->rq_dist == 0)
+		p->rq_dist = dist_register("sched.runqlat", "ns", HELPER_HIST_BUCKETS);
+	absorb_hist(&p->rq_base, &p->rq_raw, &rd->runqlat);
+	served_hist(&p->rq_base, &p->rq_raw, &h);
+	dist_set(p->rq_dist, &h);
 }
 
-static void helper_gone(void)
+static void helper_gone(struct probes_src *p)
 {
-	pthread_mutex_lock(&P.lock);
-	if (P.helper == HELPER_RUNNING)
-		P.helper = HELPER_FAILED;
-	for (size_t i = 0; i < P.n; i++)
-		if (P.st[i].oper == OPER_UP)
-			P.st[i].oper = OPER_DOWN;
-	pthread_mutex_unlock(&P.lock);
+	if (p->helper == HELPER_RUNNING)
+		p->helper = HELPER_FAILED;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->st[i].oper == OPER_UP)
+			p->st[i].oper = OPER_DOWN;
 }
 
-static void carry_out(const char *path, struct plan *pl)
+static void carry_out(struct probes_src *p, const char *path, struct plan *pl)
 {
 	char line[PROBE_LINE_MAX + 32], cls[32], why[PROBE_ERROR_MAX], *reply;
 	bool fresh;
@@ -448,48 +433,41 @@ static void carry_out(const char *path, struct plan *pl)
 		fresh = false;
 		r = helper_add(path, line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
 			       sizeof(why));
-		pthread_mutex_lock(&P.lock);
-		s = find_state(w->id);
+		s = find_state(p, w->id);
 		if (s != NULL && strcmp(s->want.line, w->line) == 0)
 			record_add(s, r, fresh, cls, why);
-		pthread_mutex_unlock(&P.lock);
 	}
 	free(pl->a);
 }
 
-static int probes_sample(void *ctx)
+static int poll_helper(struct probes_src *p)
 {
-	char path[PATH_MAX], why[256], *reply = NULL, instance[sizeof(P.instance)];
+	char path[PATH_MAX], why[256], *reply = NULL, instance[sizeof(((struct probes_src *)0)->instance)];
 	struct helper_reading rd;
 	struct plan pl = { 0 };
 	bool was_running;
 
-	(void)ctx;
-	pthread_mutex_lock(&P.lock);
-	memcpy(path, P.socket, sizeof(path));
-	was_running = P.helper == HELPER_RUNNING;
-	pthread_mutex_unlock(&P.lock);
+	memcpy(path, p->socket, sizeof(path));
+	was_running = p->helper == HELPER_RUNNING;
 	if (helper_exchange(path, HELPER_POLL_REQUEST, POLL_TIMEOUT_MS, &reply, why,
 			    sizeof(why)) != HELPER_OK ||
 	    helper_parse_poll(reply, &rd, why, sizeof(why)) != 0) {
 		free(reply);
-		helper_gone();
+		helper_gone(p);
 		dists_sync(path, NULL);
 		/* No helper at all is a normal set-up, not a sampling error. */
 		return was_running ? -1 : 0;
 	}
 	free(reply);
-	pthread_mutex_lock(&P.lock);
-	if (strcmp(P.instance, rd.instance) != 0)
-		new_instance(rd.instance);
-	P.helper = HELPER_RUNNING;
-	reconcile(&rd, &pl);
-	absorb_sensors(&rd);
-	memcpy(instance, P.instance, sizeof(instance));
-	pthread_mutex_unlock(&P.lock);
+	if (strcmp(p->instance, rd.instance) != 0)
+		new_instance(p, rd.instance);
+	p->helper = HELPER_RUNNING;
+	reconcile(p, &rd, &pl);
+	absorb_sensors(p, &rd);
+	memcpy(instance, p->instance, sizeof(instance));
 	helper_reading_free(&rd);
-	carry_out(path, &pl);
-	traces_sync(path, true);   /* trace sessions share this thread (traces.h) */
+	carry_out(p, path, &pl);
+	traces_sync(p->traces, path, true);   /* trace sessions share this thread (traces.h) */
 	dists_sync(path, instance);   /* and distribution rows (dists.h) */
 	return 0;
 }
@@ -517,102 +495,173 @@ static void fill_reading(struct probe_reading *r, const struct pstate *s, uint64
 		cpu[c] = s->cpu[c].value;
 }
 
-/* The sensor counters, served only while the helper runs (lock held). */
-static void fill_drops(struct probes_view *v, struct drop_reading *drops)
+/* The sensor counters, served only while the helper runs. */
+static void fill_drops(const struct probes_src *p, struct probes_view *v,
+		       struct drop_reading *drops)
 {
-	v->have_sensors = P.have_sensors && P.helper == HELPER_RUNNING;
-	v->tcp_retransmits = P.retransmits.value;
-	v->skb_drops = P.drops.value;
-	v->ndrops = v->have_sensors ? P.ndrop : 0;
+	v->have_sensors = p->have_sensors && p->helper == HELPER_RUNNING;
+	v->tcp_retransmits = p->retransmits.value;
+	v->skb_drops = p->drops.value;
+	v->ndrops = v->have_sensors ? p->ndrop : 0;
 	v->drops = drops;
 	for (size_t i = 0; i < v->ndrops; i++) {
-		drops[i].reason = P.drop[i].reason;
-		memcpy(drops[i].name, P.drop[i].name, sizeof(drops[i].name));
-		drops[i].packets = P.drop[i].packets.value;
+		drops[i].reason = p->drop[i].reason;
+		memcpy(drops[i].name, p->drop[i].name, sizeof(drops[i].name));
+		drops[i].packets = p->drop[i].packets.value;
 	}
 }
 
 /* One block: the view, its rows, every per-CPU array, the drop reasons.
  * (uint64_t arrays end on an 8-byte boundary, so the drops that follow
  * are aligned.) */
-struct probes_view *probes_view_take(void)
+static struct probes_view *make_view(const struct probes_src *p)
 {
 	struct probes_view *v;
-	size_t ncounts;
+	size_t ncounts = p->ncpu;
 	uint64_t *cpu;
 
-	pthread_mutex_lock(&P.lock);
-	ncounts = P.ncpu;
-	for (size_t i = 0; i < P.n; i++)
-		ncounts += P.st[i].ncpu;
-	v = malloc(sizeof(*v) + P.n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t) +
-		   P.ndrop * sizeof(v->drops[0]));
-	if (v != NULL) {
-		fill_drops(v, (struct drop_reading *)((char *)(v + 1) +
-			   P.n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t)));
-		v->helper = P.helper;
-		v->n = P.n;
-		v->rows = (struct probe_reading *)(v + 1);
-		cpu = (uint64_t *)(v->rows + P.n);
-		for (size_t i = 0; i < P.n; i++) {
-			fill_reading(&v->rows[i], &P.st[i], cpu);
-			cpu += P.st[i].ncpu;
-		}
-		v->ncpu = P.helper == HELPER_RUNNING ? P.ncpu : 0;
-		v->busy_ns = cpu;
-		for (unsigned c = 0; c < P.ncpu; c++)
-			cpu[c] = P.busy[c].value;
+	for (size_t i = 0; i < p->n; i++)
+		ncounts += p->st[i].ncpu;
+	v = malloc(sizeof(*v) + p->n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t) +
+		   p->ndrop * sizeof(v->drops[0]));
+	if (v == NULL)
+		return NULL;
+	fill_drops(p, v, (struct drop_reading *)((char *)(v + 1) +
+		   p->n * sizeof(v->rows[0]) + ncounts * sizeof(uint64_t)));
+	v->helper = p->helper;
+	v->n = p->n;
+	v->rows = (struct probe_reading *)(v + 1);
+	cpu = (uint64_t *)(v->rows + p->n);
+	for (size_t i = 0; i < p->n; i++) {
+		fill_reading(&v->rows[i], &p->st[i], cpu);
+		cpu += p->st[i].ncpu;
 	}
-	pthread_mutex_unlock(&P.lock);
-	if (v != NULL && v->n > 1)
+	v->ncpu = p->helper == HELPER_RUNNING ? p->ncpu : 0;
+	v->busy_ns = cpu;
+	for (unsigned c = 0; c < p->ncpu; c++)
+		cpu[c] = p->busy[c].value;
+	if (v->n > 1)
 		qsort(v->rows, v->n, sizeof(v->rows[0]), by_id);
 	return v;
 }
 
-void probes_view_free(struct probes_view *v)
+/* ------------------------------------------------------------ publishing */
+
+static void destroy_snapshot(struct snapshot *s)
 {
-	free(v);
+	struct probes_snapshot *snap = (struct probes_snapshot *)s;
+
+	free(snap->probes);
+	traces_view_destroy(snap->traces);
+	free(snap);
 }
 
-int probes_helper_state(void)
+/* After every sample and command, so what is served is as fresh as the
+ * source's own state. Out of memory keeps the last one served. */
+static void publish(struct probes_src *p)
 {
-	int state;
+	struct probes_snapshot *snap = calloc(1, sizeof(*snap));
 
-	pthread_mutex_lock(&P.lock);
-	state = P.helper;
-	pthread_mutex_unlock(&P.lock);
-	return state;
+	if (snap == NULL)
+		return;
+	snap->hdr.refs = 1;
+	snap->hdr.destroy = destroy_snapshot;
+	snap->helper = p->helper;
+	snap->probes = make_view(p);
+	snap->traces = traces_view_make(p->traces);
+	if (snap->probes == NULL || snap->traces == NULL) {
+		destroy_snapshot(&snap->hdr);
+		return;
+	}
+	snap->probes->owner = &snap->hdr;
+	snap->traces->owner = &snap->hdr;
+	snapshot_publish(&probes_slot, &snap->hdr);
+}
+
+struct probes_view *probes_view_take(void)
+{
+	struct snapshot *s = snapshot_acquire(&probes_slot);
+
+	return s != NULL ? ((struct probes_snapshot *)s)->probes : NULL;
+}
+
+void probes_view_free(struct probes_view *v)
+{
+	if (v != NULL)
+		snapshot_release(&probes_slot, v->owner);
+}
+
+struct traces_view *traces_view_take(void)
+{
+	struct snapshot *s = snapshot_acquire(&probes_slot);
+
+	return s != NULL ? ((struct probes_snapshot *)s)->traces : NULL;
+}
+
+void traces_view_free(struct traces_view *v)
+{
+	if (v != NULL)
+		snapshot_release(&probes_slot, v->owner);
+}
+
+/* ------------------------------------------------------------ the source */
+
+static void probes_command(void *ctx, const struct source_cmd *cmd)
+{
+	struct probes_src *p = ctx;
+
+	if (cmd->kind == SOURCE_CMD_DIST_ROWS)
+		want_dists(cmd->rows, cmd->nrows);
+	else if (cmd->kind == SOURCE_CMD_PROBE_ROWS)
+		want_rows(p, cmd->rows, cmd->nrows);
+	else if (cmd->kind == SOURCE_CMD_TRACE_ROWS)
+		want_traces(p, cmd->rows, cmd->nrows);
+	publish(p);
+}
+
+static int probes_sample(void *ctx)
+{
+	struct probes_src *p = ctx;
+	int rc = poll_helper(p);
+
+	publish(p);
+	return rc;
 }
 
 static void *probes_init(const char *root)
 {
+	struct probes_src *p = calloc(1, sizeof(*p));
+
 	(void)root;
-	log2hist_init(&P.rq_base, HELPER_HIST_BUCKETS);
-	log2hist_init(&P.rq_raw, HELPER_HIST_BUCKETS);
-	return &P;
+	if (p == NULL || (p->traces = traces_new()) == NULL) {
+		free(p);
+		return NULL;
+	}
+	snprintf(p->socket, sizeof(p->socket), "%s", PROBES_DEFAULT_SOCKET);
+	p->helper = HELPER_ABSENT;
+	log2hist_init(&p->rq_base, HELPER_HIST_BUCKETS);
+	log2hist_init(&p->rq_raw, HELPER_HIST_BUCKETS);
+	return p;
 }
 
 static void probes_fini(void *ctx)
 {
-	(void)ctx;
-	pthread_mutex_lock(&P.lock);
-	while (P.n > 0)
-		drop_state(&P.st[P.n - 1]);
-	free(P.st);
-	free(P.busy);
-	free(P.drop);
-	P.st = NULL;
-	P.busy = NULL;
-	P.drop = NULL;
-	P.ndrop = 0;
-	P.ncpu = 0;
-	pthread_mutex_unlock(&P.lock);
-	traces_clear();
+	struct probes_src *p = ctx;
+
+	while (p->n > 0)
+		drop_state(p, &p->st[p->n - 1]);
+	free(p->st);
+	free(p->busy);
+	free(p->drop);
+	traces_free(p->traces);
+	free(p);
 	dists_clear();
 }
 
 const struct source_ops probes_source_ops = {
+	.index = SOURCE_PROBES,
 	.name = "probes",
+	.slot = &probes_slot,
 	.default_interval_ms = 1000,
 	/* A stopped helper may hold an exchange for up to its timeout. */
 	.own_thread = true,

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "source_ops.h"
+#include "../snapshot.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define PROBE_SOCKET_MAX 4096  /* PATH_MAX */
@@ -65,13 +66,26 @@ struct probes_view {
 	uint64_t tcp_retransmits, skb_drops;
 	size_t ndrops;
 	struct drop_reading *drops; /* ascending reason */
+	struct snapshot *owner;     /* the snapshot it is part of */
 };
 
-/* A copy of everything served; free with probes_view_free. */
+/* What the current snapshot serves (NULL before the first sample);
+ * release it with probes_view_free. */
 struct probes_view *probes_view_take(void);
 void probes_view_free(struct probes_view *v);
-int probes_helper_state(void);
 
+/* What the probes source publishes in probes_slot after each sample and
+ * command: clusterMonHelperStatus, the probe and sensor readings and the
+ * trace sessions, read as every other source's values are. */
+struct traces_view;
+struct probes_snapshot {
+	struct snapshot hdr;
+	int helper;                 /* enum helper_state */
+	struct probes_view *probes;
+	struct traces_view *traces;
+};
+
+extern struct snapshot_slot probes_slot;
 extern const struct source_ops probes_source_ops;
 
 #endif

@@ -224,14 +224,6 @@ int proctab_del(struct proctab *t, int32_t pid)
 	return 1;
 }
 
-void proctab_each(const struct proctab *t, void (*fn)(const struct proc_row *, void *),
-		  void *arg)
-{
-	for (size_t i = 0; i < t->n; i++)
-		for (uint32_t j = 0; j < t->chunk[i]->n; j++)
-			fn(&t->chunk[i]->rows[j], arg);
-}
-
 static int cmp_desc(uint64_t a, uint64_t b)
 {
 	return a > b ? -1 : a < b;

@@ -57,10 +57,6 @@ int proctab_put(struct proctab *t, const struct proc_row *r);
 /* Removes pid's row; 1 if there was one, 0 if not, -1 no memory. */
 int proctab_del(struct proctab *t, int32_t pid);
 
-/* Calls fn on each row in pid order (rows must not be changed meanwhile). */
-void proctab_each(const struct proctab *t, void (*fn)(const struct proc_row *, void *),
-		  void *arg);
-
 /* The order of the top table (sources/top.c): higher utilisation, then
  * more resident memory, then the lower pid first; <0 when a comes first. */
 int proc_key_busier(const struct proc_rank_key *a, const struct proc_rank_key *b);

@@ -28,6 +28,8 @@ enum source_index {
 
 struct sources_conf;
 struct source_cmd;
+struct snapshot;
+struct snapshot_slot;
 
 /* What a source plugs in: init with the root of the kernel files ("" = live),
  * one sample (returns -1 when a reader failed; the previous snapshot stays).
@@ -35,7 +37,14 @@ struct source_cmd;
  * thread, never on the caller's: a source keeps its settings to itself and
  * needs no lock for them. */
 struct source_ops {
-	const char *name;
+	unsigned index;              /* enum source_index */
+	const char *name;            /* clusterMonSourceName, sampleInterval's SOURCE */
+	/* Where it publishes (NULL: it publishes no snapshot); the sampler
+	 * clears it after fini, so no snapshot outlives its source. */
+	struct snapshot_slot *slot;
+	/* clusterMonSourceMethod read from its current snapshot; NULL (or no
+	 * snapshot yet): "periodic". */
+	const char *(*method)(const struct snapshot *s);
 	uint32_t default_interval_ms;
 	/* Sources that may take milliseconds (the process table) get a thread
 	 * of their own so they never delay the 100 Hz ones. */

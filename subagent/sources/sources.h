@@ -100,6 +100,7 @@ struct proc_snapshot {
 	size_t nall;           /* rows in the chunks: every process followed */
 	size_t followed;       /* processes read, before filtering */
 	uint64_t sweep_fixes;  /* clusterMonProcSweepFixes */
+	bool helper_fed;       /* clusterMonSourceMethod: "helper", else "scanner" */
 	uint64_t agent_rss_kb; /* clustermond's own resident memory */
 	struct self_cost agent; /* and what else it costs (clusterMonAgent) */
 	size_t nchunks;
@@ -132,9 +133,12 @@ struct proc_filter {
  * reply does not parse or the sample failed. */
 int proc_source_feed(void *ctx, const char *reply);
 
-/* How the proc source reads: "helper" (clustermon-kprobe's per-process
- * accounting) or "scanner" (every /proc/PID each sample). */
-const char *proc_method(void);
+/* The proc source's current snapshot (NULL before its first sample), for
+ * another source that follows processes: the tcp source finds a new
+ * socket's owner among the rows that changed. Drop it with
+ * proc_snapshot_drop. */
+struct proc_snapshot *proc_snapshot_take(void);
+void proc_snapshot_drop(struct proc_snapshot *s);
 
 /* clusterMonTcp scalars, from /proc/net/snmp (Tcp:) and /proc/net/netstat. */
 enum tcp_scalar {

@@ -303,7 +303,7 @@ static void refresh_owners(struct tcp_source *ts)
 
 	if (!keep_listed(ts) && ts->owners_at_ms != 0)
 		return;
-	ps = (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+	ps = proc_snapshot_take();
 	if (ts->owners_at_ms == 0 || (ps == NULL && now - ts->owners_at_ms >= FULL_OWNERS_MS)) {
 		ts->owners_at_ms = now;
 		sock_owners_read(&ts->owners, ts->root);
@@ -311,10 +311,9 @@ static void refresh_owners(struct tcp_source *ts)
 		n = proc_snapshot_changed(ps, ts->owners_gen, &ts->ran, &ts->ran_cap);
 		sock_owners_add(&ts->owners, ts->root, ts->ran, n);
 	}
-	if (ps != NULL) {
+	if (ps != NULL)
 		ts->owners_gen = ps->gen;
-		snapshot_release(&proc_slot, &ps->hdr);
-	}
+	proc_snapshot_drop(ps);
 }
 
 /* ------------------------------------------------------------ the sample */
@@ -381,7 +380,9 @@ static int tcp_sample(void *ctx)
 }
 
 const struct source_ops tcp_source_ops = {
+	.index = SOURCE_TCP,
 	.name = "tcp",
+	.slot = &tcp_slot,
 	.default_interval_ms = 1000,
 	.own_thread = true,
 	.init = tcp_init,

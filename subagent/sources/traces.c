@@ -5,7 +5,6 @@
  */
 #include "traces.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,34 +29,33 @@ struct action {
 	char line[TRACE_LINE_MAX + 16];
 };
 
-static struct {
-	pthread_mutex_t lock;
+struct traces {
 	struct tstate *st;
 	size_t n, cap;
-} T = { .lock = PTHREAD_MUTEX_INITIALIZER };
+};
 
-static struct tstate *find(uint32_t id)
+static struct tstate *find(struct traces *t, uint32_t id)
 {
-	for (size_t i = 0; i < T.n; i++)
-		if (T.st[i].want.id == id)
-			return &T.st[i];
+	for (size_t i = 0; i < t->n; i++)
+		if (t->st[i].want.id == id)
+			return &t->st[i];
 	return NULL;
 }
 
-static struct tstate *add_state(const struct trace_want *w)
+static struct tstate *add_state(struct traces *t, const struct trace_want *w)
 {
 	struct tstate *s;
 
-	if (T.n == T.cap) {
-		size_t cap = T.cap ? T.cap * 2 : 8;
-		struct tstate *grown = realloc(T.st, cap * sizeof(*grown));
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+		struct tstate *grown = realloc(t->st, cap * sizeof(*grown));
 
 		if (grown == NULL)
 			return NULL;
-		T.st = grown;
-		T.cap = cap;
+		t->st = grown;
+		t->cap = cap;
 	}
-	s = &T.st[T.n++];
+	s = &t->st[t->n++];
 	memset(s, 0, sizeof(*s));
 	s->want = *w;
 	s->rd.id = w->id;
@@ -65,9 +63,9 @@ static struct tstate *add_state(const struct trace_want *w)
 	return s;
 }
 
-static void drop_state(size_t i)
+static void drop_state(struct traces *t, size_t i)
 {
-	T.st[i] = T.st[--T.n];
+	t->st[i] = t->st[--t->n];
 }
 
 static bool wanted(const struct trace_want *rows, size_t n, uint32_t id)
@@ -78,21 +76,20 @@ static bool wanted(const struct trace_want *rows, size_t n, uint32_t id)
 	return false;
 }
 
-void traces_want(const struct trace_want *rows, size_t n)
+void traces_want(struct traces *t, const struct trace_want *rows, size_t n)
 {
-	pthread_mutex_lock(&T.lock);
-	for (size_t i = T.n; i-- > 0;) {
-		if (wanted(rows, n, T.st[i].want.id))
+	for (size_t i = t->n; i-- > 0;) {
+		if (wanted(rows, n, t->st[i].want.id))
 			continue;
-		if (T.st[i].rd.oper == TOPER_RUNNING)
-			T.st[i].gone = true;   /* stopped at the next sync, then dropped */
+		if (t->st[i].rd.oper == TOPER_RUNNING)
+			t->st[i].gone = true;   /* stopped at the next sync, then dropped */
 		else
-			drop_state(i);
+			drop_state(t, i);
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct tstate *s = find(rows[i].id);
+		struct tstate *s = find(t, rows[i].id);
 
-		if (s == NULL && (s = add_state(&rows[i])) == NULL)
+		if (s == NULL && (s = add_state(t, &rows[i])) == NULL)
 			continue;
 		s->want = rows[i];
 		s->gone = false;
@@ -102,16 +99,15 @@ void traces_want(const struct trace_want *rows, size_t n)
 			s->rd.error[0] = '\0';
 		}
 	}
-	pthread_mutex_unlock(&T.lock);
 }
 
-/* What to tell the helper, decided under the lock. */
-static size_t plan(struct action *a, size_t max)
+/* What to tell the helper. */
+static size_t plan(struct traces *t, struct action *a, size_t max)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < T.n && k < max; i++) {
-		struct tstate *s = &T.st[i];
+	for (size_t i = 0; i < t->n && k < max; i++) {
+		struct tstate *s = &t->st[i];
 
 		if (s->want.active && !s->gone && s->started != s->want.generation) {
 			/* Re-activated while the last session still runs: the
@@ -136,10 +132,10 @@ static size_t plan(struct action *a, size_t max)
 }
 
 /* The helper's answer to a start: the session runs, or why not. */
-static void started(const struct action *a, enum helper_result r, const char *reply,
-		    const char *why)
+static void started(struct traces *t, const struct action *a, enum helper_result r,
+		    const char *reply, const char *why)
 {
-	struct tstate *s = find(a->id);
+	struct tstate *s = find(t, a->id);
 
 	if (s == NULL || s->want.generation != a->generation)
 		return;
@@ -164,7 +160,7 @@ static void started(const struct action *a, enum helper_result r, const char *re
 	}
 }
 
-static void carry_out(const char *path, const struct action *a, size_t k)
+static void carry_out(struct traces *t, const char *path, const struct action *a, size_t k)
 {
 	char why[256], *reply;
 
@@ -176,10 +172,8 @@ static void carry_out(const char *path, const struct action *a, size_t k)
 		if (r != HELPER_OK)
 			reply = NULL;
 		if (a[i].start) {
-			pthread_mutex_lock(&T.lock);
-			started(&a[i], r == HELPER_OK ? HELPER_OK : HELPER_DOWN,
+			started(t, &a[i], r == HELPER_OK ? HELPER_OK : HELPER_DOWN,
 				reply ? reply : "", why);
-			pthread_mutex_unlock(&T.lock);
 		}
 		free(reply);
 	}
@@ -199,10 +193,10 @@ static void absorb_entry(struct tstate *s, const struct tracelist_entry *e)
 }
 
 /* The helper's list into the sessions it started for us. */
-static void absorb(const struct tracelist_entry *e, size_t n)
+static void absorb(struct traces *t, const struct tracelist_entry *e, size_t n)
 {
-	for (size_t i = T.n; i-- > 0;) {
-		struct tstate *s = &T.st[i];
+	for (size_t i = t->n; i-- > 0;) {
+		struct tstate *s = &t->st[i];
 		size_t j;
 
 		if (s->started == 0 || s->rd.oper == TOPER_PENDING)
@@ -217,11 +211,11 @@ static void absorb(const struct tracelist_entry *e, size_t n)
 				 "the helper restarted: the session ended with it");
 		}
 		if (s->gone && s->rd.oper != TOPER_RUNNING)
-			drop_state(i);
+			drop_state(t, i);
 	}
 }
 
-void traces_sync(const char *path, bool helper_up)
+void traces_sync(struct traces *t, const char *path, bool helper_up)
 {
 	struct action a[64];
 	struct tracelist_entry *e;
@@ -230,17 +224,13 @@ void traces_sync(const char *path, bool helper_up)
 
 	if (!helper_up)
 		return;
-	pthread_mutex_lock(&T.lock);
-	k = plan(a, sizeof(a) / sizeof(a[0]));
-	pthread_mutex_unlock(&T.lock);
-	carry_out(path, a, k);
+	k = plan(t, a, sizeof(a) / sizeof(a[0]));
+	carry_out(t, path, a, k);
 	if (helper_exchange(path, "traces\n", LIST_TIMEOUT_MS, &reply, why, sizeof(why)) !=
 	    HELPER_OK)
 		return;
 	if (tracelist_parse(reply, &e, &n, why, sizeof(why)) == 0) {
-		pthread_mutex_lock(&T.lock);
-		absorb(e, n);
-		pthread_mutex_unlock(&T.lock);
+		absorb(t, e, n);
 		free(e);
 	}
 	free(reply);
@@ -253,38 +243,40 @@ static int by_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-struct traces_view *traces_view_take(void)
+/* A copy of the sessions for the probes source's snapshot. */
+struct traces_view *traces_view_make(const struct traces *t)
 {
 	struct traces_view *v = calloc(1, sizeof(*v));
 
 	if (v == NULL)
 		return NULL;
-	pthread_mutex_lock(&T.lock);
-	v->rows = calloc(T.n ? T.n : 1, sizeof(*v->rows));
-	for (size_t i = 0; v->rows != NULL && i < T.n; i++)
-		if (!T.st[i].gone)
-			v->rows[v->n++] = T.st[i].rd;
-	pthread_mutex_unlock(&T.lock);
+	v->rows = calloc(t->n ? t->n : 1, sizeof(*v->rows));
 	if (v->rows == NULL) {
 		free(v);
 		return NULL;
 	}
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->st[i].gone)
+			v->rows[v->n++] = t->st[i].rd;
 	qsort(v->rows, v->n, sizeof(*v->rows), by_id);
 	return v;
 }
 
-void traces_view_free(struct traces_view *v)
+void traces_view_destroy(struct traces_view *v)
 {
 	if (v != NULL)
 		free(v->rows);
 	free(v);
 }
 
-void traces_clear(void)
+struct traces *traces_new(void)
 {
-	pthread_mutex_lock(&T.lock);
-	free(T.st);
-	T.st = NULL;
-	T.n = T.cap = 0;
-	pthread_mutex_unlock(&T.lock);
+	return calloc(1, sizeof(struct traces));
+}
+
+void traces_free(struct traces *t)
+{
+	if (t != NULL)
+		free(t->st);
+	free(t);
 }

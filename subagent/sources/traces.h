@@ -42,19 +42,32 @@ struct trace_reading {
 	char error[TRACELIST_REASON_MAX + 1];
 };
 
+struct snapshot;
+
 struct traces_view {
 	size_t n;
 	struct trace_reading *rows;   /* ascending id */
+	struct snapshot *owner;       /* the probes snapshot it is part of */
 };
 
-/* Every row of the table (on the probes source's thread, from its command). */
-void traces_want(const struct trace_want *rows, size_t n);
-/* One round with the helper (on the probes source's thread); helper_up
+/* The sessions, owned by the probes source (its ctx) and touched only on
+ * its thread. */
+struct traces;
+struct traces *traces_new(void);
+void traces_free(struct traces *t);
+/* Every row of the table (from the probes source's command). */
+void traces_want(struct traces *t, const struct trace_want *rows, size_t n);
+/* One round with the helper (at the probes source's sample); helper_up
  * false when the helper did not answer its poll. */
-void traces_sync(const char *socket, bool helper_up);
+void traces_sync(struct traces *t, const char *socket, bool helper_up);
+/* A copy for the probes source's snapshot, and its end. */
+struct traces_view *traces_view_make(const struct traces *t);
+void traces_view_destroy(struct traces_view *v);
+
+/* For the SNMP thread: the sessions in the probes source's current
+ * snapshot (NULL before its first sample), released by traces_view_free.
+ * Defined in probes.c, which publishes them. */
 struct traces_view *traces_view_take(void);
 void traces_view_free(struct traces_view *v);
-/* Forgets everything (at exit). */
-void traces_clear(void);
 
 #endif

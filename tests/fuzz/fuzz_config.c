@@ -33,12 +33,12 @@ static void setup(void)
 	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_APPTYPE, "clustermond");
 	snmp_disable_log();
 	/* The sources the directives name, so their checks run too. */
-	sampler_add(SOURCE_CPU, &cpu_source_ops, "");
-	sampler_add(SOURCE_MEM, &mem_source_ops, "");
-	sampler_add(SOURCE_TCP, &tcp_source_ops, "");
-	sampler_add(SOURCE_PCAP, &pcap_source_ops, "");
-	sampler_add(SOURCE_PROBES, &probes_source_ops, "");
-	sampler_add(SOURCE_CGROUP, &cgroup_source_ops, "");
+	sampler_add(&cpu_source_ops, "");
+	sampler_add(&mem_source_ops, "");
+	sampler_add(&tcp_source_ops, "");
+	sampler_add(&pcap_source_ops, "");
+	sampler_add(&probes_source_ops, "");
+	sampler_add(&cgroup_source_ops, "");
 	conf_init();
 	strcpy(path, "/tmp/fuzz_config.XXXXXX");
 	fd = mkstemp(path);

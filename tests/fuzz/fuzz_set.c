@@ -705,11 +705,11 @@ static void add_sources(void)
 	const char *procs = FUZZ_TOP "/tests/fixtures/proc-procs";
 
 	/* No tcp source: it would open a netlink socket. */
-	if (sampler_add(SOURCE_CPU, &cpu_source_ops, basic) != 0 ||
-	    sampler_add(SOURCE_MEM, &mem_source_ops, basic) != 0 ||
-	    sampler_add(SOURCE_PROC, &proc_source_ops, procs) != 0 ||
-	    sampler_add(SOURCE_PCAP, &pcap_source_ops, "") != 0 ||
-	    sampler_add(SOURCE_PROBES, &probes_source_ops, "") != 0)
+	if (sampler_add(&cpu_source_ops, basic) != 0 ||
+	    sampler_add(&mem_source_ops, basic) != 0 ||
+	    sampler_add(&proc_source_ops, procs) != 0 ||
+	    sampler_add(&pcap_source_ops, "") != 0 ||
+	    sampler_add(&probes_source_ops, "") != 0)
 		fail("cannot add the sources on %s", basic);
 	sample_fixture(&cpu_source_ops, basic);
 	sample_fixture(&mem_source_ops, basic);

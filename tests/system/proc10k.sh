@@ -9,7 +9,7 @@
 # How soon the new row comes is by design independent of the number of
 # processes (issue 35): fed by the helper, a sample takes the processes that
 # ran from its rings (about a millisecond); the scanner tries the pids the
-# kernel handed out since its last look (sources/proc.c, look_for_new) at
+# kernel handed out since its last look (sources/procscanner.c, procscan_look_for_new) at
 # most every 100 ms during its pass, instead of waiting for the pass. Here
 # (`make check`) the row must come within NEW_MS=10000 ms, a bound no load
 # seen decides (the worst measured: 1,520 ms fed by the helper and 1,501 ms

@@ -101,10 +101,22 @@ static void *fake_helper(void *arg)
 	}
 }
 
+static void *source;   /* the source's ctx */
+
 static struct probes_view *sample_view(int want_rc)
 {
-	ok(probes_source_ops.sample(NULL) == want_rc, "sample returns %d", want_rc);
+	ok(probes_source_ops.sample(source) == want_rc, "sample returns %d", want_rc);
 	return probes_view_take();
+}
+
+/* clusterMonHelperStatus's path: the state in the source's snapshot. */
+static int published_state(void)
+{
+	struct snapshot *s = snapshot_acquire(&probes_slot);
+	int state = s != NULL ? ((struct probes_snapshot *)s)->helper : 0;
+
+	snapshot_release(&probes_slot, s);
+	return state;
 }
 
 static uint64_t hits_now(void)
@@ -172,11 +184,12 @@ int main(void)
 	if (mkdtemp(dir) == NULL)
 		return perror("mkdtemp"), 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/kprobe.sock", dir);
-	ctx = probes_source_ops.init("");
+	ctx = source = probes_source_ops.init("");
 	ok(ctx != NULL, "init");
 	configure_socket(ctx);
 	v = sample_view(0);
 	ok(v->helper != HELPER_RUNNING && v->n == 0, "no helper: not running, not an error");
+	ok(published_state() == HELPER_ABSENT, "the snapshot says absent");
 	probes_view_free(v);
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
@@ -186,9 +199,14 @@ int main(void)
 		return perror("fake helper"), 1;
 
 	want(ctx, &row, 1);
+	v = probes_view_take();
+	ok(v != NULL && v->n == 1 && v->rows[0].oper == OPER_DOWN,
+	   "a command is published at once: the new row is there, down, before a sample");
+	probes_view_free(v);
 	v = sample_view(0);
 	ok(v->helper == HELPER_RUNNING && v->n == 1 && v->rows[0].oper == OPER_UP,
 	   "a wanted row is attached in the same sample and is up");
+	ok(published_state() == HELPER_RUNNING, "the snapshot says running");
 	ok(strstr(H.log, "add 3 tracepoint:a:b pid=5\n") != NULL, "with the row's canonical line");
 	probes_view_free(v);
 	counts();
@@ -213,8 +231,10 @@ int main(void)
 	unlink(sock_path);
 	v = sample_view(-1);
 	ok(v->helper == HELPER_FAILED, "a helper that was running and went away: failed");
+	ok(published_state() == HELPER_FAILED, "the snapshot says failed");
 	probes_view_free(v);
 	probes_source_ops.fini(ctx);
+	snapshot_clear(&probes_slot);
 	rmdir(dir);
 	return done_testing();
 }

@@ -79,6 +79,7 @@ static void first(void *ctx, const struct proc_filter *all)
 	const struct proc_row *r = row(s, 4242);
 	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
 
+	ok(!s->helper_fed, "without a helper the snapshot says scanner");
 	ok(strcmp(pids, "1 2 812 4242 5000") == 0 && s->followed == 5,
 	   "every readable process, ascending pid; the cut one skipped (got %s)", pids);
 	if (r != NULL) {
@@ -180,6 +181,7 @@ static void fed(void *ctx, const struct proc_filter *all)
 	put("proc/4242/task/4242/schedstat", "3000000 100 5\n");
 	put("proc/4242/task/4243/schedstat", "4000000 200 5\n");
 	s = feed(ctx, SEC, "");
+	ok(s->helper_fed, "a helper-fed sample's snapshot says helper");
 	r = row(s, 4242);
 	ok(r && r->have_schedstat && r->cpu_ns == 7000000 && r->run_delay_ns == 300,
 	   "joining: CpuNs is its threads' schedstat summed (%llu)",

@@ -7,9 +7,11 @@
  * of bursting, and an interval change takes effect as sampler.h promises.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sampler.h"
+#include "snapshot.h"
 #include "fake_clock.h"
 #include "tap.h"
 
@@ -23,6 +25,8 @@ struct fake {
 };
 
 static struct fake cpu, mem, proc;
+static struct snapshot_slot mem_slot = SNAPSHOT_SLOT_INIT;
+static unsigned destroyed;
 
 static int fake_sample(void *ctx)
 {
@@ -39,13 +43,29 @@ static void fake_fini(void *ctx)
 	((struct fake *)ctx)->finis++;
 }
 
+static void destroy(struct snapshot *s)
+{
+	destroyed++;
+	free(s);
+}
+
 static void *init_cpu(const char *root) { (void)root; return &cpu; }
 static void *init_mem(const char *root) { (void)root; return &mem; }
 static void *init_proc(const char *root) { (void)root; return &proc; }
 
-static const struct source_ops cpu_ops = { "cpu", 10, false, init_cpu, fake_sample, fake_fini, NULL, NULL };
-static const struct source_ops mem_ops = { "mem", 25, false, init_mem, fake_sample, fake_fini, NULL, NULL };
-static const struct source_ops proc_ops = { "proc", 100, true, init_proc, fake_sample, fake_fini, NULL, NULL };
+static const struct source_ops cpu_ops = {
+	.index = SOURCE_CPU, .name = "cpu", .default_interval_ms = 10, .own_thread = false,
+	.init = init_cpu, .sample = fake_sample, .fini = fake_fini,
+};
+static const struct source_ops mem_ops = {
+	.index = SOURCE_MEM, .name = "mem", .slot = &mem_slot,
+	.default_interval_ms = 25, .own_thread = false,
+	.init = init_mem, .sample = fake_sample, .fini = fake_fini,
+};
+static const struct source_ops proc_ops = {
+	.index = SOURCE_PROC, .name = "proc", .default_interval_ms = 100, .own_thread = true,
+	.init = init_proc, .sample = fake_sample, .fini = fake_fini,
+};
 
 static struct source_stats stats(unsigned index)
 {
@@ -132,8 +152,8 @@ static void errors(void)
 int main(void)
 {
 	fake_clock_start(T0);
-	ok(sampler_add(SOURCE_CPU, &cpu_ops, "") == 0 && sampler_add(SOURCE_MEM, &mem_ops, "") == 0 &&
-	   sampler_add(SOURCE_PROC, &proc_ops, "") == 0, "three fake sources added");
+	ok(sampler_add(&cpu_ops, "") == 0 && sampler_add(&mem_ops, "") == 0 &&
+	   sampler_add(&proc_ops, "") == 0, "three fake sources added");
 	ok(sampler_interval(SOURCE_CPU) == 10 && sampler_default_interval(SOURCE_MEM) == 25,
 	   "intervals start at the defaults");
 	sampler_prime();
@@ -143,9 +163,18 @@ int main(void)
 	lateness();
 	interval_changes();
 	errors();
+	ok(strcmp(stats(SOURCE_PROC).name, "proc") == 0, "a source's name is its ops' name");
+	{
+		struct snapshot *s = calloc(1, sizeof(*s));
+
+		s->refs = 1;
+		s->destroy = destroy;
+		snapshot_publish(&mem_slot, s);
+	}
 	sampler_stop();
 	ok(cpu.finis == 1 && mem.finis == 1 && proc.finis == 1 && !sampler_has(SOURCE_CPU),
 	   "stop finishes every source");
+	ok(mem_slot.current == NULL && destroyed == 1, "stop clears a source's slot");
 	fake_clock_stop();
 	return done_testing();
 }

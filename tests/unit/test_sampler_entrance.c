@@ -97,14 +97,14 @@ static void fake_command(void *ctx, const struct source_cmd *cmd)
 }
 
 static const struct source_ops fake_ops = {
-	.name = "fake", .default_interval_ms = SOURCE_INTERVAL_MAX_MS, .own_thread = true,
+	.index = SOURCE_PROC, .name = "fake", .default_interval_ms = SOURCE_INTERVAL_MAX_MS, .own_thread = true,
 	.init = fake_init, .sample = fake_sample, .fini = fake_fini,
 	.configure = fake_configure, .command = fake_command,
 };
 
 /* No command op: commands are refused. */
 static const struct source_ops plain_ops = {
-	.name = "plain", .default_interval_ms = SOURCE_INTERVAL_MAX_MS,
+	.index = SOURCE_CPU, .name = "plain", .default_interval_ms = SOURCE_INTERVAL_MAX_MS,
 	.init = fake_init, .sample = fake_sample, .fini = fake_fini,
 };
 
@@ -146,8 +146,8 @@ int main(void)
 	bool off_main = true;
 
 	plan(17);
-	ok(sampler_add(SOURCE_PROC, &fake_ops, "") == 0 &&
-	   sampler_add(SOURCE_CPU, &plain_ops, "") == 0, "two fake sources are added");
+	ok(sampler_add(&fake_ops, "") == 0 &&
+	   sampler_add(&plain_ops, "") == 0, "two fake sources are added");
 	before_start();
 	ok(sampler_start() == 0, "the sampler starts");
 	n = wait_log(4);
