@@ -221,12 +221,10 @@ static int rq_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	/* the bounds of sched.runqlat's buckets (core/log2hist.c) */
 	const struct log2hist shape = { .nbuckets = CGROUP_RQ_BUCKETS };
 
-	switch (col) {
-	case CM_ARC_clusterMonCgroupRunqlatLow: return mib_u64(v, ASN_COUNTER64, log2hist_low(&shape, b));
-	case CM_ARC_clusterMonCgroupRunqlatHigh: return mib_u64(v, ASN_COUNTER64, log2hist_high(&shape, b));
-	case CM_ARC_clusterMonCgroupRunqlatCount: return mib_u64(v, ASN_COUNTER64, r->rq.bucket[b]);
-	default: return MIB_ABSENT;
-	}
+	_Static_assert(CM_ARC_clusterMonCgroupRunqlatHigh == CM_ARC_clusterMonCgroupRunqlatLow + 1 &&
+		       CM_ARC_clusterMonCgroupRunqlatCount == CM_ARC_clusterMonCgroupRunqlatLow + 2,
+		       "Low, High, Count");
+	return mib_log2_bucket(v, col - CM_ARC_clusterMonCgroupRunqlatLow, &shape, b, r->rq.bucket[b]);
 }
 
 /* A bucket row's key fixes its bounds, so its count is all that changes:

@@ -113,12 +113,8 @@ static int bucket_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	unsigned b;
 	const struct dist_copy *d = bucket_at(view, row, &b);
 
-	switch (col) {
-	case BKT_LOW: return mib_u64(v, ASN_COUNTER64, log2hist_low(&d->h, b));
-	case BKT_HIGH: return mib_u64(v, ASN_COUNTER64, log2hist_high(&d->h, b));
-	case BKT_COUNT: return mib_u64(v, ASN_COUNTER64, d->h.bucket[b]);
-	default: return MIB_ABSENT;
-	}
+	_Static_assert(BKT_HIGH == BKT_LOW + 1 && BKT_COUNT == BKT_LOW + 2, "Low, High, Count");
+	return mib_log2_bucket(v, col - BKT_LOW, &d->h, b, d->h.bucket[b]);
 }
 
 static const struct mib_table source_table = {

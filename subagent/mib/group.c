@@ -8,6 +8,7 @@
  * unknown arcs and columns give noSuchObject, as RFC 3416 asks.
  */
 #include "group.h"
+#include "../core/log2hist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -488,4 +489,15 @@ const char *mib_parse_instance(const char *text, oid *name, size_t *len)
 	if (!mib_instance_shape_ok(name, *len))
 		return "not an instance of an object clustermond serves";
 	return NULL;
+}
+
+int mib_log2_bucket(struct mib_value *v, unsigned which, const struct log2hist *shape,
+		    unsigned b, uint64_t count)
+{
+	switch (which) {
+	case 0: return mib_u64(v, ASN_COUNTER64, log2hist_low(shape, b));
+	case 1: return mib_u64(v, ASN_COUNTER64, log2hist_high(shape, b));
+	case 2: return mib_u64(v, ASN_COUNTER64, count);
+	default: return MIB_ABSENT;
+	}
 }

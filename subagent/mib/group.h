@@ -39,6 +39,12 @@ static inline int mib_u64(struct mib_value *v, u_char type, uint64_t n)
 
 int mib_string(struct mib_value *v, const char *s);
 
+struct log2hist;
+/* A log2 bucket row's Low, High and Count columns (which 0, 1, 2), for
+ * every table of buckets: shape gives the bounds, count the bucket's. */
+int mib_log2_bucket(struct mib_value *v, unsigned which, const struct log2hist *shape,
+		    unsigned b, uint64_t count);
+
 /* Notifications: a varbind list starting with snmpTrapOID.0 = trap, then
  * columns of a table row (entry is the table's entry OID, the instance a
  * one-number index). The caller sends it with send_v2trap and frees it. */

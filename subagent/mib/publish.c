@@ -177,6 +177,16 @@ static void put_unit(struct cm_isec *b, bool row)
 		cm_isec_put(b, P.enc.buf + 8, P.enc.len - 8, row);
 }
 
+/* Row r's key in the section: key[0], the table's arc, is the caller's. */
+static void row_key(const struct mib_table *t, void *view, size_t r, uint32_t *key)
+{
+	oid idx[MAX_OID_LEN];
+
+	t->row_index(view, r, idx);
+	for (unsigned k = 0; k < t->index_len; k++)
+		key[1 + k] = (uint32_t)idx[k];
+}
+
 /* Rows r to r + n - 1, unchanged since the view the section holds (the
  * table says so), kept whole when the section has them there. */
 static bool keep_run(struct cm_isec *b, const struct mib_object *o, void *view, size_t r,
@@ -184,14 +194,9 @@ static bool keep_run(struct cm_isec *b, const struct mib_object *o, void *view, 
 {
 	const struct mib_table *t = o->table;
 	uint32_t first[1 + MAX_OID_LEN] = { o->arc }, last[1 + MAX_OID_LEN] = { o->arc };
-	oid idx[MAX_OID_LEN];
 
-	t->row_index(view, r, idx);
-	for (unsigned k = 0; k < t->index_len; k++)
-		first[1 + k] = (uint32_t)idx[k];
-	t->row_index(view, r + n - 1, idx);
-	for (unsigned k = 0; k < t->index_len; k++)
-		last[1 + k] = (uint32_t)idx[k];
+	row_key(t, view, r, first);
+	row_key(t, view, r + n - 1, last);
 	return cm_isec_keep(b, first, last, 1 + t->index_len, n);
 }
 
@@ -203,7 +208,6 @@ static void encode_table(struct cm_isec *b, const struct mib_object *o, void *vi
 {
 	const struct mib_table *t = o->table;
 	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 }, key[1 + MAX_OID_LEN] = { o->arc };
-	oid idx[MAX_OID_LEN];
 	struct mib_value v;
 	size_t rows = t->rows(view);
 	uint64_t was = since != NULL && t->same_since != NULL ? *since : 0;
@@ -221,11 +225,10 @@ static void encode_table(struct cm_isec *b, const struct mib_object *o, void *vi
 			r += same - 1;
 			continue;
 		}
-		t->row_index(view, r, idx);
-		for (unsigned k = 0; k < t->index_len; k++)
-			key[1 + k] = sub[3 + k] = (uint32_t)idx[k];
+		row_key(t, view, r, key);
 		if (!cm_isec_next(b, key, 1 + t->index_len, t->row_gen ? t->row_gen(view, r) : 0))
 			continue;
+		memcpy(sub + 3, key + 1, t->index_len * sizeof(*key));
 		cm_image_enc_begin(&P.enc);
 		for (unsigned c = t->min_col; c <= t->max_col; c++) {
 			sub[2] = c;

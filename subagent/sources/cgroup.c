@@ -388,7 +388,9 @@ static void read_sched(const struct cgroup_source *cs, struct cg_entry *e)
  * the image encodes only those rows (mib/publish.c). */
 static int refresh(struct cgroup_source *cs, struct cg_entry *e, bool files, uint64_t now)
 {
-	struct cgroup_sched rq = e->rq;
+	/* The buckets and percentiles move only with waits (read_sched). */
+	bool had = e->rq.have;
+	uint64_t cpu_ns = e->rq.cpu_ns, waits = e->rq.waits;
 	bool changed = !e->read;
 
 	if (files || !e->read) {
@@ -401,7 +403,8 @@ static int refresh(struct cgroup_source *cs, struct cg_entry *e, bool files, uin
 		e->st_ns = now;
 	}
 	read_sched(cs, e);
-	if (changed || memcmp(&rq, &e->rq, sizeof(rq)) != 0)
+	changed |= had != e->rq.have || cpu_ns != e->rq.cpu_ns || waits != e->rq.waits;
+	if (changed)
 		e->gen = cs->gen;
 	return 0;
 }
