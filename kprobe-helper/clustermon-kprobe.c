@@ -33,7 +33,7 @@
 #include "probes.h"
 #include "sensors.h"
 #include "trace.h"
-#include "wire.h"
+#include "common/wire.h"
 
 #define DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define DEFAULT_BPFFS "/sys/fs/bpf/clustermon"

@@ -13,12 +13,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "clustermon_kprobe.h"
-#include "core/number.h"
-#include "distspec.h"
+#include "common/clustermon_kprobe.h"
+#include "common/number.h"
+#include "common/distspec.h"
 #include "probes.h"
 #include "tpformat.h"
-#include "wire.h"
+#include "common/wire.h"
 
 #include "dist.skel.h"
 

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "clustermon_kprobe.h"
-#include "spec.h"
+#include "common/clustermon_kprobe.h"
+#include "common/spec.h"
 
 struct probe_bpf;
 struct bpf_link;

@@ -13,9 +13,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+#include "common/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 #include "probes.h"
-#include "ranlist.h"
+#include "common/ranlist.h"
 #include "sched.skel.h"
 
 /* A slot per possible pid (pid_max rounded up to a power of two), at most

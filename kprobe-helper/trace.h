@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "clustermon_kprobe.h"
-#include "core/clock.h"     /* cm_clock_ns(): the records' clock */
+#include "common/clustermon_kprobe.h"
+#include "common/clock.h"     /* cm_clock_ns(): the records' clock */
 #include "ctf.h"
-#include "wire.h"
+#include "common/wire.h"
 
 /* Room for a session's directory name (PATH_MAX). */
 #define TRACE_DIR_MAX 4096

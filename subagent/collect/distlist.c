@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "common/number.h"
 
 /* " N" at *s: one blank, then digits. */
 static int take(const char **s, uint64_t max, uint64_t *v)

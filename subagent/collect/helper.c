@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* helper.c - talk to clustermon-kprobe and parse what it says. */
 #include "helper.h"
-#include "core/clock.h"
-#include "core/number.h"
+#include "common/clock.h"
+#include "common/number.h"
 
 #include <errno.h>
 #include <inttypes.h>

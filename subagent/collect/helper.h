@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * helper.h - the subagent's side of clustermon-kprobe's control socket
- * (kprobe-helper/wire.h): one connection per exchange, the request lines
+ * (common/wire.h): one connection per exchange, the request lines
  * sent and the write side shut, the reply read to the end with a deadline,
  * so a stopped or dying helper costs at most the timeout.
  *

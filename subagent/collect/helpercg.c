@@ -5,7 +5,7 @@
 #include "helpercg.h"
 #include "helper.h"
 #include "helpermaps.h"
-#include "core/clock.h"
+#include "common/clock.h"
 #include <errno.h>
 #include <linux/bpf.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "clustermon_kprobe.h"
+#include "common/clustermon_kprobe.h"
 
 #define CGMAPS_REQUEST "hello\ncgmaps\n"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* helpermaps.c - the helper's per-process accounting read through its maps. */
 #include "helpermaps.h"
-#include "core/clock.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ranlist.h"
+#include "common/ranlist.h"
 
 enum { MAP_SLOTS, MAP_RINGS, MAP_CPU, MAP_SPILL, NMAPS };
 

@@ -16,7 +16,7 @@
 #include "proc.h"
 #include "collect.h"
 #include "parse.h"
-#include "core/number.h"
+#include "common/number.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "common/number.h"
 
 static const char *const states[] = { "running", "finished", "failed" };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * tracelist.h - the helper's reply to "traces" (kprobe-helper/wire.h):
+ * tracelist.h - the helper's reply to "traces" (common/wire.h):
  * "ok N" and N lines "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR
  * REASON...". Untrusted text: every field is bounds checked, a malformed
  * reply is refused whole. No net-snmp headers.

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "../sources/sources.h"
-#include "core/number.h"
-#include "distspec.h"
+#include "common/number.h"
+#include "common/distspec.h"
 
 enum {
 	COL_SPEC = CM_ARC_clusterMonDistSpec,

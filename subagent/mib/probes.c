@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "../sources/sources.h"
-#include "spec.h"
+#include "common/spec.h"
 
 static const oid probes_oid[] = { CM_OID_clusterMonProbes };
 static const oid entry_oid[] = { CM_OID_clusterMonProbeEntry };

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "conf.h"
-#include "core/number.h"
+#include "common/number.h"
 #include "sampler.h"
 #include "sources/sources.h"
 

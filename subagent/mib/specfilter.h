@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "group.h"
-#include "spec.h"
+#include "common/spec.h"
 
 struct sf_columns {
 	unsigned spec, pid, cpu, every;   /* the table's column numbers */

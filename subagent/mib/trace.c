@@ -19,8 +19,8 @@
 
 #include "../sampler.h"
 #include "../sources/sources.h"
-#include "core/number.h"
-#include "wire.h"
+#include "common/number.h"
+#include "common/wire.h"
 
 static const oid traces_oid[] = { CM_OID_clusterMonTraces };
 static const oid entry_oid[] = { CM_OID_clusterMonTraceEntry };

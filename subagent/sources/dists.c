@@ -16,10 +16,10 @@
 
 #include "collect/distlist.h"
 #include "collect/helper.h"
-#include "core/clock.h"
+#include "common/clock.h"
 #include "core/counter.h"
 #include "dist.h"
-#include "distspec.h"
+#include "common/distspec.h"
 
 _Static_assert(DIST_LINE_MAX >= DIST_SPEC_MAX_TEXT + DIST_CGROUP_MAX + 80, "room for a line");
 

@@ -20,7 +20,7 @@
 #include <syslog.h>
 
 #include "../collect/helper.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/counter.h"
 #include "../dist.h"
 

@@ -24,10 +24,10 @@
 #include "collect/helper.h"
 #include "collect/distlist.h"
 #include "collect/tracelist.h"
-#include "distspec.h"
-#include "ranlist.h"
+#include "common/distspec.h"
+#include "common/ranlist.h"
 #include "tpformat.h"
-#include "wire.h"
+#include "common/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,9 +18,10 @@ awk -f "$top/mibs/gen-oids.awk" "$top/mibs/CLUSTER-MON-MIB.txt" >"$out/gen/mib/c
 	echo "FAIL: fuzzers: mibs/gen-oids.awk could not make cm-oids.h"
 	exit 1
 }
-flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$out/gen -I$top/kprobe-helper"
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$out/gen -I$top -I$top/kprobe-helper"
 collect="$top/subagent/collect"
 core="$top/subagent/core"
+common="$top/common"
 
 if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}\n' |
 	$CC $flags -x c - -o "$out/probe" >/dev/null 2>&1; then
@@ -36,7 +37,7 @@ fi
 
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]
 declare -A sources seeds
-sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $collect/cgroup.c $collect/cgroup1.c $collect/cgroup2.c $core/number.c"
+sources[parsers]="$here/fuzz_parsers.c $collect/parse.c $collect/cpustat.c $collect/meminfo.c $collect/vmstat.c $collect/pressure.c $collect/proc.c $collect/procfile.c $collect/netstat.c $collect/cgroup.c $collect/cgroup1.c $collect/cgroup2.c $common/number.c"
 seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat cgroup-v1/proc/self/mounts"
 sources[netlink]="$here/fuzz_netlink.c $collect/inetdiag.c"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
@@ -45,17 +46,17 @@ seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 sources[image]="$here/fuzz_image.c $core/image.c"
 seeds[image]="image/seed.bin"
 
-sources[wire]="$here/fuzz_wire.c $top/kprobe-helper/wire.c $top/kprobe-helper/spec.c $top/kprobe-helper/tpformat.c $top/kprobe-helper/ctf.c $top/kprobe-helper/ctfstream.c $top/kprobe-helper/ranlist.c $top/kprobe-helper/distspec.c $collect/helper.c $collect/tracelist.c $collect/distlist.c $core/log2hist.c $core/clock.c $core/number.c"
+sources[wire]="$here/fuzz_wire.c $common/*.c $top/kprobe-helper/tpformat.c $top/kprobe-helper/ctf.c $top/kprobe-helper/ctfstream.c $collect/helper.c $collect/tracelist.c $collect/distlist.c $core/log2hist.c"
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt wire/procs.txt wire/dists.txt"
 
 sa="$top/subagent"
-sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/proctab.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $sa/sources/traces.c $sa/sources/dists.c $sa/sources/cgroup.c $sa/sources/top.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/distspec.c $top/kprobe-helper/wire.c $top/kprobe-helper/ranlist.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+sources[config]="$here/fuzz_config.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/dist.c $sa/sources/cpu.c $sa/sources/mem.c $sa/sources/proc.c $sa/sources/proctab.c $sa/sources/tcp.c $sa/sources/pcap.c $sa/sources/probes.c $sa/sources/traces.c $sa/sources/dists.c $sa/sources/cgroup.c $sa/sources/top.c $collect/*.c $core/*.c $common/*.c $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 seeds[config]="config/all.conf"
 
 # The quotes around FUZZ_TOP and CLUSTERMON_VERSION are meant literally: they
 # make the macros C strings.
 # shellcheck disable=SC2089
-sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/imagefile.c $sa/dist.c $sa/sources/*.c $sa/mib/*.c $collect/*.c $core/*.c $top/kprobe-helper/spec.c $top/kprobe-helper/distspec.c $top/kprobe-helper/wire.c $top/kprobe-helper/ranlist.c -DFUZZ_TOP=\"$top\" -DCLUSTERMON_VERSION=\"fuzz\" $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
+sources[set]="$here/fuzz_set.c $sa/conf.c $sa/sampler.c $sa/snapshot.c $sa/imagefile.c $sa/dist.c $sa/sources/*.c $sa/mib/*.c $collect/*.c $core/*.c $common/*.c -DFUZZ_TOP=\"$top\" -DCLUSTERMON_VERSION=\"fuzz\" $(net-snmp-config --cflags 2>/dev/null | tr ' ' '\n' | grep '^-[ID]' | tr '\n' ' ') -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/dists.bin set/all.bin"
 
 rc=0

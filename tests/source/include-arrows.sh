@@ -2,8 +2,11 @@
 # include-arrows.sh - the layers docs/architecture.md draws, checked on the
 # #include lines: collect/ (OS readers) below core/ (pure C) below sources/
 # and mib/; mib/ never reaches into collect/; collect/ and core/ never see
-# net-snmp or libbpf; dlmod/ links core/ only; and outside kprobe-helper/
-# only the helper's protocol headers (wire.h, spec.h, distspec.h) are included. A quoted
+# net-snmp or libbpf; dlmod/ links core/ only; common/ (what several binaries
+# compile: clock, numbers, the helper's protocol and map layout) includes only
+# itself and the C library, and everything may include it; nothing outside
+# kprobe-helper/ includes the helper's own headers, and the helper includes
+# nothing of subagent/. A quoted
 # include is resolved as the compiler does: the file's own directory, then
 # the -I directories of Makefile.am in their order.
 . "$(dirname "$0")/files.sh"
@@ -14,20 +17,13 @@ EXCEPTIONS='
 tests/unit/test_ctf.c -> kprobe-helper/ctf.h
 tests/unit/test_ctf.c -> kprobe-helper/tpformat.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/tpformat.h
-tests/unit/test_ranlist.c -> kprobe-helper/ranlist.h
-tests/fuzz/fuzz_wire.c -> kprobe-helper/ranlist.h
-subagent/collect/helpermaps.c -> kprobe-helper/ranlist.h
-subagent/collect/helpercg.c -> kprobe-helper/clustermon_kprobe.h
 '
-# (The helper's CTF writer, tracefs format parser and ran-ring reader have their unit test
-# and fuzz target outside kprobe-helper/; clustermond reads the rings itself
-# through read-only mappings of the helper's maps (issue 30), and looks up the per-cgroup
-# waits by the map layout of the one BPF ABI header (issue 32); they leave the helper's directory
-# with the protocol library, when issue 25's move to one shared room lands.)
+# (The helper's CTF writer and tracefs format parser have their unit test and
+# fuzz target outside kprobe-helper/.)
 
 resolve() { # FILE INCLUDE: the included file, relative to the top
 	local dir
-	for dir in "$(dirname "$1")" tests/unit subagent kprobe-helper contrib/ctl contrib/nagios contrib/client; do
+	for dir in "$(dirname "$1")" tests/unit subagent . kprobe-helper contrib/ctl contrib/nagios contrib/client; do
 		if [ -e "$top/$dir/$2" ]; then
 			realpath -m --relative-to="$top" "$top/$dir/$2"
 			return
@@ -69,17 +65,17 @@ check() {
 	fi
 }
 
-echo "1..8"
+echo "1..10"
 if [ "$n" -gt 500 ]; then echo "ok 1 - $n include lines read"; else echo "not ok 1 - only $n include lines read"; fi
 check 2 "mib/ includes nothing of collect/" '^subagent/mib/' '^subagent/collect/'
 check 3 "collect/ includes no net-snmp or libbpf header, nothing of mib/ or sources/" \
 	'^subagent/collect/' '^(<net-snmp/|<bpf/|subagent/(mib|sources)/)'
-check 4 "core/ includes only core/ and the C library" \
-	'^subagent/core/' '.' '^(subagent/core/.*|<[^/]*>|<sys/[^/]*>)$'
+check 4 "core/ includes only core/, common/ and the C library" \
+	'^subagent/core/' '.' '^((subagent/core|common)/.*|<[^/]*>|<sys/[^/]*>)$'
 check 5 "dlmod/ includes core/, the MIB's numbers and system headers only" \
-	'^dlmod/' '.' '^(subagent/core/.*|subagent/mib/cm-oids\.h|<.*>)$'
-check 6 "outside kprobe-helper/ only its protocol headers (wire.h, spec.h, distspec.h)" \
-	'^(subagent|dlmod|contrib|tests)/' '^kprobe-helper/' '^kprobe-helper/(wire|spec|distspec)\.h$'
+	'^dlmod/' '.' '^((subagent/core|common)/.*|subagent/mib/cm-oids\.h|<.*>)$'
+check 6 "outside kprobe-helper/ nothing of it is included (the protocol is in common/)" \
+	'^(subagent|dlmod|contrib|tests|common)/' '^kprobe-helper/'
 check 7 "every quoted include resolves" '.' '^unresolved:'
 
 # 8: each listed exception still occurs (else it is lifted: delete it here).
@@ -91,3 +87,6 @@ else
 	echo "not ok 8 - listed exceptions that no longer occur (delete them):"
 	printf '%s\n' "$stale" | sed 's/^/#   /'
 fi
+check 9 "common/ includes only common/ and the C library" \
+	'^common/' '.' '^(common/.*|<[^/]*>|<(sys|linux)/[^/]*>)$'
+check 10 "kprobe-helper/ includes nothing of subagent/" '^kprobe-helper/' '^subagent/'

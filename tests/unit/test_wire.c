@@ -9,7 +9,7 @@
 #include "collect/helper.h"
 #include "collect/tracelist.h"
 #include "tap.h"
-#include "wire.h"
+#include "common/wire.h"
 
 static void test_lines(void)
 {

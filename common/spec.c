@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "number.h"
 
 /* Characters of tracepoint and function names (GCC clones such as
  * tcp_sendmsg.isra.0 carry dots). */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "number.h"
 
 enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *line)
 {
