@@ -31,6 +31,11 @@
  *                                   client reads them itself through mmap
  *                                   and keeps the connection open, so it
  *                                   sees the helper go (issue 30)
+ *   dist ID SPEC[ FILTERS]       -> ok attached | ok unchanged | err CLASS REASON
+ *                                   (distspec.h: clusterMonDistTable's rows)
+ *   undist ID                    -> ok | err invalid no dist ID
+ *   dists                        -> ok N, then N lines "dist ID HITS SAMPLED
+ *                                   MISSES SUM SLOT0 ... SLOT63"
  *   cgmaps                       -> ok cgmaps ENTRIES NCPU, the line
  *                                   carrying read-only fds of cgroup_sched
  *                                   (each cgroup's waits and CPU time) and
@@ -66,23 +71,42 @@
  * or failed (REASON says why: the disk full, a write error); sessions that
  * ended are listed until their ID is used again.
  *
- * Pure C, shared by the helper and the subagent.
+ * Pure C, shared by the helper and the subagent: every request and every
+ * reply line has a struct below, one formatter and one parser, so neither
+ * side writes or reads the text by hand.
  */
 #ifndef CLUSTERMON_WIRE_H
 #define CLUSTERMON_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "distspec.h"
 #include "spec.h"
 
 #define WIRE_PROTOCOL 1
 #define WIRE_MAX_REQUEST 512
-#define WIRE_MAX_REPLY_LINE 4096
 #define WIRE_MAX_ID 65535u
+#define WIRE_MAX_CPUS 8192u          /* per-CPU arrays in a reply */
+/* The longest reply line: a per-CPU array of 20-digit numbers. */
+#define WIRE_MAX_REPLY_LINE (WIRE_MAX_CPUS * 21 + 128)
+/* A list line's spec and filters. */
+#define WIRE_MAX_PROBE_LINE (SPEC_MAX_TEXT + 64)
+#define WIRE_HIST_SLOTS 64           /* log2 slots of hist and runqlat lines */
+#define WIRE_MAX_INSTANCE 63
+#define WIRE_MAX_REASON 255          /* err REASON, a trace's REASON */
+#define WIRE_MAX_DIR 255             /* a trace's directory */
+#define WIRE_MAX_DROP_NAME 47
+#define WIRE_MAX_PID 4194304u        /* the kernel's PID_MAX_LIMIT */
+#define WIRE_MAX_COUNT (1u << 20)    /* lines an "ok N" announces */
+#define WIRE_MAX_SLOTS (1u << 17)    /* ok maps: CM_MAX_PROC_SLOTS */
+#define WIRE_MAX_CGMAP 65536u        /* ok cgmaps: entries */
 
 enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
-		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS, WIRE_CGMAPS };
+		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS, WIRE_CGMAPS, WIRE_DIST, WIRE_UNDIST,
+		 WIRE_DISTS };
 
 #define TRACE_DEFAULT_DURATION_MS 10000u
 #define TRACE_MAX_DURATION_MS 86400000u          /* a day */
@@ -105,6 +129,8 @@ struct wire_request {
 	struct probe_spec spec;      /* add */
 	struct probe_filter filter;  /* add, trace */
 	struct trace_limits limits;  /* trace */
+	struct dist_spec dist;       /* dist */
+	struct dist_filter dfilter;  /* dist */
 };
 
 enum wire_line_status { WIRE_NEED_MORE, WIRE_LINE, WIRE_TOO_LONG };
@@ -117,9 +143,100 @@ enum wire_line_status { WIRE_NEED_MORE, WIRE_LINE, WIRE_TOO_LONG };
  */
 enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *line);
 
-/* One request line: 0, or -1 with the reason in why. */
+/* One request line: 0, or -1 with the reason in why. A trace's spec
+ * "sched_switch" reads as tracepoint:sched:sched_switch. */
 int wire_parse_request(const char *line, struct wire_request *req, char *why, size_t whylen);
 /* The request line (with its newline) a client sends. */
 int wire_format_request(const struct wire_request *req, char *buf, size_t len);
+/* Checks a trace request's spec, filter and limits as the helper will,
+ * without a line: 0, or -1 with why. */
+int wire_check_trace(const struct wire_request *req, char *why, size_t whylen);
+
+/* ------------------------------------------------------------ replies */
+
+enum wire_reply_kind {
+	WIRE_R_HELLO,      /* ok clustermon-kprobe PROTOCOL INSTANCE */
+	WIRE_R_OK,         /* ok | ok attached | ok unchanged */
+	WIRE_R_ERR,        /* err CLASS REASON */
+	WIRE_R_COUNT,      /* ok N: N lines follow */
+	WIRE_R_STARTED,    /* ok started DIR */
+	WIRE_R_MAPS,       /* ok maps SLOTS RINGS NCPU, with the fds */
+	WIRE_R_CGMAPS,     /* ok cgmaps ENTRIES NCPU, with the fds */
+	WIRE_R_PROBE,      /* list: probe ID SPEC[ FILTERS] */
+	WIRE_R_COUNTS,     /* read: probe ID HITS SAMPLED LOST NCPU HITS-CPU... */
+	WIRE_R_HIST,       /* read: hist ID SUM SLOT0 ... SLOT63 */
+	WIRE_R_BUSY,       /* read: busy NCPU NS-CPU... */
+	WIRE_R_SWITCHES,   /* read: switches NCPU N-CPU... */
+	WIRE_R_RUNQLAT,    /* read: runqlat SUM SLOT0 ... SLOT63 */
+	WIRE_R_SENSORS,    /* read: sensors RETRANS DROPS RUNQLAT-LOST [PROCS-LOST] */
+	WIRE_R_DROP,       /* read: drop REASON COUNT NAME */
+	WIRE_R_PROC,       /* procs: proc TGID CPU-NS RUN-DELAY-NS MARK */
+	WIRE_R_TRACE,      /* traces: trace ID STATE RECORDS LOST BYTES MS DIR REASON */
+	WIRE_R_DIST,       /* dists: dist ID HITS SAMPLED MISSES SUM SLOT0 ... SLOT63 */
+};
+
+enum wire_ok { WIRE_OK_PLAIN, WIRE_OK_ATTACHED, WIRE_OK_UNCHANGED };
+enum wire_err_class { WIRE_ERR_INVALID, WIRE_ERR_UNSUPPORTED, WIRE_ERR_FAILED, WIRE_ERR_BUSY };
+enum wire_proc_mark { WIRE_PROC_RAN = 1, WIRE_PROC_EXITED = 2, WIRE_PROC_NEW = 3 };
+enum wire_trace_state { WIRE_TRACE_RUNNING, WIRE_TRACE_FINISHED, WIRE_TRACE_FAILED };
+
+/* The maps reply hands over proc_slots, ran_rings, cpu_state and
+ * proc_spill; the cgmaps reply cgroup_sched and cpu_state, read-only, with
+ * SCM_RIGHTS on the line's first byte (clustermon_kprobe.h lays them out). */
+#define WIRE_MAPS_FDS 4
+#define WIRE_CGMAPS_FDS 2
+
+struct wire_reply {
+	enum wire_reply_kind kind;
+	union {
+		struct { uint32_t protocol; char instance[WIRE_MAX_INSTANCE + 1]; } hello;
+		enum wire_ok ok;
+		struct { enum wire_err_class cls; char reason[WIRE_MAX_REASON + 1]; } err;
+		uint64_t count;
+		char started[WIRE_MAX_DIR + 1];
+		struct { uint64_t slots, rings, ncpu; } maps;
+		struct { uint64_t entries, ncpu; } cgmaps;
+		struct { uint32_t id; struct probe_spec spec; struct probe_filter filter; } probe;
+		struct { uint32_t id; uint64_t hits, sampled, lost; } counts;
+		struct { uint32_t id; uint64_t sum, slot[WIRE_HIST_SLOTS]; } hist; /* runqlat: id 0 */
+		struct {
+			uint64_t tcp_retransmits, skb_drops, runqlat_lost, procs_lost;
+			bool has_procs_lost;   /* an older helper leaves it out */
+		} sensors;
+		struct { uint32_t reason; uint64_t count; char name[WIRE_MAX_DROP_NAME + 1]; } drop;
+		struct { uint32_t tgid; uint64_t cpu_ns, run_delay_ns; enum wire_proc_mark mark; } proc;
+		struct {
+			uint32_t id;
+			enum wire_trace_state state;
+			uint64_t records, lost, bytes, elapsed_ms;
+			char dir[WIRE_MAX_DIR + 1];
+			char reason[WIRE_MAX_REASON + 1];   /* "" is written "-" */
+		} trace;
+		struct {
+			uint32_t id;
+			uint64_t hits, sampled, misses, sum, slot[WIRE_HIST_SLOTS];
+		} dist;
+	} u;
+	/* counts, busy, switches: ncpu values (1..WIRE_MAX_CPUS). The parser
+	 * mallocs them (wire_reply_free); a writer points at its own. */
+	unsigned ncpu;
+	uint64_t *cpu;
+};
+
+/* Writes one reply line with its newline: 0, or -1 when a field is out of
+ * the protocol's bounds (nothing is then written) or the stream fails. */
+int wire_write_reply(FILE *out, const struct wire_reply *r);
+/* One reply line (without its newline) to the request verb: 0, or -1 with
+ * why. verb tells the two "probe" lines apart (list against read).
+ * Untrusted: every number and length is checked against the limits above. */
+int wire_parse_reply(enum wire_verb verb, const char *line, struct wire_reply *r, char *why,
+		     size_t whylen);
+void wire_reply_free(struct wire_reply *r);
+/* The short replies, for the helper: wire_write_reply's return. */
+int wire_write_ok(FILE *out, enum wire_ok ok);
+int wire_write_count(FILE *out, uint64_t n);
+int wire_write_err(FILE *out, enum wire_err_class cls, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *wire_err_class_name(enum wire_err_class c);
 
 #endif

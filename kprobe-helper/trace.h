@@ -87,7 +87,8 @@ void trace_end(struct trace_session *t, enum trace_state st, const char *reason)
 /* Frees what an ended session still holds. */
 void trace_free(struct trace_session *t);
 /* Its "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR REASON" line. */
-void trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out);
+/* Its traces line: 1, or 0 when it did not fit the protocol. */
+int trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out);
 
 
 #endif
