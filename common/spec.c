@@ -261,3 +261,15 @@ int spec_filter_restore(const char **line, char *spec, struct probe_filter *f)
 	*line = s;
 	return 0;
 }
+
+bool spec_same(const struct probe_spec *a, const struct probe_spec *b)
+{
+	return a->kind == b->kind && strcmp(a->category, b->category) == 0 &&
+	       strcmp(a->name, b->name) == 0 && strcmp(a->exit_category, b->exit_category) == 0 &&
+	       strcmp(a->exit_name, b->exit_name) == 0;
+}
+
+bool filter_same(const struct probe_filter *a, const struct probe_filter *b)
+{
+	return a->tgid == b->tgid && a->cpu == b->cpu && a->every == b->every;
+}

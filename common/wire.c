@@ -125,26 +125,42 @@ int wire_check_trace(const struct wire_request *req, char *why, size_t whylen)
 	return 0;
 }
 
-static int parse_trace(char **save, struct wire_request *req, char *why, size_t whylen)
+int wire_parse_trace_spec(const char *word, struct probe_spec *out, char *why, size_t whylen)
 {
-	char *word;
-	int rc;
-
-	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
-		return -1;
-	word = strtok_r(NULL, " ", save);
 	if (word != NULL && strcmp(word, "sched_switch") == 0)
 		word = "tracepoint:sched:sched_switch";
-	if (spec_parse(word, &req->spec, why, whylen) != 0 || trace_spec_ok(&req->spec, why, whylen) != 0)
+	if (spec_parse(word, out, why, whylen) != 0)
 		return -1;
+	return trace_spec_ok(out, why, whylen);
+}
+
+int wire_trace_option(const char *word, struct probe_filter *f, struct trace_limits *l,
+		      char *why, size_t whylen)
+{
+	int rc = limit_word(word, l, why, whylen);
+
+	return rc > 0 ? filter_parse_word(word, f, why, whylen) : rc;
+}
+
+void wire_trace_defaults(struct wire_request *req)
+{
 	filter_default(&req->filter);
 	req->limits = (struct trace_limits){ TRACE_DEFAULT_DURATION_MS, TRACE_DEFAULT_BUFFER,
 					     TRACE_DEFAULT_BYTES };
-	while ((word = strtok_r(NULL, " ", save)) != NULL) {
-		rc = limit_word(word, &req->limits, why, whylen);
-		if (rc < 0 || (rc > 0 && filter_parse_word(word, &req->filter, why, whylen) != 0))
+}
+
+static int parse_trace(char **save, struct wire_request *req, char *why, size_t whylen)
+{
+	char *word;
+
+	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
+		return -1;
+	if (wire_parse_trace_spec(strtok_r(NULL, " ", save), &req->spec, why, whylen) != 0)
+		return -1;
+	wire_trace_defaults(req);
+	while ((word = strtok_r(NULL, " ", save)) != NULL)
+		if (wire_trace_option(word, &req->filter, &req->limits, why, whylen) != 0)
 			return -1;
-	}
 	return 0;
 }
 

@@ -148,6 +148,15 @@ enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *l
 int wire_parse_request(const char *line, struct wire_request *req, char *why, size_t whylen);
 /* The request line (with its newline) a client sends. */
 int wire_format_request(const struct wire_request *req, char *buf, size_t len);
+/* A trace's spec word (sched_switch, a tracepoint: or a raw_tracepoint:):
+ * 0, or -1 with why. The trace request and clusterMonTraceSpec read it. */
+int wire_parse_trace_spec(const char *word, struct probe_spec *out, char *why, size_t whylen);
+/* One option word of a trace (pid=, cpu=, every=, duration=, bytes=,
+ * buffer=) into f or l: 0, or -1 with why. */
+int wire_trace_option(const char *word, struct probe_filter *f, struct trace_limits *l,
+		      char *why, size_t whylen);
+/* A trace request's default filter and limits. */
+void wire_trace_defaults(struct wire_request *req);
 /* Checks a trace request's spec, filter and limits as the helper will,
  * without a line: 0, or -1 with why. */
 int wire_check_trace(const struct wire_request *req, char *why, size_t whylen);

@@ -252,8 +252,9 @@ struct helper_maps *helper_maps_attach(const char *path, int timeout_ms, char *w
 {
 	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
 	struct helper_maps *m = fresh();
-	char reply[512];
+	char reply[512], text[64];
 	size_t nfds = 0;
+	int n;
 
 	if (m == NULL) {
 		snprintf(why, whylen, "out of memory");
@@ -261,8 +262,8 @@ struct helper_maps *helper_maps_attach(const char *path, int timeout_ms, char *w
 	}
 	if ((m->sock = helper_connect(path, why, whylen)) < 0)
 		goto fail;
-	if (send(m->sock, HELPER_MAPS_REQUEST, strlen(HELPER_MAPS_REQUEST), MSG_NOSIGNAL) !=
-		    (ssize_t)strlen(HELPER_MAPS_REQUEST) ||
+	if ((n = helper_ask_text(HELPER_ASK_MAPS, text, sizeof(text))) < 0 ||
+	    send(m->sock, text, (size_t)n, MSG_NOSIGNAL) != n ||
 	    helpermap_recv(m->sock, 2, deadline, reply, sizeof(reply), m->fd, NMAPS, &nfds) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe did not answer the maps request");
 		goto fail;

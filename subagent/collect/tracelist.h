@@ -2,8 +2,8 @@
 /*
  * tracelist.h - the helper's reply to "traces" (common/wire.h):
  * "ok N" and N lines "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR
- * REASON...". Untrusted text: every field is bounds checked, a malformed
- * reply is refused whole. No net-snmp headers.
+ * REASON...". Untrusted text: common/wire.h checks every field, and a
+ * malformed reply is refused whole. No net-snmp headers.
  */
 #ifndef CLUSTERMON_COLLECT_TRACELIST_H
 #define CLUSTERMON_COLLECT_TRACELIST_H
@@ -11,11 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACELIST_DIR_MAX 255
-#define TRACELIST_REASON_MAX 255
+#include "common/wire.h"
+
+#define TRACELIST_DIR_MAX WIRE_MAX_DIR
+#define TRACELIST_REASON_MAX WIRE_MAX_REASON
 #define TRACELIST_MAX 4096
 
-enum tracelist_state { TRACELIST_RUNNING, TRACELIST_FINISHED, TRACELIST_FAILED };
+enum tracelist_state {
+	TRACELIST_RUNNING = WIRE_TRACE_RUNNING,
+	TRACELIST_FINISHED = WIRE_TRACE_FINISHED,
+	TRACELIST_FAILED = WIRE_TRACE_FAILED,
+};
 
 struct tracelist_entry {
 	uint32_t id;

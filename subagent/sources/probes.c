@@ -148,6 +148,11 @@ static void set_dist(struct pstate *s)
 
 /* The state of a row, made or updated to w; a changed spec or filter is a
  * new probe, counting from zero. */
+static bool same_want(const struct probe_want *a, const struct probe_want *b)
+{
+	return spec_same(&a->spec, &b->spec) && filter_same(&a->filter, &b->filter);
+}
+
 static struct pstate *adopt(const struct probe_want *w)
 {
 	struct pstate *s = find_state(w->id), *grown;
@@ -162,7 +167,7 @@ static struct pstate *adopt(const struct probe_want *w)
 		s->want = *w;
 		s->oper = OPER_DOWN;
 		reset_probe(s);
-	} else if (strcmp(s->want.line, w->line) != 0) {
+	} else if (!same_want(&s->want, w)) {
 		s->want = *w;
 		reset_probe(s);
 		if (s->dist != 0)
@@ -262,11 +267,6 @@ static void probes_configure(void *ctx, const struct sources_conf *c)
 	pthread_mutex_unlock(&P.lock);
 }
 
-static void add_line(const struct probe_want *w, char *buf, size_t len)
-{
-	snprintf(buf, len, "add %u %s\n", w->id, w->line);
-}
-
 /* Records the outcome of an add for s (lock held). */
 static void record_add(struct pstate *s, enum helper_result r, bool fresh, const char *cls,
 		       const char *why)
@@ -312,7 +312,8 @@ static void plan_push(struct plan *pl, bool add, const struct probe_want *w)
 static void reconcile_row(struct pstate *s, const struct helper_reading *rd, struct plan *pl)
 {
 	const struct helper_probe *p = helper_find_probe(rd, s->want.id);
-	bool matches = p != NULL && strcmp(p->spec_line, s->want.line) == 0;
+	bool matches = p != NULL && p->listed && spec_same(&p->spec, &s->want.spec) &&
+		       filter_same(&p->filter, &s->want.filter);
 
 	if (!s->want.active) {
 		if (p != NULL)
@@ -429,28 +430,28 @@ static void helper_gone(void)
 
 static void carry_out(const char *path, struct plan *pl)
 {
-	char line[PROBE_LINE_MAX + 32], cls[32], why[PROBE_ERROR_MAX], *reply;
+	char cls[32], why[PROBE_ERROR_MAX], *reply;
 	bool fresh;
 
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct probe_want *w = &pl->a[i].want;
+		struct wire_request req = { .verb = pl->a[i].add ? WIRE_ADD : WIRE_DEL, .id = w->id,
+					    .spec = w->spec, .filter = w->filter };
 		enum helper_result r;
 		struct pstate *s;
 
 		if (!pl->a[i].add) {
-			snprintf(line, sizeof(line), "del %u\n", w->id);
-			if (helper_exchange(path, line, POLL_TIMEOUT_MS, &reply, why,
-					    sizeof(why)) == HELPER_OK)
+			if (helper_send(path, &req, POLL_TIMEOUT_MS, &reply, why, sizeof(why)) ==
+			    HELPER_OK)
 				free(reply);
 			continue;
 		}
-		add_line(w, line, sizeof(line));
 		fresh = false;
-		r = helper_add(path, line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
+		r = helper_add(path, &req, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
 			       sizeof(why));
 		pthread_mutex_lock(&P.lock);
 		s = find_state(w->id);
-		if (s != NULL && strcmp(s->want.line, w->line) == 0)
+		if (s != NULL && same_want(&s->want, w))
 			record_add(s, r, fresh, cls, why);
 		pthread_mutex_unlock(&P.lock);
 	}
@@ -469,8 +470,8 @@ static int probes_sample(void *ctx)
 	memcpy(path, P.socket, sizeof(path));
 	was_running = P.helper == HELPER_RUNNING;
 	pthread_mutex_unlock(&P.lock);
-	if (helper_exchange(path, HELPER_POLL_REQUEST, POLL_TIMEOUT_MS, &reply, why,
-			    sizeof(why)) != HELPER_OK ||
+	if (helper_ask(path, HELPER_ASK_POLL, POLL_TIMEOUT_MS, &reply, why, sizeof(why)) !=
+		    HELPER_OK ||
 	    helper_parse_poll(reply, &rd, why, sizeof(why)) != 0) {
 		free(reply);
 		helper_gone();

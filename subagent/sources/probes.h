@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../sampler.h"
+#include "common/spec.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define PROBE_SOCKET_MAX 4096  /* PATH_MAX */
@@ -34,7 +35,8 @@ enum probe_oper { OPER_UP = 1, OPER_DOWN, OPER_FAILED, OPER_UNSUPPORTED };
 /* A row of the probe table as the source needs it. */
 struct probe_want {
 	uint32_t id;
-	char line[PROBE_LINE_MAX];  /* canonical "SPEC[ pid=N][ cpu=N][ every=N]" */
+	struct probe_spec spec;     /* parsed once, when the row was set */
+	struct probe_filter filter;
 	bool active;
 	bool latency;
 };
