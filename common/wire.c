@@ -100,31 +100,6 @@ static int trace_spec_ok(const struct probe_spec *spec, char *why, size_t whylen
 	return -1;
 }
 
-static bool in(uint64_t v, uint64_t min, uint64_t max)
-{
-	return v >= min && v <= max;
-}
-
-int wire_check_trace(const struct wire_request *req, char *why, size_t whylen)
-{
-	const struct trace_limits *l = &req->limits;
-
-	if (req->id < 1 || req->id > WIRE_MAX_ID) {
-		snprintf(why, whylen, "trace id %u is not in 1..%u", req->id, WIRE_MAX_ID);
-		return -1;
-	}
-	if (trace_spec_ok(&req->spec, why, whylen) != 0)
-		return -1;
-	if (!in(l->duration_ms, 1, TRACE_MAX_DURATION_MS) ||
-	    !in(l->max_bytes, TRACE_MIN_BYTES, TRACE_MAX_BYTES) ||
-	    !in(l->buffer_bytes, TRACE_MIN_BUFFER, TRACE_MAX_BUFFER) ||
-	    (l->buffer_bytes & (l->buffer_bytes - 1)) != 0) {
-		snprintf(why, whylen, "trace limits out of range");
-		return -1;
-	}
-	return 0;
-}
-
 int wire_parse_trace_spec(const char *word, struct probe_spec *out, char *why, size_t whylen)
 {
 	if (word != NULL && strcmp(word, "sched_switch") == 0)

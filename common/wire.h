@@ -157,9 +157,6 @@ int wire_trace_option(const char *word, struct probe_filter *f, struct trace_lim
 		      char *why, size_t whylen);
 /* A trace request's default filter and limits. */
 void wire_trace_defaults(struct wire_request *req);
-/* Checks a trace request's spec, filter and limits as the helper will,
- * without a line: 0, or -1 with why. */
-int wire_check_trace(const struct wire_request *req, char *why, size_t whylen);
 
 /* ------------------------------------------------------------ replies */
 

@@ -410,6 +410,8 @@ static bool share_fds(FILE *out, int (*share)(const struct sensors *, int *), si
 	return true;
 }
 
+_Static_assert(SENSORS_SHARED_MAPS == WIRE_MAPS_FDS, "the maps reply carries what the sensors share");
+
 static void reply_maps(FILE *out)
 {
 	struct wire_reply r = { .kind = WIRE_R_MAPS };

@@ -21,6 +21,7 @@
 #define CG_CHUNK 256
 
 enum { FD_CG, FD_CPU, NFDS };
+_Static_assert(NFDS == WIRE_CGMAPS_FDS, "the cgmaps reply carries these fds, in this order");
 
 struct helper_cgmap {
 	int sock, fd[NFDS];

@@ -17,6 +17,7 @@
 #include "common/ranlist.h"
 
 enum { MAP_SLOTS, MAP_RINGS, MAP_CPU, MAP_SPILL, NMAPS };
+_Static_assert(NMAPS == WIRE_MAPS_FDS, "the maps reply carries these fds, in this order");
 
 struct helper_maps {
 	int sock;                   /* the connection the fds came on */
