@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
+#include "common/clock.h"
 #include "core/image.h"
 #include "mib/cm-oids.h"
 

@@ -3,7 +3,7 @@
 #ifndef CLUSTERMON_BITS_BPF_H
 #define CLUSTERMON_BITS_BPF_H
 
-#include "clustermon_kprobe.h"
+#include "common/clustermon_kprobe.h"
 
 /* The log2 slot of a duration: the highest set bit, found by halving the
  * width each step (five steps the verifier sees through), capped at the

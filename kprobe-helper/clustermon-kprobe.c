@@ -33,7 +33,7 @@
 #include "probes.h"
 #include "sensors.h"
 #include "trace.h"
-#include "wire.h"
+#include "common/wire.h"
 
 #define DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define DEFAULT_BPFFS "/sys/fs/bpf/clustermon"
@@ -145,16 +145,16 @@ static void do_add(const struct wire_request *r, FILE *out)
 	enum probe_error err;
 
 	if (old != NULL && same_probe(*old, r)) {
-		fputs("ok unchanged\n", out);
+		wire_write_ok(out, WIRE_OK_UNCHANGED);
 		return;
 	}
 	if (old == NULL && helper.nprobes == MAX_PROBES) {
-		fprintf(out, "err busy at most %d probes\n", MAX_PROBES);
+		wire_write_err(out, WIRE_ERR_BUSY, "at most %d probes", MAX_PROBES);
 		return;
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL) {
-		fputs("err failed out of memory\n", out);
+		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
 		return;
 	}
 	p->id = r->id;
@@ -162,8 +162,8 @@ static void do_add(const struct wire_request *r, FILE *out)
 	p->filter = r->filter;
 	err = probe_attach(p, why, sizeof(why));
 	if (err != PROBE_OK) {
-		fprintf(out, "err %s %s\n", err == PROBE_UNSUPPORTED ? "unsupported" : "failed",
-			why);
+		wire_write_err(out, err == PROBE_UNSUPPORTED ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_FAILED,
+			       "%s", why);
 		free(p);
 		return;
 	}
@@ -175,7 +175,7 @@ static void do_add(const struct wire_request *r, FILE *out)
 		unlink(path); /* left by a helper that was killed */
 		probe_pin(p, path);
 	}
-	fputs("ok attached\n", out);
+	wire_write_ok(out, WIRE_OK_ATTACHED);
 }
 
 static void do_del(const struct wire_request *r, FILE *out)
@@ -183,66 +183,84 @@ static void do_del(const struct wire_request *r, FILE *out)
 	struct probe **p = find_probe(r->id);
 
 	if (p == NULL) {
-		fprintf(out, "err invalid no probe %u\n", r->id);
+		wire_write_err(out, WIRE_ERR_INVALID, "no probe %u", r->id);
 		return;
 	}
 	remove_probe(p);
-	fputs("ok\n", out);
+	wire_write_ok(out, WIRE_OK_PLAIN);
 }
 
 static int report_probe(const struct probe *p, FILE *out)
 {
 	unsigned n = possible_cpus();
 	__u64 *per_cpu = calloc(n, sizeof(*per_cpu));
+	uint64_t *col = calloc(n, sizeof(*col));
+	struct wire_reply line = { .kind = WIRE_R_COUNTS, .ncpu = n, .cpu = col };
 	struct cm_probe_stats t;
 	struct cm_hist h;
+	int lines;
 
-	if (per_cpu == NULL || probe_read(p, &t, per_cpu, n) != 0) {
+	if (per_cpu == NULL || col == NULL || probe_read(p, &t, per_cpu, n) != 0) {
 		free(per_cpu);
+		free(col);
 		return 0;
 	}
-	fprintf(out, "probe %u %llu %llu %llu %u", p->id, (unsigned long long)t.hits,
-		(unsigned long long)t.sampled, (unsigned long long)t.lost, n);
 	for (unsigned c = 0; c < n; c++)
-		fprintf(out, " %llu", (unsigned long long)per_cpu[c]);
-	fputc('\n', out);
+		col[c] = per_cpu[c];
+	line.u.counts.id = p->id;
+	line.u.counts.hits = t.hits;
+	line.u.counts.sampled = t.sampled;
+	line.u.counts.lost = t.lost;
+	lines = wire_write_reply(out, &line) == 0;
 	free(per_cpu);
-	if (!spec_is_latency(&p->spec) || probe_read_hist(p, &h) != 0)
-		return 1;
-	fprintf(out, "hist %u", p->id);
-	hist_report(out, &h);
+	free(col);
+	if (lines == 0 || !spec_is_latency(&p->spec) || probe_read_hist(p, &h) != 0)
+		return lines;
+	hist_report(out, p->id, &h);
 	return 2;
 }
 
-/* Replies with a line count first: the body goes to a scratch stream. */
-static void reply_lines(FILE *out, bool read)
+/* Replies with a line count first: the body goes to a scratch stream, and
+ * counts only the lines body wrote. */
+static void counted_reply(FILE *out, int (*body)(FILE *))
 {
-	char *body = NULL, spec[SPEC_MAX_TEXT + 1], filter[64];
+	char *text = NULL;
 	size_t len = 0;
-	FILE *tmp = open_memstream(&body, &len);
-	int lines = 0;
+	FILE *tmp = open_memstream(&text, &len);
+	int lines;
 
 	if (tmp == NULL) {
-		fputs("err failed out of memory\n", out);
+		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < helper.nprobes; i++) {
-		const struct probe *p = helper.probes[i];
-
-		if (read) {
-			lines += report_probe(p, tmp);
-			continue;
-		}
-		spec_format(&p->spec, spec, sizeof(spec));
-		filter_format(&p->filter, filter, sizeof(filter));
-		fprintf(tmp, "probe %u %s%s\n", p->id, spec, filter);
-		lines++;
-	}
-	if (read)
-		lines += sensors_report(&helper.sensors, tmp);
+	lines = body(tmp);
 	fclose(tmp);
-	fprintf(out, "ok %d\n%s", lines, body ? body : "");
-	free(body);
+	wire_write_count(out, (uint64_t)lines);
+	fputs(text ? text : "", out);
+	free(text);
+}
+
+static int list_lines(FILE *out)
+{
+	struct wire_reply line = { .kind = WIRE_R_PROBE };
+	int lines = 0;
+
+	for (size_t i = 0; i < helper.nprobes; i++) {
+		line.u.probe.id = helper.probes[i]->id;
+		line.u.probe.spec = helper.probes[i]->spec;
+		line.u.probe.filter = helper.probes[i]->filter;
+		lines += wire_write_reply(out, &line) == 0;
+	}
+	return lines;
+}
+
+static int read_lines(FILE *out)
+{
+	int lines = 0;
+
+	for (size_t i = 0; i < helper.nprobes; i++)
+		lines += report_probe(helper.probes[i], out);
+	return lines + sensors_report(&helper.sensors, out);
 }
 
 /* ------------------------------------------------------------ traces */
@@ -262,22 +280,35 @@ static void remove_trace(struct trace_session **slot)
 	*slot = helper.traces[--helper.ntraces];
 }
 
+/* The directory the trace writes into; one too long for the protocol is
+ * still named, as a failure, so the client hears why. */
+static void reply_started(FILE *out, const char *dir)
+{
+	struct wire_reply r = { .kind = WIRE_R_STARTED };
+	size_t n = strlen(dir);
+
+	if (n <= WIRE_MAX_DIR)
+		memcpy(r.u.started, dir, n + 1);
+	if (n > WIRE_MAX_DIR || wire_write_reply(out, &r) != 0)
+		wire_write_err(out, WIRE_ERR_FAILED, "trace directory name unfit for the protocol");
+}
+
 static void do_trace(const struct wire_request *r, FILE *out)
 {
 	struct trace_session **old = find_trace(r->id), *t;
 	char why[256];
 
 	if (old != NULL && (*old)->state == TRACE_RUNNING) {
-		fprintf(out, "err busy trace %u is running (stop it first)\n", r->id);
+		wire_write_err(out, WIRE_ERR_BUSY, "trace %u is running (stop it first)", r->id);
 		return;
 	}
 	if (old == NULL && helper.ntraces == MAX_TRACES) {
-		fprintf(out, "err busy at most %d traces\n", MAX_TRACES);
+		wire_write_err(out, WIRE_ERR_BUSY, "at most %d traces", MAX_TRACES);
 		return;
 	}
 	t = calloc(1, sizeof(*t));
 	if (t == NULL) {
-		fputs("err failed out of memory\n", out);
+		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
 		return;
 	}
 	t->id = r->id;
@@ -285,7 +316,7 @@ static void do_trace(const struct wire_request *r, FILE *out)
 	t->filter = r->filter;
 	t->limits = r->limits;
 	if (trace_start(t, helper.trace_dir, helper.gid, why, sizeof(why)) != 0) {
-		fprintf(out, "err failed %s\n", why);
+		wire_write_err(out, WIRE_ERR_FAILED, "%s", why);
 		free(t);
 		return;
 	}
@@ -293,7 +324,7 @@ static void do_trace(const struct wire_request *r, FILE *out)
 		remove_trace(old);
 	helper.traces[helper.ntraces++] = t;
 	say(LOG_INFO, "trace %u started into %s", t->id, t->dir);
-	fprintf(out, "ok started %s\n", t->dir);
+	reply_started(out, t->dir);
 }
 
 static void do_stop(const struct wire_request *r, FILE *out)
@@ -301,23 +332,24 @@ static void do_stop(const struct wire_request *r, FILE *out)
 	struct trace_session **t = find_trace(r->id);
 
 	if (t == NULL) {
-		fprintf(out, "err invalid no trace %u\n", r->id);
+		wire_write_err(out, WIRE_ERR_INVALID, "no trace %u", r->id);
 		return;
 	}
 	if ((*t)->state == TRACE_RUNNING) {
 		trace_drain(*t, cm_clock_ns());
 		trace_end(*t, TRACE_FINISHED, "stopped");
 	}
-	fputs("ok\n", out);
+	wire_write_ok(out, WIRE_OK_PLAIN);
 }
 
-static void report_traces(FILE *out)
+static int trace_lines(FILE *out)
 {
 	uint64_t now = cm_clock_ns();
+	int lines = 0;
 
-	fprintf(out, "ok %zu\n", helper.ntraces);
 	for (size_t i = 0; i < helper.ntraces; i++)
-		trace_report(helper.traces[i], now, out);
+		lines += trace_report(helper.traces[i], now, out);
+	return lines;
 }
 
 /* Drains every running session; the poll timeout until the next drain or
@@ -346,25 +378,17 @@ static int drain_traces(void)
 	return timeout;
 }
 
+static int procs_lines(FILE *out)
+{
+	return sensors_report_procs(&helper.sensors, out);
+}
+
 static void reply_procs(FILE *out)
 {
-	char *body = NULL;
-	size_t len = 0;
-	FILE *tmp;
-	int lines;
-
-	if (!helper.sensors.per_process || helper.sensors.skel == NULL) {
-		fputs("err unsupported no per-process accounting (-n, or no sensors)\n", out);
-		return;
-	}
-	if ((tmp = open_memstream(&body, &len)) == NULL) {
-		fputs("err failed out of memory\n", out);
-		return;
-	}
-	lines = sensors_report_procs(&helper.sensors, tmp);
-	fclose(tmp);
-	fprintf(out, "ok %d\n%s", lines, body ? body : "");
-	free(body);
+	if (!helper.sensors.per_process || helper.sensors.skel == NULL)
+		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no per-process accounting (-n, or no sensors)");
+	else
+		counted_reply(out, procs_lines);
 }
 
 /* The maps clustermond reads itself, read-only: at most one set per
@@ -375,29 +399,48 @@ static bool share_fds(FILE *out, int (*share)(const struct sensors *, int *), si
 		      const char *what)
 {
 	if (helper.nreply_fds != 0) {
-		fputs("err invalid one maps request per reply\n", out);
+		wire_write_err(out, WIRE_ERR_INVALID, "one maps request per reply");
 		return false;
 	}
 	if (share(&helper.sensors, helper.reply_fds) != 0) {
-		fprintf(out, "err unsupported no %s accounting (-n, or no sensors)\n", what);
+		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no %s accounting (-n, or no sensors)", what);
 		return false;
 	}
 	helper.nreply_fds = n;
 	return true;
 }
 
+_Static_assert(SENSORS_SHARED_MAPS == WIRE_MAPS_FDS, "the maps reply carries what the sensors share");
+
 static void reply_maps(FILE *out)
 {
-	if (share_fds(out, sensors_share_fds, SENSORS_SHARED_MAPS, "per-process"))
-		fprintf(out, "ok maps %zu %zu %u\n", helper.sensors.nslots, helper.sensors.nrings,
-			possible_cpus());
+	struct wire_reply r = { .kind = WIRE_R_MAPS };
+
+	if (!share_fds(out, sensors_share_fds, WIRE_MAPS_FDS, "per-process"))
+		return;
+	r.u.maps.slots = helper.sensors.nslots;
+	r.u.maps.rings = helper.sensors.nrings;
+	r.u.maps.ncpu = possible_cpus();
+	wire_write_reply(out, &r);
 }
 
 /* The per-cgroup waits' map, read-only (clustermond's cgroup source). */
 static void reply_cgmaps(FILE *out)
 {
-	if (share_fds(out, sensors_share_cgroup_fds, 2, "per-cgroup"))
-		fprintf(out, "ok cgmaps %u %u\n", CM_MAX_CGROUPS, possible_cpus());
+	struct wire_reply r = { .kind = WIRE_R_CGMAPS };
+
+	r.u.cgmaps.entries = CM_MAX_CGROUPS;
+	r.u.cgmaps.ncpu = possible_cpus();
+	if (share_fds(out, sensors_share_cgroup_fds, WIRE_CGMAPS_FDS, "per-cgroup"))
+		wire_write_reply(out, &r);
+}
+
+static void reply_hello(FILE *out)
+{
+	struct wire_reply r = { .kind = WIRE_R_HELLO, .u.hello.protocol = WIRE_PROTOCOL };
+
+	snprintf(r.u.hello.instance, sizeof(r.u.hello.instance), "%s", helper.instance);
+	wire_write_reply(out, &r);
 }
 
 static void serve_request(const char *line, FILE *out)
@@ -405,26 +448,27 @@ static void serve_request(const char *line, FILE *out)
 	struct wire_request r;
 	char why[256];
 
-	if (dists_serve(line, out))
-		return;
 	if (wire_parse_request(line, &r, why, sizeof(why)) != 0) {
-		fprintf(out, "err invalid %s\n", why);
+		wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
 		return;
 	}
+	if (dists_serve(&r, out))
+		return;
 	switch (r.verb) {
 	case WIRE_HELLO:
-		fprintf(out, "ok clustermon-kprobe %d %s\n", WIRE_PROTOCOL, helper.instance);
+		reply_hello(out);
 		break;
 	case WIRE_ADD: do_add(&r, out); break;
 	case WIRE_DEL: do_del(&r, out); break;
-	case WIRE_LIST: reply_lines(out, false); break;
-	case WIRE_READ: reply_lines(out, true); break;
+	case WIRE_LIST: counted_reply(out, list_lines); break;
+	case WIRE_READ: counted_reply(out, read_lines); break;
 	case WIRE_TRACE: do_trace(&r, out); break;
 	case WIRE_STOP: do_stop(&r, out); break;
-	case WIRE_TRACES: report_traces(out); break;
+	case WIRE_TRACES: counted_reply(out, trace_lines); break;
 	case WIRE_PROCS: reply_procs(out); break;
 	case WIRE_MAPS: reply_maps(out); break;
 	case WIRE_CGMAPS: reply_cgmaps(out); break;
+	default: break;   /* the dist verbs, served above */
 	}
 }
 
@@ -496,7 +540,7 @@ static bool serve_client(struct client *c)
 	while ((st = wire_take_line(c->buf, &c->len, WIRE_MAX_REQUEST, line)) == WIRE_LINE)
 		serve_request(line, out);
 	if (st == WIRE_TOO_LONG) {
-		fprintf(out, "err invalid request longer than %d bytes\n", WIRE_MAX_REQUEST);
+		wire_write_err(out, WIRE_ERR_INVALID, "request longer than %d bytes", WIRE_MAX_REQUEST);
 		keep = false;
 	}
 	fclose(out);
@@ -508,6 +552,21 @@ static bool serve_client(struct client *c)
 	return keep;
 }
 
+static void refuse_client(int fd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (out != NULL) {
+		wire_write_err(out, WIRE_ERR_BUSY, "too many clients");
+		fclose(out);
+		send_all(fd, text, len);
+		free(text);
+	}
+	close(fd);
+}
+
 static void accept_client(int listener)
 {
 	struct timeval tv = { .tv_sec = 2 };
@@ -516,8 +575,7 @@ static void accept_client(int listener)
 	if (fd < 0)
 		return;
 	if (helper.nclients == MAX_CLIENTS) {
-		send_all(fd, "err busy too many clients\n", 26);
-		close(fd);
+		refuse_client(fd);
 		return;
 	}
 	/* A client that stops reading must not stall the others for long. */

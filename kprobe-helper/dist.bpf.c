@@ -16,7 +16,7 @@
 #include "kernel.bpf.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "clustermon_kprobe.h"
+#include "common/clustermon_kprobe.h"
 #include "bits.bpf.h"
 #include "filter.bpf.h"
 

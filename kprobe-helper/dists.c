@@ -13,12 +13,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "clustermon_kprobe.h"
-#include "core/number.h"
-#include "distspec.h"
+#include "common/clustermon_kprobe.h"
+#include "common/distspec.h"
 #include "probes.h"
 #include "tpformat.h"
-#include "wire.h"
+#include "common/wire.h"
 
 #include "dist.skel.h"
 
@@ -173,60 +172,33 @@ static struct dist_row **find(uint32_t id)
 	return NULL;
 }
 
-/* "ID REST": the id, *rest after it. */
-static int take_id(const char *s, uint32_t *id, const char **rest)
-{
-	char word[16];
-	size_t n = strcspn(s, " \t");
-	uint32_t v;
-
-	if (n == 0 || n >= sizeof(word))
-		return -1;
-	memcpy(word, s, n);
-	word[n] = '\0';
-	if (num_parse_u32(word, WIRE_MAX_ID, &v) != NUM_OK || v == 0)
-		return -1;
-	*id = v;
-	*rest = s + n + strspn(s + n, " \t");
-	return 0;
-}
-
-static void do_dist(const char *args, FILE *out)
+static void do_dist(const struct wire_request *req, FILE *out)
 {
 	struct dist_row **old, *r;
 	char why[256];
-	const char *rest;
-	uint32_t id;
 
-	if (take_id(args, &id, &rest) != 0) {
-		fprintf(out, "err invalid dist takes an ID 1..%u\n", WIRE_MAX_ID);
-		return;
-	}
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
-		fputs("err failed out of memory\n", out);
+		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
 		return;
 	}
-	r->id = id;
+	r->id = req->id;
 	r->cgroup_fd = -1;
-	if (dist_line_parse(rest, &r->spec, &r->filter, why, sizeof(why)) != 0) {
-		fprintf(out, "err invalid %s\n", why);
-		free(r);
-		return;
-	}
+	r->spec = req->dist;
+	r->filter = req->dfilter;
 	dist_line_format(&r->spec, &r->filter, r->line, sizeof(r->line));
-	old = find(id);
+	old = find(r->id);
 	if (old != NULL && strcmp((*old)->line, r->line) == 0) {
-		fputs("ok unchanged\n", out);
+		wire_write_ok(out, WIRE_OK_UNCHANGED);
 		free(r);
 		return;
 	}
 	if (old == NULL && nrows == DIST_MAX_ROWS) {
-		fprintf(out, "err busy at most %u distributions\n", DIST_MAX_ROWS);
+		wire_write_err(out, WIRE_ERR_BUSY, "at most %u distributions", DIST_MAX_ROWS);
 		free(r);
 		return;
 	}
 	if (attach(r, why, sizeof(why)) != 0) {
-		fprintf(out, "err failed %s\n", why);
+		wire_write_err(out, WIRE_ERR_FAILED, "%s", why);
 		row_free(r);
 		return;
 	}
@@ -236,28 +208,29 @@ static void do_dist(const char *args, FILE *out)
 	} else {
 		rows[nrows++] = r;
 	}
-	fputs("ok attached\n", out);
+	wire_write_ok(out, WIRE_OK_ATTACHED);
 }
 
-static void do_undist(const char *args, FILE *out)
+static void do_undist(uint32_t id, FILE *out)
 {
-	struct dist_row **r;
-	const char *rest;
-	uint32_t id;
+	struct dist_row **r = find(id);
 
-	if (take_id(args, &id, &rest) != 0 || *rest != '\0' || (r = find(id)) == NULL) {
-		fprintf(out, "err invalid no dist %.16s\n", args);
+	if (r == NULL) {
+		wire_write_err(out, WIRE_ERR_INVALID, "no dist %u", id);
 		return;
 	}
 	row_free(*r);
 	*r = rows[--nrows];
-	fputs("ok\n", out);
+	wire_write_ok(out, WIRE_OK_PLAIN);
 }
 
+/* A row whose maps cannot be read reports zeros rather than vanish, so
+ * the count announced stays true. */
 static void report(const struct dist_row *r, FILE *out)
 {
 	unsigned n = possible_cpus();
-	struct cm_dist_stats *v = calloc(n, sizeof(*v)), t = { 0 };
+	struct cm_dist_stats *v = calloc(n, sizeof(*v));
+	struct wire_reply line = { .kind = WIRE_R_DIST, .u.dist.id = r->id };
 	struct cm_hist h;
 	__u32 zero = 0;
 
@@ -268,28 +241,27 @@ static void report(const struct dist_row *r, FILE *out)
 		n = 0;
 	}
 	for (unsigned c = 0; c < n; c++) {
-		t.hits += v[c].hits;
-		t.sampled += v[c].sampled;
-		t.misses += v[c].misses;
+		line.u.dist.hits += v[c].hits;
+		line.u.dist.sampled += v[c].sampled;
+		line.u.dist.misses += v[c].misses;
 	}
 	free(v);
-	fprintf(out, "dist %u %llu %llu %llu", r->id, (unsigned long long)t.hits,
-		(unsigned long long)t.sampled, (unsigned long long)t.misses);
-	hist_report(out, &h);
+	line.u.dist.sum = h.sum;
+	memcpy(line.u.dist.slot, h.slot, sizeof(line.u.dist.slot));
+	wire_write_reply(out, &line);
 }
 
-bool dists_serve(const char *line, FILE *out)
+bool dists_serve(const struct wire_request *req, FILE *out)
 {
-	if (strncmp(line, "dist ", 5) == 0) {
-		do_dist(line + 5, out);
-	} else if (strncmp(line, "undist ", 7) == 0) {
-		do_undist(line + 7, out);
-	} else if (strcmp(line, "dists") == 0) {
-		fprintf(out, "ok %zu\n", nrows);
+	switch (req->verb) {
+	case WIRE_DIST: do_dist(req, out); break;
+	case WIRE_UNDIST: do_undist(req->id, out); break;
+	case WIRE_DISTS:
+		wire_write_count(out, nrows);
 		for (size_t i = 0; i < nrows; i++)
 			report(rows[i], out);
-	} else {
-		return false;
+		break;
+	default: return false;
 	}
 	return true;
 }

@@ -2,7 +2,8 @@
 /*
  * dists.h - distribution rows in clustermon-kprobe: a loaded copy of
  * dist.bpf.c per row, and the control-socket verbs that manage them (the
- * helper's main loop passes every request line here first):
+ * helper's main loop passes every parsed request here first; common/wire.h
+ * reads and writes the lines):
  *
  *   dist ID SPEC [pid=N] [cpu=N] [every=N] [cgroup=PATH] [inflight=N]
  *                     -> ok attached | ok unchanged | err CLASS REASON
@@ -23,8 +24,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Serves line if it is one of the verbs above (the reply into out). */
-bool dists_serve(const char *line, FILE *out);
+#include "common/wire.h"
+
+/* Serves req if it is one of the verbs above (the reply into out). */
+bool dists_serve(const struct wire_request *req, FILE *out);
 /* Detaches and frees every row (at exit). */
 void dists_clear(void);
 

@@ -185,12 +185,14 @@ int hist_read_map(const struct bpf_map *map, struct cm_hist *total)
 	return rc;
 }
 
-void hist_report(FILE *out, const struct cm_hist *h)
+void hist_report(FILE *out, uint32_t id, const struct cm_hist *h)
 {
-	fprintf(out, " %llu", (unsigned long long)h->sum);
-	for (int i = 0; i < CM_HIST_SLOTS; i++)
-		fprintf(out, " %llu", (unsigned long long)h->slot[i]);
-	fputc('\n', out);
+	struct wire_reply r = { .kind = id ? WIRE_R_HIST : WIRE_R_RUNQLAT, .u.hist.id = id };
+
+	_Static_assert(CM_HIST_SLOTS == WIRE_HIST_SLOTS, "the protocol carries every slot");
+	r.u.hist.sum = h->sum;
+	memcpy(r.u.hist.slot, h->slot, sizeof(r.u.hist.slot));
+	wire_write_reply(out, &r);
 }
 
 int probe_read_hist(const struct probe *p, struct cm_hist *total)

@@ -10,8 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "clustermon_kprobe.h"
-#include "spec.h"
+#include "common/clustermon_kprobe.h"
+#include "common/spec.h"
+#include "common/wire.h"
 
 struct probe_bpf;
 struct bpf_link;
@@ -43,7 +44,8 @@ struct bpf_map;
 int hist_read_map(const struct bpf_map *map, struct cm_hist *total);
 
 /* " SUM SLOT0 ... SLOT63\n" of a histogram, after its line head. */
-void hist_report(FILE *out, const struct cm_hist *h);
+/* A hist line for probe id, or the runqlat line for id 0. */
+void hist_report(FILE *out, uint32_t id, const struct cm_hist *h);
 
 /* Whether this kernel can attach kprobes at all. */
 bool kernel_has_kprobes(void);

@@ -10,7 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "clustermon_kprobe.h"
+#include "common/clustermon_kprobe.h"
 #include "bits.bpf.h"
 
 struct {

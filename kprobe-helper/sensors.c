@@ -13,9 +13,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+#include "common/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 #include "probes.h"
-#include "ranlist.h"
+#include "common/ranlist.h"
 #include "sched.skel.h"
 
 /* A slot per possible pid (pid_max rounded up to a power of two), at most
@@ -173,24 +173,28 @@ static int report_cpus(const struct sensors *s, FILE *out)
 {
 	unsigned n = possible_cpus();
 	struct cm_sched_cpu *v = calloc(n, sizeof(*v));
+	uint64_t *col = calloc(n, sizeof(*col));
+	struct wire_reply line = { .kind = WIRE_R_BUSY, .ncpu = n, .cpu = col };
 	__u32 zero = 0;
 	__u64 now;
 
-	if (v == NULL || bpf_map__lookup_elem(s->skel->maps.cpu_state, &zero, sizeof(zero), v,
-					      n * sizeof(*v), 0) != 0) {
+	if (v == NULL || col == NULL ||
+	    bpf_map__lookup_elem(s->skel->maps.cpu_state, &zero, sizeof(zero), v,
+				 n * sizeof(*v), 0) != 0) {
 		free(v);
+		free(col);
 		return 0;
 	}
 	now = cm_clock_ns();
-	fprintf(out, "busy %u", n);
 	for (unsigned c = 0; c < n; c++)
-		fprintf(out, " %llu", (unsigned long long)(v[c].busy_ns +
-			(v[c].running && now > v[c].since ? now - v[c].since : 0)));
-	fprintf(out, "\nswitches %u", n);
+		col[c] = v[c].busy_ns + (v[c].running && now > v[c].since ? now - v[c].since : 0);
+	wire_write_reply(out, &line);
+	line.kind = WIRE_R_SWITCHES;
 	for (unsigned c = 0; c < n; c++)
-		fprintf(out, " %llu", (unsigned long long)v[c].switches);
-	fputc('\n', out);
+		col[c] = v[c].switches;
+	wire_write_reply(out, &line);
 	free(v);
+	free(col);
 	return 2;
 }
 
@@ -198,6 +202,7 @@ static int report_counts(const struct sensors *s, FILE *out)
 {
 	unsigned n = possible_cpus();
 	struct cm_sensor_counts *v = calloc(n, sizeof(*v)), sum = { 0 };
+	struct wire_reply line = { .kind = WIRE_R_SENSORS, .u.sensors.has_procs_lost = true };
 	__u32 zero = 0;
 
 	if (v == NULL || bpf_map__lookup_elem(s->skel->maps.sensors, &zero, sizeof(zero), v,
@@ -211,9 +216,11 @@ static int report_counts(const struct sensors *s, FILE *out)
 		sum.runqlat_lost += v[c].runqlat_lost;
 		sum.procs_lost += v[c].procs_lost;
 	}
-	fprintf(out, "sensors %llu %llu %llu %llu\n", (unsigned long long)sum.tcp_retransmits,
-		(unsigned long long)sum.skb_drops, (unsigned long long)sum.runqlat_lost,
-		(unsigned long long)sum.procs_lost);
+	line.u.sensors.tcp_retransmits = sum.tcp_retransmits;
+	line.u.sensors.skb_drops = sum.skb_drops;
+	line.u.sensors.runqlat_lost = sum.runqlat_lost;
+	line.u.sensors.procs_lost = sum.procs_lost;
+	wire_write_reply(out, &line);
 	free(v);
 	return 1;
 }
@@ -223,6 +230,7 @@ static int report_drops(const struct sensors *s, FILE *out)
 {
 	unsigned n = possible_cpus();
 	__u64 *v = calloc(n, sizeof(*v));
+	struct wire_reply line = { .kind = WIRE_R_DROP };
 	int lines = 0;
 
 	for (__u32 r = 0; v != NULL && r < CM_DROP_REASONS; r++) {
@@ -235,9 +243,11 @@ static int report_drops(const struct sensors *s, FILE *out)
 			sum += v[c];
 		if (sum == 0)
 			continue;
-		fprintf(out, "drop %u %llu %s\n", r, (unsigned long long)sum,
-			s->reason[r] ? s->reason[r] : "UNKNOWN");
-		lines++;
+		line.u.drop.reason = r;
+		line.u.drop.count = sum;
+		snprintf(line.u.drop.name, sizeof(line.u.drop.name), "%s",
+			 s->reason[r] ? s->reason[r] : "UNKNOWN");
+		lines += wire_write_reply(out, &line) == 0;
 	}
 	free(v);
 	return lines;
@@ -252,8 +262,7 @@ int sensors_report(const struct sensors *s, FILE *out)
 		return 0;
 	lines = report_cpus(s, out) + report_counts(s, out) + report_drops(s, out);
 	if (hist_read_map(s->skel->maps.runqlat, &h) == 0) {
-		fputs("runqlat", out);
-		hist_report(out, &h);
+		hist_report(out, 0, &h);
 		lines++;
 	}
 	return lines;
@@ -311,7 +320,7 @@ static ssize_t procs_to_report(struct sensors *s, struct ran_news **v)
 int sensors_report_procs(struct sensors *s, FILE *out)
 {
 	struct ran_news *v;
-	ssize_t n;
+	ssize_t n, kept = 0;
 
 	if (s->skel == NULL || !s->per_process || s->rings == NULL)
 		return 0;
@@ -320,12 +329,18 @@ int sensors_report_procs(struct sensors *s, FILE *out)
 	for (ssize_t i = 0; i < n; i++)
 		read_sums(s, &v[i]);
 	n = (ssize_t)add_running(s, v, (size_t)n);
-	for (ssize_t i = 0; i < n; i++)
-		fprintf(out, "proc %u %llu %llu %u\n", v[i].tgid, (unsigned long long)v[i].cpu_ns,
-			(unsigned long long)v[i].run_delay_ns, v[i].mark);
+	for (ssize_t i = 0; i < n; i++) {
+		struct wire_reply line = { .kind = WIRE_R_PROC };
+
+		line.u.proc.tgid = v[i].tgid;
+		line.u.proc.cpu_ns = v[i].cpu_ns;
+		line.u.proc.run_delay_ns = v[i].run_delay_ns;
+		line.u.proc.mark = (enum wire_proc_mark)v[i].mark;
+		kept += wire_write_reply(out, &line) == 0;
+	}
 	if (v != s->reader.out)
 		free(v);
-	return (int)n;
+	return (int)kept;
 }
 
 static int readonly_fd(const struct bpf_map *m)

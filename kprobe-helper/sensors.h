@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "clustermon_kprobe.h"
-#include "ranlist.h"
+#include "common/clustermon_kprobe.h"
+#include "common/ranlist.h"
 
 struct sched_bpf;
 

@@ -23,7 +23,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "clustermon_kprobe.h"
+#include "common/clustermon_kprobe.h"
 #include "filter.bpf.h"
 
 const volatile __s32 filter_tgid = -1;

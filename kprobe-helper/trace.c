@@ -468,14 +468,23 @@ void trace_free(struct trace_session *t)
 	t->cpus = NULL;
 }
 
-void trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out)
-{
-	static const char *const names[] = { "running", "finished", "failed" };
-	uint64_t end = t->state == TRACE_RUNNING ? now_ns : t->end_ns;
+_Static_assert(TRACE_RUNNING == (int)WIRE_TRACE_RUNNING && TRACE_FAILED == (int)WIRE_TRACE_FAILED,
+	       "a session's state is written as the protocol's");
 
-	fprintf(out, "trace %u %s %llu %llu %llu %llu %s %s\n", t->id, names[t->state],
-		(unsigned long long)t->records, (unsigned long long)t->lost,
-		(unsigned long long)trace_bytes(t),
-		(unsigned long long)((end - t->start_ns) / 1000000u), t->dir,
-		t->reason[0] ? t->reason : "-");
+int trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out)
+{
+	uint64_t end = t->state == TRACE_RUNNING ? now_ns : t->end_ns;
+	struct wire_reply r = { .kind = WIRE_R_TRACE };
+
+	r.u.trace.id = t->id;
+	r.u.trace.state = (enum wire_trace_state)t->state;
+	r.u.trace.records = t->records;
+	r.u.trace.lost = t->lost;
+	r.u.trace.bytes = trace_bytes(t);
+	r.u.trace.elapsed_ms = (end - t->start_ns) / 1000000u;
+	if (strlen(t->dir) > WIRE_MAX_DIR)
+		return 0;
+	memcpy(r.u.trace.dir, t->dir, strlen(t->dir) + 1);
+	snprintf(r.u.trace.reason, sizeof(r.u.trace.reason), "%s", t->reason);
+	return wire_write_reply(out, &r) == 0;
 }

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "clustermon_kprobe.h"
-#include "core/clock.h"     /* cm_clock_ns(): the records' clock */
+#include "common/clustermon_kprobe.h"
+#include "common/clock.h"     /* cm_clock_ns(): the records' clock */
 #include "ctf.h"
-#include "wire.h"
+#include "common/wire.h"
 
 /* Room for a session's directory name (PATH_MAX). */
 #define TRACE_DIR_MAX 4096
@@ -87,7 +87,8 @@ void trace_end(struct trace_session *t, enum trace_state st, const char *reason)
 /* Frees what an ended session still holds. */
 void trace_free(struct trace_session *t);
 /* Its "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR REASON" line. */
-void trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out);
+/* Its traces line: 1, or 0 when it did not fit the protocol. */
+int trace_report(const struct trace_session *t, uint64_t now_ns, FILE *out);
 
 
 #endif

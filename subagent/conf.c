@@ -23,7 +23,7 @@
 
 #include "conf.h"
 #include "sources/registry.h"
-#include "core/number.h"
+#include "common/number.h"
 #include "core/pathglob.h"
 
 static struct clustermon_conf staged, active;
@@ -49,7 +49,7 @@ void conf_error(const char *fmt, const char *arg)
 	config_perror(msg); /* counted by on_log, as Net-SNMP's own errors are */
 }
 
-/* A whole decimal number (core/number.c); no sign, no trailing junk. */
+/* A whole decimal number (common/number.c); no sign, no trailing junk. */
 static int parse_u32(const char *s, uint32_t *out)
 {
 	return num_parse_u32(s, UINT32_MAX, out) == NUM_OK ? 0 : -1;

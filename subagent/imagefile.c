@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* imagefile.c - create, grow and retire the published image file. */
 #include "imagefile.h"
-#include "core/clock.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

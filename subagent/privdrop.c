@@ -5,7 +5,7 @@
  * through their fds, so the steady state needs few or no capabilities.
  */
 #include "privdrop.h"
-#include "core/number.h"
+#include "common/number.h"
 
 #include <errno.h>
 #include <grp.h>

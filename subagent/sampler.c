@@ -3,14 +3,14 @@
  * sampler.c - the sampler threads: one shared by the cheap sources and one
  * for each own_thread source, every source on its own interval.
  *
- * Deadlines are absolute (on core/clock.c's monotonic clock), so a slow
+ * Deadlines are absolute (on common/clock.c's monotonic clock), so a slow
  * sample does not shift every later one; a source that falls more than a whole interval behind skips
  * ahead instead of bursting to catch up, and the miss is counted as late.
  */
 #include "sampler.h"
 #include "dist.h"
 #include "snapshot.h"
-#include "core/clock.h"
+#include "common/clock.h"
 #include "sources/sources.h"
 #include "sources/registry.h"
 
@@ -394,7 +394,7 @@ static int init_wake_condition(void)
 	int rc;
 
 	pthread_condattr_init(&attr);
-	/* The clock core/clock.c reads when no test has replaced it; tests
+	/* The clock common/clock.c reads when no test has replaced it; tests
 	 * with a fake clock never start the threads (sampler_run_due). */
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	rc = pthread_cond_init(&S.wake, &attr);

@@ -60,7 +60,7 @@ void sampler_stop(void);
 
 /*
  * The scheduling steps sampler_start and its threads are made of, public so
- * tests can run them on a fake clock (core/clock.h) without threads.
+ * tests can run them on a fake clock (common/clock.h) without threads.
  * sampler_prime: one synchronous sample of every source, deadlines from now.
  * sampler_run_due: runs the sources of one thread (0 = the shared one, else
  * the index of an own_thread source) that are due by the clock; returns the

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/number.h"
+#include "common/number.h"
 
 static const char *host_opt;
 static int watch_seconds;

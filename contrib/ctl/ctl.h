@@ -18,7 +18,7 @@
 #define EXIT_REFUSED 2   /* bad arguments, no write access, a probe that cannot attach */
 
 void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-/* text is one decimal number in lo..hi (core/number.h's rules): into *out. */
+/* text is one decimal number in lo..hi (common/number.h's rules): into *out. */
 bool ctl_number(const char *text, long lo, long hi, long *out);
 /* A new zeroed element at the end of *rows (n, cap grown as needed), each
  * SIZE bytes; out of memory ends the program. */

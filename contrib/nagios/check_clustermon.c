@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/number.h"
+#include "common/number.h"
 #include "mib/cm-oids.h"
 #include "range.h"
 #include "snmpclient.h"

@@ -7,7 +7,7 @@
  */
 #include "cgroup.h"
 #include "parse.h"
-#include "../core/number.h"
+#include "common/number.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  */
 #include "cgvalue.h"
 #include "parse.h"
-#include "../core/number.h"
+#include "common/number.h"
 #include "../core/readings.h"
 
 #include <errno.h>

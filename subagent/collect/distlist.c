@@ -1,70 +1,65 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* distlist.c - parse the helper's "dists" reply (distlist.h). */
+/* distlist.c - the helper's "dists" reply (distlist.h), read line by line
+ * by common/wire.h. */
 #include "distlist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "helper.h"
 
-/* " N" at *s: one blank, then digits. */
-static int take(const char **s, uint64_t max, uint64_t *v)
+struct entries {
+	struct distlist_entry *v;
+	size_t n, cap;
+};
+
+static bool take_dist(void *ctx, struct wire_reply *w)
 {
-	if (**s != ' ' || num_scan_u64(*s + 1, s, v) != NUM_OK || *v > max)
-		return -1;
-	return 0;
-}
+	struct entries *e = ctx;
+	struct distlist_entry *d;
 
-static int parse_line(const char *s, struct distlist_entry *e)
-{
-	uint64_t id, sum;
+	if (w->kind != WIRE_R_DIST || e->n >= DISTLIST_MAX)
+		return false;
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 8;
+		struct distlist_entry *grown = realloc(e->v, cap * sizeof(*grown));
 
-	if (strncmp(s, "dist", 4) != 0)
-		return -1;
-	s += 4;
-	if (take(&s, 65535, &id) != 0 || id == 0 || take(&s, UINT64_MAX, &e->hits) != 0 ||
-	    take(&s, UINT64_MAX, &e->sampled) != 0 || take(&s, UINT64_MAX, &e->misses) != 0 ||
-	    take(&s, UINT64_MAX, &sum) != 0)
-		return -1;
-	e->id = (uint32_t)id;
-	log2hist_init(&e->hist, DISTLIST_SLOTS);
-	e->hist.sum = sum;
-	for (unsigned i = 0; i < DISTLIST_SLOTS; i++) {
-		if (take(&s, UINT64_MAX, &e->hist.bucket[i]) != 0)
-			return -1;
-		e->hist.count += e->hist.bucket[i];
+		if (grown == NULL)
+			return false;
+		e->v = grown;
+		e->cap = cap;
 	}
-	return *s == '\n' ? 0 : -1;
+	d = &e->v[e->n++];
+	d->id = w->u.dist.id;
+	d->hits = w->u.dist.hits;
+	d->sampled = w->u.dist.sampled;
+	d->misses = w->u.dist.misses;
+	log2hist_init(&d->hist, DISTLIST_SLOTS);
+	d->hist.sum = w->u.dist.sum;
+	for (unsigned i = 0; i < DISTLIST_SLOTS; i++) {
+		d->hist.bucket[i] = w->u.dist.slot[i];
+		d->hist.count += w->u.dist.slot[i];
+	}
+	return true;
 }
 
 int distlist_parse(const char *reply, struct distlist_entry **out, size_t *n, char *why,
 		   size_t whylen)
 {
-	const char *line, *end;
-	uint64_t count;
+	struct entries e = { 0 };
 
 	*out = NULL;
 	*n = 0;
-	if (strncmp(reply, "ok ", 3) != 0 || num_scan_u64(reply + 3, &end, &count) != NUM_OK ||
-	    *end != '\n' || count > DISTLIST_MAX) {
-		snprintf(why, whylen, "not a dists reply");
+	if (helper_parse_counted(reply, WIRE_DISTS, &e, take_dist, why, whylen) != 0) {
+		free(e.v);
 		return -1;
 	}
-	if ((*out = calloc(count ? count : 1, sizeof(**out))) == NULL) {
+	*out = e.v ? e.v : calloc(1, sizeof(**out));
+	*n = e.n;
+	if (*out == NULL) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
-	}
-	line = end + 1;
-	for (; *n < count; (*n)++) {
-		if (parse_line(line, &(*out)[*n]) != 0) {
-			snprintf(why, whylen, "malformed or cut short at dist line %zu", *n + 1);
-			free(*out);
-			*out = NULL;
-			*n = 0;
-			return -1;
-		}
-		line = strchr(line, '\n') + 1;
 	}
 	return 0;
 }

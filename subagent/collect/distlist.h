@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * distlist.h - the helper's reply to "dists" (kprobe-helper/dists.h):
+ * distlist.h - the helper's reply to "dists" (common/wire.h):
  * "ok N" and N lines "dist ID HITS SAMPLED MISSES SUM SLOT0 ... SLOT63".
  * Another process writes it: every number is bounds-checked and a reply
  * that is cut short or malformed is refused whole.
@@ -11,10 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/wire.h"
 #include "core/log2hist.h"
 
 #define DISTLIST_MAX 4096
-#define DISTLIST_SLOTS 64
+#define DISTLIST_SLOTS WIRE_HIST_SLOTS
 
 struct distlist_entry {
 	uint32_t id;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* helper.c - talk to clustermon-kprobe and parse what it says. */
 #include "helper.h"
-#include "core/clock.h"
-#include "core/number.h"
+#include "common/clock.h"
+#include "common/number.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,8 +14,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* Reply lines: 64 histogram slots of up to 20 digits, or 8192 CPUs. */
-#define WIRE_LINE_MAX (8192 * 21 + 64)
 
 int helper_connect(const char *path, char *why, size_t whylen)
 {
@@ -117,97 +115,213 @@ enum helper_result helper_exchange(const char *path, const char *request, int ti
 	return HELPER_OK;
 }
 
-enum helper_result helper_add(const char *path, const char *add_line, int timeout_ms,
+int helper_ask_text(enum helper_ask ask, char *buf, size_t len)
+{
+	static const struct { unsigned n; enum wire_verb verb[3]; } asks[] = {
+		[HELPER_ASK_POLL] = { 3, { WIRE_HELLO, WIRE_LIST, WIRE_READ } },
+		[HELPER_ASK_PROCS] = { 2, { WIRE_HELLO, WIRE_PROCS } },
+		[HELPER_ASK_MAPS] = { 2, { WIRE_HELLO, WIRE_MAPS } },
+		[HELPER_ASK_CGMAPS] = { 2, { WIRE_HELLO, WIRE_CGMAPS } },
+		[HELPER_ASK_TRACES] = { 1, { WIRE_TRACES } },
+		[HELPER_ASK_DISTS] = { 1, { WIRE_DISTS } },
+	};
+	size_t used = 0;
+
+	for (unsigned i = 0; i < asks[ask].n; i++) {
+		struct wire_request req = { .verb = asks[ask].verb[i] };
+		int n = wire_format_request(&req, buf + used, len - used);
+
+		if (n < 0)
+			return -1;
+		used += (size_t)n;
+	}
+	return (int)used;
+}
+
+enum helper_result helper_ask(const char *path, enum helper_ask ask, int timeout_ms,
+			      char **reply, char *why, size_t whylen)
+{
+	char text[64];
+
+	if (helper_ask_text(ask, text, sizeof(text)) < 0) {
+		*reply = NULL;
+		snprintf(why, whylen, "request too long");
+		return HELPER_REFUSED;
+	}
+	return helper_exchange(path, text, timeout_ms, reply, why, whylen);
+}
+
+enum helper_result helper_send(const char *path, const struct wire_request *req, int timeout_ms,
+			       char **reply, char *why, size_t whylen)
+{
+	char line[WIRE_MAX_REQUEST + 2];
+
+	*reply = NULL;
+	if (wire_format_request(req, line, sizeof(line)) < 0) {
+		snprintf(why, whylen, "request longer than the protocol allows");
+		return HELPER_REFUSED;
+	}
+	return helper_exchange(path, line, timeout_ms, reply, why, whylen);
+}
+
+enum helper_result helper_add(const char *path, const struct wire_request *req, int timeout_ms,
 			      bool *fresh, char *cls, size_t clslen, char *why, size_t whylen)
 {
 	char *reply;
-	enum helper_result r = helper_exchange(path, add_line, timeout_ms, &reply, why, whylen);
+	enum helper_result r = helper_send(path, req, timeout_ms, &reply, why, whylen);
+	struct wire_reply w;
 
 	cls[0] = '\0';
+	if (r == HELPER_REFUSED)
+		snprintf(cls, clslen, "invalid");
 	if (r != HELPER_OK)
 		return r;
-	if (strncmp(reply, "ok ", 3) == 0) {
-		*fresh = strncmp(reply, "ok unchanged", 12) != 0;
-		free(reply);
+	if (!helper_status(reply, &w))
+		w.kind = WIRE_R_COUNT;   /* neither ok nor err */
+	free(reply);
+	if (w.kind == WIRE_R_OK) {
+		*fresh = w.u.ok != WIRE_OK_UNCHANGED;
 		return HELPER_OK;
 	}
-	if (strncmp(reply, "err ", 4) == 0) {
-		const char *c = reply + 4;
-		int clen = (int)strcspn(c, " \n");
-
-		snprintf(cls, clslen, "%.*s", clen, c);
-		c += clen + (c[clen] == ' ');
-		snprintf(why, whylen, "%.*s", (int)strcspn(c, "\n"), c);
+	if (w.kind == WIRE_R_ERR) {
+		snprintf(cls, clslen, "%s", wire_err_class_name(w.u.err.cls));
+		snprintf(why, whylen, "%s", w.u.err.reason);
 	} else {
 		snprintf(cls, clslen, "failed");
 		snprintf(why, whylen, "clustermon-kprobe gave no answer to the request");
 	}
-	free(reply);
 	return HELPER_REFUSED;
+}
+
+bool helper_status(const char *reply, struct wire_reply *w)
+{
+	char line[WIRE_MAX_REASON + 64], why[64];
+	size_t n = strcspn(reply, "\n");
+
+	memset(w, 0, sizeof(*w));
+	if (n >= sizeof(line))
+		return false;
+	memcpy(line, reply, n);
+	line[n] = '\0';
+	if (wire_parse_reply(WIRE_ADD, line, w, why, sizeof(why)) != 0)
+		return false;
+	wire_reply_free(w);
+	return w->kind == WIRE_R_OK || w->kind == WIRE_R_ERR || w->kind == WIRE_R_STARTED;
 }
 
 /* ------------------------------------------------------------ parsing */
 
+/* Every line is common/wire.h's to read; what is here puts the lines of
+ * one exchange together. */
 struct cursor {
 	const char *p;
-	char line[WIRE_LINE_MAX + 1];
+	char line[WIRE_MAX_REPLY_LINE + 1];
 };
 
-/* The next line into c->line; false at the end or on an overlong line. */
-static bool next_line(struct cursor *c)
+/* A cursor at the start of reply, or NULL with why. */
+static struct cursor *cursor_at(const char *reply, char *why, size_t whylen)
+{
+	struct cursor *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		snprintf(why, whylen, "out of memory");
+	else
+		c->p = reply;
+	return c;
+}
+
+/* The next line, parsed as part of the reply to verb, into r; false at
+ * the end, on an overlong line, or on one the codec refuses (why says). */
+static bool next_reply(struct cursor *c, enum wire_verb verb, struct wire_reply *r, char *why,
+		       size_t whylen)
 {
 	size_t n;
 
-	if (*c->p == '\0')
+	memset(r, 0, sizeof(*r));
+	if (*c->p == '\0') {
+		snprintf(why, whylen, "reply cut short");
 		return false;
+	}
 	n = strcspn(c->p, "\n");
-	if (n > WIRE_LINE_MAX)
+	if (n > WIRE_MAX_REPLY_LINE) {
+		snprintf(why, whylen, "reply line longer than %u bytes", (unsigned)WIRE_MAX_REPLY_LINE);
 		return false;
+	}
+	if (c->p[n] != '\n') {
+		snprintf(why, whylen, "reply cut short");
+		return false;
+	}
 	memcpy(c->line, c->p, n);
 	c->line[n] = '\0';
 	c->p += n + (c->p[n] == '\n');
+	return wire_parse_reply(verb, c->line, r, why, whylen) == 0;
+}
+
+/* The next line must be of kind: false with why otherwise. */
+static bool expect(struct cursor *c, enum wire_verb verb, enum wire_reply_kind kind,
+		   struct wire_reply *r, char *why, size_t whylen)
+{
+	if (!next_reply(c, verb, r, why, whylen))
+		return false;
+	if (r->kind == kind)
+		return true;
+	if (r->kind == WIRE_R_ERR)
+		snprintf(why, whylen, "clustermon-kprobe refused: %s %s",
+			 wire_err_class_name(r->u.err.cls), r->u.err.reason);
+	else
+		snprintf(why, whylen, "unexpected reply line '%.60s'", c->line);
+	wire_reply_free(r);
+	return false;
+}
+
+/* The hello line: the helper's instance into instance[64]. */
+static bool parse_hello(struct cursor *c, char *instance, char *why, size_t whylen)
+{
+	struct wire_reply r;
+
+	if (!expect(c, WIRE_HELLO, WIRE_R_HELLO, &r, why, whylen))
+		return false;
+	snprintf(instance, 64, "%s", r.u.hello.instance);
 	return true;
 }
 
-/* Unsigned numbers separated by single spaces, from *s. */
-static bool take_u64(const char **s, uint64_t *v)
+/* "ok N" and N lines, each parsed for verb and handed to take (which may
+ * keep r->cpu, setting it NULL). */
+static bool parse_counted(struct cursor *c, enum wire_verb verb, void *ctx,
+			  bool (*take)(void *, struct wire_reply *), char *why, size_t whylen)
 {
-	return **s == ' ' && num_scan_u64(*s + 1, s, v) == NUM_OK;
-}
-
-static bool take_array(const char **s, unsigned n, uint64_t *out)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!take_u64(s, &out[i]))
-			return false;
-	return true;
-}
-
-/* " NCPU V0 ... V(NCPU-1)" into a malloc'd array. */
-static bool take_cpu_array(const char **s, unsigned *ncpu, uint64_t **out)
-{
+	struct wire_reply r;
 	uint64_t n;
 
-	if (!take_u64(s, &n) || n == 0 || n > 8192)
+	if (!expect(c, verb, WIRE_R_COUNT, &r, why, whylen))
 		return false;
-	*out = calloc((size_t)n, sizeof(**out));
-	*ncpu = (unsigned)n;
-	return *out != NULL && take_array(s, *ncpu, *out);
+	n = r.u.count;
+	for (uint64_t i = 0; i < n; i++) {
+		bool ok;
+
+		if (!next_reply(c, verb, &r, why, whylen))
+			return false;
+		ok = take(ctx, &r);
+		wire_reply_free(&r);
+		if (!ok) {
+			snprintf(why, whylen, "unexpected reply line '%.60s'", c->line);
+			return false;
+		}
+	}
+	return true;
 }
 
-/* " SUM SLOT0 ... SLOT63" into a log2hist of 64 buckets. */
-static bool take_hist(const char **s, struct log2hist *h)
+int helper_parse_counted(const char *reply, enum wire_verb verb, void *ctx,
+			 bool (*take)(void *, struct wire_reply *), char *why, size_t whylen)
 {
-	uint64_t sum;
+	struct cursor *c = cursor_at(reply, why, whylen);
+	bool ok;
 
-	log2hist_init(h, HELPER_HIST_BUCKETS);
-	if (!take_u64(s, &sum) || !take_array(s, HELPER_HIST_BUCKETS, h->bucket))
-		return false;
-	h->sum = sum;
-	h->count = 0;
-	for (unsigned i = 0; i < HELPER_HIST_BUCKETS; i++)
-		h->count += h->bucket[i];
-	return true;
+	if (c == NULL)
+		return -1;
+	ok = parse_counted(c, verb, ctx, take, why, whylen);
+	free(c);
+	return ok ? 0 : -1;
 }
 
 static struct helper_probe *probe_slot(struct helper_reading *r, uint32_t id)
@@ -226,177 +340,121 @@ static struct helper_probe *probe_slot(struct helper_reading *r, uint32_t id)
 	return &grown[r->nprobes++];
 }
 
-static bool take_id(const char **s, uint32_t *id)
+static bool take_list_line(void *ctx, struct wire_reply *w)
 {
-	uint64_t v;
-
-	if (!take_u64(s, &v) || v < 1 || v > 65535)
-		return false;
-	*id = (uint32_t)v;
-	return true;
-}
-
-static bool parse_list_line(void *ctx, const char *s)
-{
-	struct helper_reading *r = ctx;
 	struct helper_probe *p;
-	uint32_t id;
 
-	if (strncmp(s, "probe", 5) != 0)
+	if (w->kind != WIRE_R_PROBE || (p = probe_slot(ctx, w->u.probe.id)) == NULL)
 		return false;
-	s += 5;
-	if (!take_id(&s, &id) || *s != ' ' || (p = probe_slot(r, id)) == NULL)
-		return false;
-	snprintf(p->spec_line, sizeof(p->spec_line), "%s", s + 1);
+	p->spec = w->u.probe.spec;
+	p->filter = w->u.probe.filter;
+	p->listed = true;
 	return true;
 }
 
-/* " REASON COUNT NAME" */
-static bool parse_drop(struct helper_reading *r, const char *s)
+static void hist_from_wire(struct log2hist *h, uint64_t sum, const uint64_t *slot)
 {
-	struct helper_drop *grown, *d;
-	uint64_t reason;
-	size_t n;
+	log2hist_init(h, HELPER_HIST_BUCKETS);
+	memcpy(h->bucket, slot, HELPER_HIST_BUCKETS * sizeof(h->bucket[0]));
+	h->sum = sum;
+	h->count = 0;
+	for (unsigned i = 0; i < HELPER_HIST_BUCKETS; i++)
+		h->count += h->bucket[i];
+}
 
-	if (!take_u64(&s, &reason) || reason > 65535 || r->ndrops >= 65536)
-		return false;
-	grown = realloc(r->drops, (r->ndrops + 1) * sizeof(*grown));
-	if (grown == NULL)
+static bool take_drop(struct helper_reading *r, const struct wire_reply *w)
+{
+	struct helper_drop *grown;
+
+	if (r->ndrops >= 65536 || (grown = realloc(r->drops, (r->ndrops + 1) * sizeof(*grown))) == NULL)
 		return false;
 	r->drops = grown;
-	d = &grown[r->ndrops];
-	if (!take_u64(&s, &d->count) || *s != ' ')
-		return false;
-	n = strlen(s + 1);
-	if (n == 0 || n >= sizeof(d->name) || strchr(s + 1, ' ') != NULL)
-		return false;
-	memcpy(d->name, s + 1, n + 1);
-	d->reason = (uint32_t)reason;
+	grown[r->ndrops].reason = w->u.drop.reason;
+	grown[r->ndrops].count = w->u.drop.count;
+	snprintf(grown[r->ndrops].name, sizeof(grown[0].name), "%s", w->u.drop.name);
 	r->ndrops++;
 	return true;
 }
 
-static bool parse_read_line(void *ctx, const char *s)
+static bool take_probe_counts(struct helper_reading *r, struct wire_reply *w)
+{
+	struct helper_probe *p = probe_slot(r, w->u.counts.id);
+
+	if (p == NULL || p->cpu_hits != NULL)
+		return false;
+	p->hits = w->u.counts.hits;
+	p->sampled = w->u.counts.sampled;
+	p->lost = w->u.counts.lost;
+	p->ncpu = w->ncpu;
+	p->cpu_hits = w->cpu;
+	w->cpu = NULL;
+	return true;
+}
+
+static bool take_read_line(void *ctx, struct wire_reply *w)
 {
 	struct helper_reading *r = ctx;
 	struct helper_probe *p;
-	uint32_t id;
 
-	if (strncmp(s, "probe ", 6) == 0) {
-		s += 5;
-		if (!take_id(&s, &id) || (p = probe_slot(r, id)) == NULL || p->cpu_hits != NULL)
+	switch (w->kind) {
+	case WIRE_R_COUNTS: return take_probe_counts(r, w);
+	case WIRE_R_HIST:
+		if ((p = probe_slot(r, w->u.hist.id)) == NULL)
 			return false;
-		return take_u64(&s, &p->hits) && take_u64(&s, &p->sampled) &&
-		       take_u64(&s, &p->lost) && take_cpu_array(&s, &p->ncpu, &p->cpu_hits) &&
-		       *s == '\0';
-	}
-	if (strncmp(s, "hist ", 5) == 0) {
-		s += 4;
-		if (!take_id(&s, &id) || (p = probe_slot(r, id)) == NULL)
+		hist_from_wire(&p->hist, w->u.hist.sum, w->u.hist.slot);
+		return p->has_hist = true;
+	case WIRE_R_BUSY:
+		if (r->busy_ns != NULL)
 			return false;
-		p->has_hist = take_hist(&s, &p->hist) && *s == '\0';
-		return p->has_hist;
-	}
-	if (strncmp(s, "busy ", 5) == 0 && r->busy_ns == NULL) {
-		s += 4;
-		r->has_sched = take_cpu_array(&s, &r->ncpu, &r->busy_ns) && *s == '\0';
-		return r->has_sched;
-	}
-	if (strncmp(s, "switches ", 9) == 0 && r->switches == NULL) {
-		unsigned n;
-
-		s += 8;
-		return take_cpu_array(&s, &n, &r->switches) && n == r->ncpu && *s == '\0';
-	}
-	if (strncmp(s, "runqlat ", 8) == 0) {
-		s += 7;
-		return take_hist(&s, &r->runqlat) && *s == '\0';
-	}
-	if (strncmp(s, "drop ", 5) == 0)
-		return parse_drop(r, s + 4);
-	if (strncmp(s, "sensors ", 8) == 0) {
-		s += 7;
-		r->has_sensors = take_u64(&s, &r->tcp_retransmits) &&
-				 take_u64(&s, &r->skb_drops) && take_u64(&s, &r->runqlat_lost) &&
-				 (*s == '\0' || (take_u64(&s, &r->procs_lost) && *s == '\0'));
-		return r->has_sensors;
-	}
-	return false;
-}
-
-/* "ok N" and N lines, each handed to parse. */
-static bool parse_counted(struct cursor *c, void *r, bool (*parse)(void *, const char *),
-			  char *why, size_t whylen)
-{
-	const char *s;
-	uint64_t n;
-
-	if (!next_line(c) || strncmp(c->line, "ok", 2) != 0 ||
-	    (s = c->line + 2, !take_u64(&s, &n)) || *s != '\0') {
-		snprintf(why, whylen, "expected 'ok COUNT', got '%.60s'", c->line);
-		return false;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		if (!next_line(c)) {
-			snprintf(why, whylen, "reply cut short");
+		r->ncpu = w->ncpu;
+		r->busy_ns = w->cpu;
+		w->cpu = NULL;
+		return r->has_sched = true;
+	case WIRE_R_SWITCHES:
+		if (r->switches != NULL || w->ncpu != r->ncpu)
 			return false;
-		}
-		if (!parse(r, c->line)) {
-			snprintf(why, whylen, "malformed reply line '%.60s'", c->line);
-			return false;
-		}
+		r->switches = w->cpu;
+		w->cpu = NULL;
+		return true;
+	case WIRE_R_RUNQLAT:
+		hist_from_wire(&r->runqlat, w->u.hist.sum, w->u.hist.slot);
+		return true;
+	case WIRE_R_DROP: return take_drop(r, w);
+	case WIRE_R_SENSORS:
+		r->tcp_retransmits = w->u.sensors.tcp_retransmits;
+		r->skb_drops = w->u.sensors.skb_drops;
+		r->runqlat_lost = w->u.sensors.runqlat_lost;
+		r->procs_lost = w->u.sensors.procs_lost;
+		return r->has_sensors = true;
+	default: return false;
 	}
-	return true;
-}
-
-/* The hello line: the helper's instance into instance[64]. */
-static bool parse_hello(struct cursor *c, char *instance, char *why, size_t whylen)
-{
-	int n = 0;
-
-	if (!next_line(c) || sscanf(c->line, "ok clustermon-kprobe 1 %63s%n", instance, &n) != 1 ||
-	    c->line[n] != '\0') {
-		snprintf(why, whylen, "not a clustermon-kprobe speaking protocol 1: '%.60s'",
-			 c->line);
-		return false;
-	}
-	return true;
 }
 
 int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, size_t whylen)
 {
-	struct cursor *c = calloc(1, sizeof(*c));
+	struct cursor *c = cursor_at(reply, why, whylen);
+	bool ok;
 
 	memset(out, 0, sizeof(*out));
-	if (c == NULL) {
-		snprintf(why, whylen, "out of memory");
+	if (c == NULL)
 		return -1;
-	}
-	c->p = reply;
-	if (!parse_hello(c, out->instance, why, whylen)) {
-		free(c);
-		return -1;
-	}
-	if (!parse_counted(c, out, parse_list_line, why, whylen) ||
-	    !parse_counted(c, out, parse_read_line, why, whylen)) {
-		free(c);
-		helper_reading_free(out);
-		return -1;
-	}
+	ok = parse_hello(c, out->instance, why, whylen) &&
+	     parse_counted(c, WIRE_LIST, out, take_list_line, why, whylen) &&
+	     parse_counted(c, WIRE_READ, out, take_read_line, why, whylen);
 	free(c);
-	return 0;
+	if (!ok)
+		helper_reading_free(out);
+	return ok ? 0 : -1;
 }
 
-/* " TGID CPU-NS RUN-DELAY-NS MARK", one process per tgid. */
-static bool parse_proc_line(void *ctx, const char *s)
+/* One process per line, at most HELPER_MAX_PROCS. */
+static bool take_proc_line(void *ctx, struct wire_reply *w)
 {
 	struct helper_procs *r = ctx;
-	struct helper_proc *p, *grown;
-	uint64_t tgid, mark;
+	struct helper_proc *grown;
 
-	if (strncmp(s, "proc ", 5) != 0 || r->n >= HELPER_MAX_PROCS)
+	if (w->kind != WIRE_R_PROC || r->n >= HELPER_MAX_PROCS)
 		return false;
-	s += 4;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 256;
 
@@ -405,28 +463,12 @@ static bool parse_proc_line(void *ctx, const char *s)
 		r->v = grown;
 		r->cap = cap;
 	}
-	p = &r->v[r->n];
-	if (!take_u64(&s, &tgid) || tgid == 0 || tgid > HELPER_MAX_PID ||
-	    !take_u64(&s, &p->cpu_ns) || !take_u64(&s, &p->run_delay_ns) ||
-	    !take_u64(&s, &mark) || *s != '\0' || mark < HELPER_PROC_RAN || mark > HELPER_PROC_NEW)
-		return false;
-	p->tgid = (uint32_t)tgid;
-	p->mark = (uint8_t)mark;
-	p->exited = mark == HELPER_PROC_EXITED;
+	r->v[r->n] = (struct helper_proc){ .tgid = w->u.proc.tgid, .mark = (uint8_t)w->u.proc.mark,
+					   .exited = w->u.proc.mark == WIRE_PROC_EXITED,
+					   .cpu_ns = w->u.proc.cpu_ns,
+					   .run_delay_ns = w->u.proc.run_delay_ns };
 	r->n++;
 	return true;
-}
-
-/* A cursor at the start of reply, or NULL with why. */
-static struct cursor *cursor_at(const char *reply, char *why, size_t whylen)
-{
-	struct cursor *c = calloc(1, sizeof(*c));
-
-	if (c == NULL)
-		snprintf(why, whylen, "out of memory");
-	else
-		c->p = reply;
-	return c;
 }
 
 int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen)
@@ -438,7 +480,7 @@ int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, s
 	if (c == NULL)
 		return -1;
 	ok = parse_hello(c, out->instance, why, whylen) &&
-	     parse_counted(c, out, parse_proc_line, why, whylen);
+	     parse_counted(c, WIRE_PROCS, out, take_proc_line, why, whylen);
 	free(c);
 	if (!ok)
 		helper_procs_free(out);
@@ -448,21 +490,18 @@ int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, s
 int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *why, size_t whylen)
 {
 	struct cursor *c = cursor_at(reply, why, whylen);
-	const char *s;
+	struct wire_reply r;
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
 	if (c == NULL)
 		return -1;
-	ok = parse_hello(c, out->instance, why, whylen) && next_line(c);
-	s = c->line + 7;
-	if (ok && (strncmp(c->line, "ok maps", 7) != 0 || !take_u64(&s, &out->nslots) ||
-		   !take_u64(&s, &out->nrings) || !take_u64(&s, &out->ncpu) || *s != '\0' ||
-		   out->nslots == 0 || out->nslots > HELPER_MAX_SLOTS ||
-		   (out->nslots & (out->nslots - 1)) != 0 || out->nrings == 0 ||
-		   out->nrings > HELPER_MAX_CPUS || out->ncpu == 0 || out->ncpu > out->nrings)) {
-		snprintf(why, whylen, "expected 'ok maps SLOTS RINGS NCPU', got '%.60s'", c->line);
-		ok = false;
+	ok = parse_hello(c, out->instance, why, whylen) &&
+	     expect(c, WIRE_MAPS, WIRE_R_MAPS, &r, why, whylen);
+	if (ok) {
+		out->nslots = r.u.maps.slots;
+		out->nrings = r.u.maps.rings;
+		out->ncpu = r.u.maps.ncpu;
 	}
 	free(c);
 	return ok ? 0 : -1;
@@ -470,17 +509,21 @@ int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *wh
 
 int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu)
 {
-	const char *nl = strchr(reply, '\n'), *end, *s;
+	char instance[64], why[128];
+	struct cursor *c = cursor_at(reply, why, sizeof(why));
+	struct wire_reply r;
+	bool ok;
 
-	if (strncmp(reply, "ok clustermon-kprobe ", 21) != 0 || nl == NULL ||
-	    strncmp(nl + 1, "ok cgmaps ", 10) != 0)
+	if (c == NULL)
 		return -1;
-	s = nl + 11;
-	if (num_scan_u64(s, &end, entries) != NUM_OK || *end != ' ' ||
-	    num_scan_u64(end + 1, &end, ncpu) != NUM_OK || *end != '\n' || end[1] != '\0' ||
-	    *entries == 0 || *entries > HELPER_MAX_CGMAP || *ncpu == 0 || *ncpu > HELPER_MAX_CPUS)
-		return -1;
-	return 0;
+	ok = parse_hello(c, instance, why, sizeof(why)) &&
+	     expect(c, WIRE_CGMAPS, WIRE_R_CGMAPS, &r, why, sizeof(why)) && *c->p == '\0';
+	if (ok) {
+		*entries = r.u.cgmaps.entries;
+		*ncpu = r.u.cgmaps.ncpu;
+	}
+	free(c);
+	return ok ? 0 : -1;
 }
 
 void helper_procs_free(struct helper_procs *r)

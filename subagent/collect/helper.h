@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * helper.h - the subagent's side of clustermon-kprobe's control socket
- * (kprobe-helper/wire.h): one connection per exchange, the request lines
+ * (common/wire.h): one connection per exchange, the request lines
  * sent and the write side shut, the reply read to the end with a deadline,
  * so a stopped or dying helper costs at most the timeout.
  *
@@ -14,10 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/wire.h"
 #include "core/log2hist.h"
 
 #define HELPER_MAX_REPLY (8u << 20)
-#define HELPER_HIST_BUCKETS 64
+#define HELPER_HIST_BUCKETS WIRE_HIST_SLOTS
 
 enum helper_result {
 	HELPER_OK,
@@ -33,15 +34,31 @@ int helper_connect(const char *path, char *why, size_t whylen);
 enum helper_result helper_exchange(const char *path, const char *request, int timeout_ms,
 				   char **reply, char *why, size_t whylen);
 
-/* One add request: HELPER_OK (fresh: a new attachment, counting from
- * zero), HELPER_DOWN, or HELPER_REFUSED with the helper's class (invalid,
- * unsupported, failed, busy) in cls and its reason in why. */
-enum helper_result helper_add(const char *path, const char *add_line, int timeout_ms,
+/* helper_exchange of one request, written by common/wire.h. */
+enum helper_result helper_send(const char *path, const struct wire_request *req, int timeout_ms,
+			       char **reply, char *why, size_t whylen);
+
+/* One add (or dist) request: HELPER_OK (fresh: a new attachment, counting
+ * from zero), HELPER_DOWN, or HELPER_REFUSED with the helper's class
+ * (invalid, unsupported, failed, busy) in cls and its reason in why. */
+enum helper_result helper_add(const char *path, const struct wire_request *req, int timeout_ms,
 			      bool *fresh, char *cls, size_t clslen, char *why, size_t whylen);
+
+/* A reply "ok N" and N lines to verb (no hello before it), each line
+ * parsed by common/wire.h and handed to take, which returns false to
+ * refuse it (and may keep r->cpu, setting it NULL): 0, or -1 with why. */
+int helper_parse_counted(const char *reply, enum wire_verb verb, void *ctx,
+			 bool (*take)(void *, struct wire_reply *), char *why, size_t whylen);
+
+/* The first line of a reply as a status (ok, ok attached, ok unchanged,
+ * ok started DIR, err CLASS REASON) into w: false when it is none. */
+bool helper_status(const char *reply, struct wire_reply *w);
 
 struct helper_probe {
 	uint32_t id;
-	char spec_line[256];        /* from list: "SPEC[ FILTERS]" */
+	bool listed;                /* from list: */
+	struct probe_spec spec;
+	struct probe_filter filter;
 	uint64_t hits, sampled, lost;
 	unsigned ncpu;
 	uint64_t *cpu_hits;         /* ncpu entries */
@@ -52,7 +69,7 @@ struct helper_probe {
 struct helper_drop {
 	uint32_t reason;            /* the kernel's skb_drop_reason value */
 	uint64_t count;
-	char name[48];
+	char name[WIRE_MAX_DROP_NAME + 1];
 };
 
 struct helper_reading {
@@ -70,10 +87,19 @@ struct helper_reading {
 	struct helper_drop *drops;
 };
 
-/* The request helper_parse_poll reads the reply of. */
-#define HELPER_POLL_REQUEST "hello\nlist\nread\n"
+/* The exchanges whose replies the parsers below read: poll (hello, list,
+ * read), procs (hello, procs), maps (hello, maps), cgmaps (hello,
+ * cgmaps), traces and dists. */
+enum helper_ask { HELPER_ASK_POLL, HELPER_ASK_PROCS, HELPER_ASK_MAPS, HELPER_ASK_CGMAPS,
+		  HELPER_ASK_TRACES, HELPER_ASK_DISTS };
+/* Its request lines, written by common/wire.h, into buf: their length, or
+ * -1 when buf is too small. */
+int helper_ask_text(enum helper_ask ask, char *buf, size_t len);
+/* helper_exchange of those lines. */
+enum helper_result helper_ask(const char *path, enum helper_ask ask, int timeout_ms,
+			      char **reply, char *why, size_t whylen);
 
-/* Parses the reply to HELPER_POLL_REQUEST: 0, or -1 with why (then out
+/* Parses the reply to HELPER_ASK_POLL: 0, or -1 with why (then out
  * holds nothing to free). */
 int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, size_t whylen);
 void helper_reading_free(struct helper_reading *r);
@@ -81,15 +107,14 @@ const struct helper_probe *helper_find_probe(const struct helper_reading *r, uin
 
 /* Per-process CPU accounting (the helper's procs request): the processes
  * that ran, started or exited since the last procs request. */
-#define HELPER_PROCS_REQUEST "hello\nprocs\n"
-#define HELPER_MAX_PROCS (1u << 20)
-#define HELPER_MAX_PID 4194304u     /* the kernel's PID_MAX_LIMIT */
+#define HELPER_MAX_PROCS WIRE_MAX_COUNT
+#define HELPER_MAX_PID WIRE_MAX_PID
 
 /* The MARK of a procs line. */
 enum helper_proc_mark {
-	HELPER_PROC_RAN = 1,
-	HELPER_PROC_EXITED = 2,     /* its leader or last thread exited */
-	HELPER_PROC_NEW = 3,        /* forked as a new process, or exec'd: its name changed */
+	HELPER_PROC_RAN = WIRE_PROC_RAN,
+	HELPER_PROC_EXITED = WIRE_PROC_EXITED, /* its leader or last thread exited */
+	HELPER_PROC_NEW = WIRE_PROC_NEW,       /* forked as a new process, or exec'd: its name changed */
 };
 
 struct helper_proc {
@@ -109,15 +134,14 @@ struct helper_procs {
 				       (helpermaps.h); never set by the text reply */
 };
 
-/* Parses the reply to HELPER_PROCS_REQUEST: 0, or -1 with why (then out
+/* Parses the reply to HELPER_ASK_PROCS: 0, or -1 with why (then out
  * holds nothing to free). */
 int helper_parse_procs(const char *reply, struct helper_procs *out, char *why, size_t whylen);
 void helper_procs_free(struct helper_procs *r);
 
-/* The reply to HELPER_MAPS_REQUEST (the fds it carries aside). */
-#define HELPER_MAPS_REQUEST "hello\nmaps\n"
-#define HELPER_MAX_SLOTS (1u << 17)   /* CM_MAX_PROC_SLOTS */
-#define HELPER_MAX_CPUS 8192u
+/* The reply to HELPER_ASK_MAPS (the fds it carries aside). */
+#define HELPER_MAX_SLOTS WIRE_MAX_SLOTS
+#define HELPER_MAX_CPUS WIRE_MAX_CPUS
 struct helper_maps_reply {
 	char instance[64];
 	uint64_t nslots;            /* a power of two, at most HELPER_MAX_SLOTS */
@@ -130,7 +154,7 @@ int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *wh
 /* The reply to "hello" and "cgmaps" (collect/helpercg.h): "ok cgmaps
  * ENTRIES NCPU" after the hello line -> ENTRIES (1..HELPER_MAX_CGMAP) and
  * the possible CPUs (1..HELPER_MAX_CPUS): 0, or -1. */
-#define HELPER_MAX_CGMAP 65536u
+#define HELPER_MAX_CGMAP WIRE_MAX_CGMAP
 int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu);
 
 #endif

@@ -5,7 +5,7 @@
 #include "helpercg.h"
 #include "helper.h"
 #include "helpermaps.h"
-#include "core/clock.h"
+#include "common/clock.h"
 #include <errno.h>
 #include <linux/bpf.h>
 #include <poll.h>
@@ -14,14 +14,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "clustermon_kprobe.h"
+#include "common/clustermon_kprobe.h"
 
-#define CGMAPS_REQUEST "hello\ncgmaps\n"
 
 /* Entries a BPF_MAP_LOOKUP_BATCH call returns at most. */
 #define CG_CHUNK 256
 
 enum { FD_CG, FD_CPU, NFDS };
+_Static_assert(NFDS == WIRE_CGMAPS_FDS, "the cgmaps reply carries these fds, in this order");
 
 struct helper_cgmap {
 	int sock, fd[NFDS];
@@ -39,9 +39,10 @@ struct helper_cgmap *helper_cgmap_attach(const char *path, int timeout_ms, char 
 {
 	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
 	struct helper_cgmap *m = calloc(1, sizeof(*m));
-	char reply[512];
+	char reply[512], text[64];
 	uint64_t entries, ncpu;
 	size_t nfds = 0;
+	int n;
 
 	if (m == NULL) {
 		snprintf(why, whylen, "out of memory");
@@ -50,8 +51,8 @@ struct helper_cgmap *helper_cgmap_attach(const char *path, int timeout_ms, char 
 	m->fd[FD_CG] = m->fd[FD_CPU] = -1;
 	if ((m->sock = helper_connect(path, why, whylen)) < 0)
 		goto fail;
-	if (send(m->sock, CGMAPS_REQUEST, strlen(CGMAPS_REQUEST), MSG_NOSIGNAL) !=
-		    (ssize_t)strlen(CGMAPS_REQUEST) ||
+	if ((n = helper_ask_text(HELPER_ASK_CGMAPS, text, sizeof(text))) < 0 ||
+	    send(m->sock, text, (size_t)n, MSG_NOSIGNAL) != n ||
 	    helpermap_recv(m->sock, 2, deadline, reply, sizeof(reply), m->fd, NFDS, &nfds) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe did not answer the cgmaps request");
 		goto fail;

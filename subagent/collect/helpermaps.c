@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* helpermaps.c - the helper's per-process accounting read through its maps. */
 #include "helpermaps.h"
-#include "core/clock.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -14,9 +14,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ranlist.h"
+#include "common/ranlist.h"
 
 enum { MAP_SLOTS, MAP_RINGS, MAP_CPU, MAP_SPILL, NMAPS };
+_Static_assert(NMAPS == WIRE_MAPS_FDS, "the maps reply carries these fds, in this order");
 
 struct helper_maps {
 	int sock;                   /* the connection the fds came on */
@@ -252,8 +253,9 @@ struct helper_maps *helper_maps_attach(const char *path, int timeout_ms, char *w
 {
 	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
 	struct helper_maps *m = fresh();
-	char reply[512];
+	char reply[512], text[64];
 	size_t nfds = 0;
+	int n;
 
 	if (m == NULL) {
 		snprintf(why, whylen, "out of memory");
@@ -261,8 +263,8 @@ struct helper_maps *helper_maps_attach(const char *path, int timeout_ms, char *w
 	}
 	if ((m->sock = helper_connect(path, why, whylen)) < 0)
 		goto fail;
-	if (send(m->sock, HELPER_MAPS_REQUEST, strlen(HELPER_MAPS_REQUEST), MSG_NOSIGNAL) !=
-		    (ssize_t)strlen(HELPER_MAPS_REQUEST) ||
+	if ((n = helper_ask_text(HELPER_ASK_MAPS, text, sizeof(text))) < 0 ||
+	    send(m->sock, text, (size_t)n, MSG_NOSIGNAL) != n ||
 	    helpermap_recv(m->sock, 2, deadline, reply, sizeof(reply), m->fd, NMAPS, &nfds) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe did not answer the maps request");
 		goto fail;

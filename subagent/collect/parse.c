@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* parse.c - strict scanners: a number cut short or overflowing is an error. */
 #include "parse.h"
-#include "core/number.h"
+#include "common/number.h"
 
 #include <errno.h>
 #include <string.h>

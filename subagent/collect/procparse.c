@@ -7,7 +7,7 @@
  */
 #include "proc.h"
 #include "parse.h"
-#include "core/number.h"
+#include "common/number.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -3,7 +3,7 @@
 #include "selfcost.h"
 #include "collect.h"
 #include "proc.h"
-#include "core/number.h"
+#include "common/number.h"
 
 #include <dirent.h>
 #include <stdio.h>

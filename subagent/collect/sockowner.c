@@ -2,7 +2,7 @@
 /* sockowner.c - socket inode -> owning pid from /proc/PID/fd links. */
 #include "sockowner.h"
 #include "proc.h"
-#include "core/number.h"
+#include "common/number.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -1,104 +1,63 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* tracelist.c - parse the helper's list of trace sessions (tracelist.h). */
+/* tracelist.c - the helper's list of trace sessions (tracelist.h), read
+ * line by line by common/wire.h. */
 #include "tracelist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "helper.h"
 
-static const char *const states[] = { "running", "finished", "failed" };
+struct entries {
+	struct tracelist_entry *v;
+	size_t n, cap;
+};
 
-/* Copies the word at *s (up to a space or the line's end) into out. */
-static int take_word(const char **s, char *out, size_t max)
+static bool take_trace(void *ctx, struct wire_reply *w)
 {
-	size_t n = strcspn(*s, " \n");
+	struct entries *e = ctx;
+	struct tracelist_entry *t;
 
-	if (n == 0 || n > max)
-		return -1;
-	memcpy(out, *s, n);
-	out[n] = '\0';
-	*s += n;
-	if (**s == ' ')
-		(*s)++;
-	return 0;
-}
+	if (w->kind != WIRE_R_TRACE || e->n >= TRACELIST_MAX)
+		return false;
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 8;
+		struct tracelist_entry *grown = realloc(e->v, cap * sizeof(*grown));
 
-static int take_u64(const char **s, uint64_t *v)
-{
-	char word[24];
-
-	if (take_word(s, word, 20) != 0)
-		return -1;
-	return num_parse_u64(word, UINT64_MAX, v) == NUM_OK ? 0 : -1;
-}
-
-static int parse_line(const char *s, struct tracelist_entry *e)
-{
-	char word[16];
-	uint64_t id;
-	size_t n;
-	int st;
-
-	if (strncmp(s, "trace ", 6) != 0)
-		return -1;
-	s += 6;
-	if (take_u64(&s, &id) != 0 || id < 1 || id > 65535 || take_word(&s, word, 15) != 0)
-		return -1;
-	e->id = (uint32_t)id;
-	for (st = 0; st < 3 && strcmp(word, states[st]) != 0; st++)
-		;
-	if (st == 3 || take_u64(&s, &e->records) != 0 || take_u64(&s, &e->lost) != 0 ||
-	    take_u64(&s, &e->bytes) != 0 || take_u64(&s, &e->elapsed_ms) != 0 ||
-	    take_word(&s, e->dir, TRACELIST_DIR_MAX) != 0)
-		return -1;
-	e->state = (enum tracelist_state)st;
-	n = strcspn(s, "\n");
-	if (n == 0 || n > TRACELIST_REASON_MAX)
-		return -1;
-	memcpy(e->reason, s, n);
-	e->reason[n] = '\0';
-	if (strcmp(e->reason, "-") == 0)
-		e->reason[0] = '\0';
-	for (char *p = e->reason; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			*p = '?';
-	return 0;
+		if (grown == NULL)
+			return false;
+		e->v = grown;
+		e->cap = cap;
+	}
+	t = &e->v[e->n++];
+	t->id = w->u.trace.id;
+	t->state = (enum tracelist_state)w->u.trace.state;
+	t->records = w->u.trace.records;
+	t->lost = w->u.trace.lost;
+	t->bytes = w->u.trace.bytes;
+	t->elapsed_ms = w->u.trace.elapsed_ms;
+	snprintf(t->dir, sizeof(t->dir), "%s", w->u.trace.dir);
+	snprintf(t->reason, sizeof(t->reason), "%s", w->u.trace.reason);
+	return true;
 }
 
 int tracelist_parse(const char *reply, struct tracelist_entry **out, size_t *n, char *why,
 		    size_t whylen)
 {
-	uint64_t count;
-	const char *line, *end;
+	struct entries e = { 0 };
 
 	*out = NULL;
 	*n = 0;
-	if (strncmp(reply, "ok ", 3) != 0 || reply[3] < '0' || reply[3] > '9') {
-		snprintf(why, whylen, "not a traces reply");
+	if (helper_parse_counted(reply, WIRE_TRACES, &e, take_trace, why, whylen) != 0) {
+		free(e.v);
 		return -1;
 	}
-	if (num_scan_u64(reply + 3, &end, &count) != NUM_OK || *end != '\n' ||
-	    count > TRACELIST_MAX) {
-		snprintf(why, whylen, "malformed count");
-		return -1;
-	}
-	*out = calloc(count ? count : 1, sizeof(**out));
+	*out = e.v ? e.v : calloc(1, sizeof(**out));
+	*n = e.n;
 	if (*out == NULL) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
-	}
-	line = end + 1;
-	for (; *n < count; (*n)++) {
-		if (*line == '\0' || strchr(line, '\n') == NULL || parse_line(line, &(*out)[*n]) != 0) {
-			snprintf(why, whylen, "malformed or cut short at trace line %zu", *n + 1);
-			free(*out);
-			*out = NULL;
-			*n = 0;
-			return -1;
-		}
-		line = strchr(line, '\n') + 1;
 	}
 	return 0;
 }

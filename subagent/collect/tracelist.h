@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * tracelist.h - the helper's reply to "traces" (kprobe-helper/wire.h):
+ * tracelist.h - the helper's reply to "traces" (common/wire.h):
  * "ok N" and N lines "trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR
- * REASON...". Untrusted text: every field is bounds checked, a malformed
- * reply is refused whole. No net-snmp headers.
+ * REASON...". Untrusted text: common/wire.h checks every field, and a
+ * malformed reply is refused whole. No net-snmp headers.
  */
 #ifndef CLUSTERMON_COLLECT_TRACELIST_H
 #define CLUSTERMON_COLLECT_TRACELIST_H
@@ -12,10 +12,15 @@
 #include <stdint.h>
 
 #include "../core/readings.h"
+#include "common/wire.h"
 
 #define TRACELIST_MAX 4096
 
-enum tracelist_state { TRACELIST_RUNNING, TRACELIST_FINISHED, TRACELIST_FAILED };
+enum tracelist_state {
+	TRACELIST_RUNNING = WIRE_TRACE_RUNNING,
+	TRACELIST_FINISHED = WIRE_TRACE_FINISHED,
+	TRACELIST_FAILED = WIRE_TRACE_FAILED,
+};
 
 struct tracelist_entry {
 	uint32_t id;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/wire.h"
+
 /* ---- PSI (collect/pressure.c, cgroup.c) */
 
 /* One /proc/pressure/{cpu,memory,io} file; averages in hundredths of a percent. */
@@ -136,7 +138,8 @@ struct self_cost {
 
 /* ---- the helper's trace sessions (collect/tracelist.h) */
 
-#define TRACELIST_DIR_MAX 255
-#define TRACELIST_REASON_MAX 255
+/* The protocol's limits (common/wire.h). */
+#define TRACELIST_DIR_MAX WIRE_MAX_DIR
+#define TRACELIST_REASON_MAX WIRE_MAX_REASON
 
 #endif

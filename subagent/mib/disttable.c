@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "../sources/sources.h"
-#include "core/number.h"
-#include "distspec.h"
+#include "common/number.h"
+#include "common/distspec.h"
 
 enum {
 	COL_SPEC = CM_ARC_clusterMonDistSpec,
@@ -72,10 +72,14 @@ static void defaults(struct rt_row *r)
 	d->inflight = DIST_DEFAULT_INFLIGHT;
 }
 
-static int spec_ok(const char *text, char *why, size_t whylen)
+/* A distribution's spec is no probe's: it is judged here and parsed when
+ * the row goes to the source (want_of); the shared columns' parsed spec
+ * stays empty. */
+static int spec_ok(const char *text, struct probe_spec *unused, char *why, size_t whylen)
 {
 	struct dist_spec s;
 
+	memset(unused, 0, sizeof(*unused));
 	return dist_spec_parse(text, &s, why, whylen);
 }
 
@@ -244,15 +248,13 @@ static int restore(struct rt_row *r, char *line)
 	if (strcmp(cgroup, "-") == 0)
 		cgroup[0] = '\0';
 	at += n + 1;
-	if (!dist_cgroup_ok(cgroup) || strlen(at) > SPEC_MAX_TEXT ||
-	    spec_ok(at, why, sizeof(why)) != 0)
+	if (!dist_cgroup_ok(cgroup) || sf_set_spec(&sf_cols, &d->sf, at, why, sizeof(why)) != 0)
 		return -1;
 	d->sf.filter.tgid = (int32_t)pid;
 	d->sf.filter.cpu = (int32_t)cpu;
 	d->sf.filter.every = (uint32_t)every;
 	d->inflight = (uint32_t)inflight;
 	strcpy(d->cgroup, cgroup);
-	strcpy(d->sf.spec, at);
 	return 0;
 }
 
@@ -290,6 +292,8 @@ static void want_of(const struct dist_row *d, struct dist_want *w)
 	if (dist_spec_parse(d->sf.spec, &s, why, sizeof(why)) != 0)
 		return;
 	dist_line_format(&s, &f, w->line, sizeof(w->line));
+	w->spec = s;
+	w->filter = f;
 	snprintf(w->unit, sizeof(w->unit), "%.16s", s.kind == DIST_LATENCY ? "ns" : s.field);
 }
 

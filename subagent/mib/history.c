@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "common/number.h"
 #include "core/ring.h"
 
 static const oid history_oid[] = { CM_OID_clusterMonHistory };
@@ -223,7 +223,7 @@ static void save(const struct rt_row *r, char *buf, size_t len)
 	read_config_save_octet_string(p + n, (u_char *)h->owner, strlen(h->owner));
 }
 
-/* A whole number in lo..hi (core/number.c). */
+/* A whole number in lo..hi (common/number.c). */
 static int parse_number(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	uint32_t v;

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "../sources/sources.h"
-#include "spec.h"
+#include "common/spec.h"
 
 static const oid probes_oid[] = { CM_OID_clusterMonProbes };
 static const oid entry_oid[] = { CM_OID_clusterMonProbeEntry };
@@ -65,15 +65,8 @@ static void defaults(struct rt_row *r)
 	sf_defaults(&((struct probe_row *)r)->sf);
 }
 
-static int spec_ok(const char *text, char *why, size_t whylen)
-{
-	struct probe_spec s;
-
-	return spec_parse(text, &s, why, whylen);
-}
-
 static const struct sf_columns sf_cols = {
-	COL_SPEC, COL_PID, COL_CPU, COL_EVERY, "clusterMonProbeSpec", spec_ok,
+	COL_SPEC, COL_PID, COL_CPU, COL_EVERY, "clusterMonProbeSpec", spec_parse,
 };
 
 static int check(unsigned col, const netsnmp_variable_list *var)
@@ -99,22 +92,12 @@ static bool same(const struct rt_row *ra, const struct rt_row *rb)
 /* What the source needs of a row: the canonical spec and filters. */
 static void want_of(const struct probe_row *p, struct probe_want *w)
 {
-	struct probe_spec s;
-	char why[256], spec[SPEC_MAX_TEXT + 1], filter[64];
-
 	memset(w, 0, sizeof(*w));
 	w->id = p->hdr.index;
 	w->active = p->hdr.status == ROW_ACTIVE;
-	if (spec_parse(p->sf.spec, &s, why, sizeof(why)) != 0)
-		return;
-	w->latency = spec_is_latency(&s);
-	spec_format(&s, spec, sizeof(spec));
-	filter_format(&p->sf.filter, filter, sizeof(filter));
-	/* At most 200 + 41 bytes: it fits. */
-	if (strlen(spec) + strlen(filter) < sizeof(w->line)) {
-		strcpy(w->line, spec);
-		strcat(w->line, filter);
-	}
+	w->spec = p->sf.parsed;
+	w->filter = p->sf.filter;
+	w->latency = spec_is_latency(&w->spec);
 }
 
 /* An active probe cannot be changed; attaching is the source's (above). */
@@ -205,9 +188,8 @@ static int restore(struct rt_row *r, char *line)
 	struct probe_filter f;
 
 	if (spec_filter_restore(&at, spec, &f) != 0 || *at != '\0' ||
-	    spec_ok(spec, why, sizeof(why)) != 0)
+	    sf_set_spec(&sf_cols, &p->sf, spec, why, sizeof(why)) != 0)
 		return -1;
-	strcpy(p->sf.spec, spec);
 	p->sf.filter = f;
 	return 0;
 }
@@ -220,11 +202,12 @@ static const char *conf_fill(struct rt_row *row, char *line)
 	static char why[256];
 	struct probe_row *p = (struct probe_row *)row;
 	char *save = NULL, *spec = strtok_r(line, " \t", &save);
-	struct probe_spec s;
-
-	if (spec_parse(spec, &s, why, sizeof(why)) != 0)
+	if (spec == NULL) {
+		snprintf(why, sizeof(why), "empty probe spec");
 		return why;
-	snprintf(p->sf.spec, sizeof(p->sf.spec), "%s", spec);
+	}
+	if (sf_set_spec(&sf_cols, &p->sf, spec, why, sizeof(why)) != 0)
+		return why;
 	for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
 		if (filter_parse_word(w, &p->sf.filter, why, sizeof(why)) != 0)
 			return why;

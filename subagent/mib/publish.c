@@ -17,7 +17,7 @@
 #include "group.h"
 #include "mib.h"
 #include "publish.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/imagesec.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "common/number.h"
 #include "sampler.h"
 #include "sources/sources.h"
 

@@ -2,6 +2,7 @@
 /* specfilter.c - the spec-and-filter columns of two tables (specfilter.h). */
 #include "specfilter.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "rowtable.h"
@@ -28,6 +29,7 @@ static int check_integer(const netsnmp_variable_list *var, long lo, long hi)
 static int check_spec(const struct sf_columns *c, const netsnmp_variable_list *var)
 {
 	char text[SPEC_MAX_TEXT + 1], why[256];
+	struct probe_spec parsed;
 
 	if (var->type != ASN_OCTET_STR)
 		return SNMP_ERR_WRONGTYPE;
@@ -36,7 +38,7 @@ static int check_spec(const struct sf_columns *c, const netsnmp_variable_list *v
 	memcpy(text, var->val.string, var->val_len);
 	text[var->val_len] = '\0';
 	/* A NUL inside would cut the spec short of what the manager sent. */
-	if (strlen(text) != var->val_len || c->spec_ok(text, why, sizeof(why)) != 0) {
+	if (strlen(text) != var->val_len || c->spec_parse(text, &parsed, why, sizeof(why)) != 0) {
 		snmp_log(LOG_INFO, "clustermond: %s '%s' refused: %s\n", c->spec_name, text,
 			 strlen(text) != var->val_len ? "a NUL byte inside" : why);
 		return SNMP_ERR_WRONGVALUE;
@@ -60,9 +62,12 @@ int sf_check(const struct sf_columns *c, unsigned col, const netsnmp_variable_li
 void sf_set(const struct sf_columns *c, struct sf_fields *f, unsigned col,
 	    const netsnmp_variable_list *var)
 {
+	char text[SPEC_MAX_TEXT + 1], why[256];
+
 	if (col == c->spec) {
-		memcpy(f->spec, var->val.string, var->val_len);
-		f->spec[var->val_len] = '\0';
+		memcpy(text, var->val.string, var->val_len);
+		text[var->val_len] = '\0';
+		sf_set_spec(c, f, text, why, sizeof(why));   /* sf_check took it */
 	} else if (col == c->pid) {
 		f->filter.tgid = (int32_t)*var->val.integer;
 	} else if (col == c->cpu) {
@@ -84,6 +89,22 @@ int sf_get(const struct sf_columns *c, const struct sf_fields *f, unsigned col,
 	if (col == c->every)
 		return mib_u64(v, ASN_UNSIGNED, f->filter.every);
 	return MIB_ABSENT;
+}
+
+int sf_set_spec(const struct sf_columns *c, struct sf_fields *f, const char *text, char *why,
+		size_t whylen)
+{
+	struct probe_spec parsed;
+
+	if (strlen(text) > SPEC_MAX_TEXT) {
+		snprintf(why, whylen, "a spec is at most %d characters", SPEC_MAX_TEXT);
+		return -1;
+	}
+	if (c->spec_parse(text, &parsed, why, whylen) != 0)
+		return -1;
+	strcpy(f->spec, text);
+	f->parsed = parsed;
+	return 0;
 }
 
 bool sf_same(const struct sf_fields *a, const struct sf_fields *b)

@@ -11,17 +11,19 @@
 #include <stdbool.h>
 
 #include "group.h"
-#include "spec.h"
+#include "common/spec.h"
 
 struct sf_columns {
 	unsigned spec, pid, cpu, every;   /* the table's column numbers */
 	const char *spec_name;            /* for the log: clusterMonProbeSpec */
-	/* 0 when the table takes this spec text, else -1 with why. */
-	int (*spec_ok)(const char *spec, char *why, size_t whylen);
+	/* The table's parser of a spec: 0 when it takes the text, else -1
+	 * with why. */
+	int (*spec_parse)(const char *spec, struct probe_spec *out, char *why, size_t whylen);
 };
 
 struct sf_fields {
-	char spec[SPEC_MAX_TEXT + 1];
+	char spec[SPEC_MAX_TEXT + 1];   /* as the manager wrote it */
+	struct probe_spec parsed;       /* what it says, read when it was set */
 	struct probe_filter filter;
 };
 
@@ -30,11 +32,14 @@ void sf_defaults(struct sf_fields *f);
 bool sf_owns(const struct sf_columns *c, unsigned col);
 /* A SET's value for one of the shared columns: SNMP_ERR_*. */
 int sf_check(const struct sf_columns *c, unsigned col, const netsnmp_variable_list *var);
-/* Stores a value sf_check accepted. */
+/* Stores a value sf_check accepted (a spec is parsed here, once). */
 void sf_set(const struct sf_columns *c, struct sf_fields *f, unsigned col,
 	    const netsnmp_variable_list *var);
 int sf_get(const struct sf_columns *c, const struct sf_fields *f, unsigned col,
 	   struct mib_value *v);
 bool sf_same(const struct sf_fields *a, const struct sf_fields *b);
+/* Stores a spec text the table's parser accepts: 0, or -1 with why. */
+int sf_set_spec(const struct sf_columns *c, struct sf_fields *f, const char *text, char *why,
+		size_t whylen);
 
 #endif

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "common/number.h"
 #include "core/ring.h"
 #include "core/threshold.h"
 

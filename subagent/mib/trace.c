@@ -19,8 +19,8 @@
 
 #include "../sampler.h"
 #include "../sources/sources.h"
-#include "core/number.h"
-#include "wire.h"
+#include "common/number.h"
+#include "common/wire.h"
 
 static const oid traces_oid[] = { CM_OID_clusterMonTraces };
 static const oid entry_oid[] = { CM_OID_clusterMonTraceEntry };
@@ -75,22 +75,10 @@ static void defaults(struct rt_row *r)
 	t->generation = 0;
 }
 
-/* The helper's own parser judges a spec: the SET refuses what it would. */
-static int spec_ok(const char *spec, char *why, size_t whylen)
-{
-	char line[WIRE_MAX_REQUEST + 1];
-	struct wire_request req;
-
-	if (strchr(spec, ' ') != NULL) {
-		snprintf(why, whylen, "a spec has no spaces");
-		return -1;
-	}
-	snprintf(line, sizeof(line), "trace 1 %s", spec);
-	return wire_parse_request(line, &req, why, whylen);
-}
-
+/* The protocol's parser judges a spec: the SET refuses what the helper
+ * would. */
 static const struct sf_columns sf_cols = {
-	COL_SPEC, COL_PID, COL_CPU, COL_EVERY, "clusterMonTraceSpec", spec_ok,
+	COL_SPEC, COL_PID, COL_CPU, COL_EVERY, "clusterMonTraceSpec", wire_parse_trace_spec,
 };
 
 static int check_buffer(const netsnmp_variable_list *var)
@@ -223,9 +211,9 @@ static int restore(struct rt_row *r, char *line)
 	    num_take_i64(&at, 1, TRACE_MAX_DURATION_MS, &duration) != NUM_OK ||
 	    num_take_i64(&at, TRACE_MIN_BYTES, UINT32_MAX, &maxbytes) != NUM_OK ||
 	    num_take_i64(&at, TRACE_MIN_BUFFER, TRACE_MAX_BUFFER, &buffer) != NUM_OK ||
-	    (buffer & (buffer - 1)) != 0 || *at != '\0' || spec_ok(spec, why, sizeof(why)) != 0)
+	    (buffer & (buffer - 1)) != 0 || *at != '\0' ||
+	    sf_set_spec(&sf_cols, &t->sf, spec, why, sizeof(why)) != 0)
 		return -1;
-	snprintf(t->sf.spec, sizeof(t->sf.spec), "%s", spec);
 	t->sf.filter = f;
 	t->duration_ms = (uint32_t)duration;
 	t->max_bytes = (uint32_t)maxbytes;
@@ -240,22 +228,25 @@ static const char *conf_fill(struct rt_row *row, char *line)
 {
 	static char why[256];
 	struct trace_row *t = (struct trace_row *)row;
-	char text[WIRE_MAX_REQUEST + 1], *spec_end;
+	char *save = NULL, *word = strtok_r(line, " \t", &save);
 	struct wire_request req;
 
-	snprintf(text, sizeof(text), "trace 1 %s", line);
-	for (char *p = text; *p; p++)
-		if (*p == '\t')
-			*p = ' ';
-	if (wire_parse_request(text, &req, why, sizeof(why)) != 0)
+	wire_trace_defaults(&req);
+	if (word == NULL || strlen(word) > SPEC_MAX_TEXT) {
+		snprintf(why, sizeof(why), "expected a trace spec of at most %d characters",
+			 SPEC_MAX_TEXT);
 		return why;
+	}
+	if (sf_set_spec(&sf_cols, &t->sf, word, why, sizeof(why)) != 0)
+		return why;
+	while ((word = strtok_r(NULL, " \t", &save)) != NULL)
+		if (wire_trace_option(word, &req.filter, &req.limits, why, sizeof(why)) != 0)
+			return why;
 	if (req.limits.max_bytes > UINT32_MAX) {
 		snprintf(why, sizeof(why), "bytes= is at most %u here (clusterMonTraceMaxBytes)",
 			 UINT32_MAX);
 		return why;
 	}
-	spec_end = line + strcspn(line, " \t");
-	snprintf(t->sf.spec, sizeof(t->sf.spec), "%.*s", (int)(spec_end - line), line);
 	t->sf.filter = req.filter;
 	t->duration_ms = req.limits.duration_ms;
 	t->max_bytes = (uint32_t)req.limits.max_bytes;
@@ -267,15 +258,13 @@ static const char *conf_fill(struct rt_row *row, char *line)
 
 static void want_of(const struct trace_row *t, struct trace_want *w)
 {
-	char filter[64];
-
 	memset(w, 0, sizeof(*w));
 	w->id = t->hdr.index;
 	w->active = t->hdr.status == ROW_ACTIVE;
 	w->generation = t->generation;
-	filter_format(&t->sf.filter, filter, sizeof(filter));
-	snprintf(w->line, sizeof(w->line), "%s%s duration=%u bytes=%u buffer=%u", t->sf.spec, filter,
-		 t->duration_ms, t->max_bytes, t->buffer_bytes);
+	w->req = (struct wire_request){ .verb = WIRE_TRACE, .id = t->hdr.index,
+					.spec = t->sf.parsed, .filter = t->sf.filter };
+	w->req.limits = (struct trace_limits){ t->duration_ms, t->buffer_bytes, t->max_bytes };
 }
 
 static void fill(const struct rt_row *row, union source_cmd_row *out)

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "watch.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 
 #define MAX_TICKS 4
 

@@ -34,7 +34,7 @@
 
 #include "../collect/cgroup.h"
 #include "../collect/helpercg.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/pathglob.h"
 #include "../core/workload.h"
 #include "probes.h"

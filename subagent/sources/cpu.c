@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../collect/collect.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/counter.h"
 #include "sources.h"
 #include "../dist.h"

@@ -16,10 +16,10 @@
 
 #include "collect/distlist.h"
 #include "collect/helper.h"
-#include "core/clock.h"
+#include "common/clock.h"
 #include "core/counter.h"
 #include "dist.h"
-#include "distspec.h"
+#include "common/distspec.h"
 
 _Static_assert(DIST_LINE_MAX >= DIST_SPEC_MAX_TEXT + DIST_CGROUP_MAX + 80, "room for a line");
 
@@ -159,7 +159,7 @@ void dists_want(const struct dist_want *rows, size_t n)
 struct action {
 	uint32_t id;
 	bool add;
-	char line[DIST_LINE_MAX + 16];
+	struct wire_request req;
 	char want[DIST_LINE_MAX];
 };
 
@@ -193,12 +193,13 @@ static size_t plan(struct action *a, size_t max)
 
 		if (want && !s->failed && strcmp(s->attached, s->want.line) != 0) {
 			a[k] = (struct action){ .id = s->want.id, .add = true };
-			snprintf(a[k].line, sizeof(a[k].line), "dist %u %s\n", s->want.id,
-				 s->want.line);
+			a[k].req = (struct wire_request){ .verb = WIRE_DIST, .id = s->want.id,
+							  .dist = s->want.spec,
+							  .dfilter = s->want.filter };
 			memcpy(a[k++].want, s->want.line, sizeof(a[0].want));
 		} else if (!want && s->attached[0] != '\0') {
 			a[k] = (struct action){ .id = s->want.id, .add = false };
-			snprintf(a[k++].line, sizeof(a[0].line), "undist %u\n", s->want.id);
+			a[k++].req = (struct wire_request){ .verb = WIRE_UNDIST, .id = s->want.id };
 			s->attached[0] = '\0';
 		}
 		if (s->gone && s->attached[0] == '\0')
@@ -242,13 +243,13 @@ static void carry_out(const char *path, const struct action *a, size_t k)
 
 	for (size_t i = 0; i < k; i++) {
 		if (!a[i].add) {
-			if (helper_exchange(path, a[i].line, LIST_TIMEOUT_MS, &reply, why,
-					    sizeof(why)) == HELPER_OK)
+			if (helper_send(path, &a[i].req, LIST_TIMEOUT_MS, &reply, why,
+					sizeof(why)) == HELPER_OK)
 				free(reply);
 			continue;
 		}
 		fresh = false;
-		r = helper_add(path, a[i].line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
+		r = helper_add(path, &a[i].req, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
 			       sizeof(why));
 		pthread_mutex_lock(&D.lock);
 		added(&a[i], r, fresh, why);
@@ -338,12 +339,12 @@ static void absorb(const struct distlist_entry *e, size_t n, uint32_t *ids, size
 
 static void remove_strays(const char *path, const uint32_t *ids, size_t n)
 {
-	char line[32], why[DIST_ERROR_MAX], *reply;
+	char why[DIST_ERROR_MAX], *reply;
 
 	for (size_t i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "undist %u\n", ids[i]);
-		if (helper_exchange(path, line, LIST_TIMEOUT_MS, &reply, why, sizeof(why)) ==
-		    HELPER_OK)
+		struct wire_request req = { .verb = WIRE_UNDIST, .id = ids[i] };
+
+		if (helper_send(path, &req, LIST_TIMEOUT_MS, &reply, why, sizeof(why)) == HELPER_OK)
 			free(reply);
 	}
 }
@@ -374,7 +375,7 @@ void dists_sync(const char *path, const char *instance)
 	k = plan(a, sizeof(a) / sizeof(a[0]));
 	pthread_mutex_unlock(&D.lock);
 	carry_out(path, a, k);
-	if (helper_exchange(path, "dists\n", LIST_TIMEOUT_MS, &reply, why, sizeof(why)) !=
+	if (helper_ask(path, HELPER_ASK_DISTS, LIST_TIMEOUT_MS, &reply, why, sizeof(why)) !=
 	    HELPER_OK)
 		return;
 	if (distlist_parse(reply, &e, &n, why, sizeof(why)) == 0) {

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/distspec.h"
+
 /* A spec (200), filters with a cgroup path (200) and the rest: dists.c
  * checks it against distspec.h, which this header does not need. */
 #define DIST_LINE_MAX 480
@@ -30,7 +32,9 @@ enum dist_oper { DOPER_UP = 1, DOPER_DOWN, DOPER_FAILED };
 /* A row of the table as the source needs it. */
 struct dist_want {
 	uint32_t id;
-	char line[DIST_LINE_MAX];   /* canonical "SPEC[ FILTERS]" (distspec.h) */
+	char line[DIST_LINE_MAX];   /* canonical "SPEC[ FILTERS]": what identifies it */
+	struct dist_spec spec;      /* what the helper is asked for */
+	struct dist_filter filter;
 	char unit[DIST_UNIT_MAX + 1];
 	bool active;
 };

@@ -19,7 +19,7 @@
 #include <syslog.h>
 
 #include "../collect/helper.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/counter.h"
 #include "../dist.h"
 
@@ -32,7 +32,7 @@ struct pstate {
 	struct probe_want want;
 	int oper;
 	char error[PROBE_ERROR_MAX];
-	bool failed;                /* want.line failed on this helper instance */
+	bool failed;                /* want failed on this helper instance */
 	struct mono_counter hits, sampled, lost;
 	unsigned ncpu;
 	struct mono_counter *cpu;
@@ -147,6 +147,11 @@ static void set_dist(struct pstate *s)
 	}
 }
 
+static bool same_want(const struct probe_want *a, const struct probe_want *b)
+{
+	return spec_same(&a->spec, &b->spec) && filter_same(&a->filter, &b->filter);
+}
+
 /* The state of a row, made or updated to w; a changed spec or filter is a
  * new probe, counting from zero. */
 static struct pstate *adopt(struct probes_src *p, const struct probe_want *w)
@@ -163,7 +168,7 @@ static struct pstate *adopt(struct probes_src *p, const struct probe_want *w)
 		s->want = *w;
 		s->oper = OPER_DOWN;
 		reset_probe(s);
-	} else if (strcmp(s->want.line, w->line) != 0) {
+	} else if (!same_want(&s->want, w)) {
 		s->want = *w;
 		reset_probe(s);
 		if (s->dist != 0)
@@ -249,11 +254,6 @@ static void probes_configure(void *ctx, const struct sources_conf *c)
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
 }
 
-static void add_line(const struct probe_want *w, char *buf, size_t len)
-{
-	snprintf(buf, len, "add %u %s\n", w->id, w->line);
-}
-
 /* Records the outcome of an add for s. */
 static void record_add(struct pstate *s, enum helper_result r, bool fresh, const char *cls,
 		       const char *why)
@@ -299,7 +299,8 @@ static void plan_push(struct plan *pl, bool add, const struct probe_want *w)
 static void reconcile_row(struct pstate *s, const struct helper_reading *rd, struct plan *pl)
 {
 	const struct helper_probe *p = helper_find_probe(rd, s->want.id);
-	bool matches = p != NULL && strcmp(p->spec_line, s->want.line) == 0;
+	bool matches = p != NULL && p->listed && spec_same(&p->spec, &s->want.spec) &&
+		       filter_same(&p->filter, &s->want.filter);
 
 	if (!s->want.active) {
 		if (p != NULL)
@@ -414,27 +415,27 @@ static void helper_gone(struct probes_src *p)
 
 static void carry_out(struct probes_src *p, const char *path, struct plan *pl)
 {
-	char line[PROBE_LINE_MAX + 32], cls[32], why[PROBE_ERROR_MAX], *reply;
+	char cls[32], why[PROBE_ERROR_MAX], *reply;
 	bool fresh;
 
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct probe_want *w = &pl->a[i].want;
+		struct wire_request req = { .verb = pl->a[i].add ? WIRE_ADD : WIRE_DEL, .id = w->id,
+					    .spec = w->spec, .filter = w->filter };
 		enum helper_result r;
 		struct pstate *s;
 
 		if (!pl->a[i].add) {
-			snprintf(line, sizeof(line), "del %u\n", w->id);
-			if (helper_exchange(path, line, POLL_TIMEOUT_MS, &reply, why,
-					    sizeof(why)) == HELPER_OK)
+			if (helper_send(path, &req, POLL_TIMEOUT_MS, &reply, why, sizeof(why)) ==
+			    HELPER_OK)
 				free(reply);
 			continue;
 		}
-		add_line(w, line, sizeof(line));
 		fresh = false;
-		r = helper_add(path, line, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
+		r = helper_add(path, &req, ADD_TIMEOUT_MS, &fresh, cls, sizeof(cls), why,
 			       sizeof(why));
 		s = find_state(p, w->id);
-		if (s != NULL && strcmp(s->want.line, w->line) == 0)
+		if (s != NULL && same_want(&s->want, w))
 			record_add(s, r, fresh, cls, why);
 	}
 	free(pl->a);
@@ -449,8 +450,8 @@ static int poll_helper(struct probes_src *p)
 
 	memcpy(path, p->socket, sizeof(path));
 	was_running = p->helper == HELPER_RUNNING;
-	if (helper_exchange(path, HELPER_POLL_REQUEST, POLL_TIMEOUT_MS, &reply, why,
-			    sizeof(why)) != HELPER_OK ||
+	if (helper_ask(path, HELPER_ASK_POLL, POLL_TIMEOUT_MS, &reply, why, sizeof(why)) !=
+		    HELPER_OK ||
 	    helper_parse_poll(reply, &rd, why, sizeof(why)) != 0) {
 		free(reply);
 		helper_gone(p);

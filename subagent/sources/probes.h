@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "source_ops.h"
+#include "common/spec.h"
 #include "../snapshot.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
@@ -35,7 +36,8 @@ enum probe_oper { OPER_UP = 1, OPER_DOWN, OPER_FAILED, OPER_UNSUPPORTED };
 /* A row of the probe table as the source needs it. */
 struct probe_want {
 	uint32_t id;
-	char line[PROBE_LINE_MAX];  /* canonical "SPEC[ pid=N][ cpu=N][ every=N]" */
+	struct probe_spec spec;     /* parsed once, when the row was set */
+	struct probe_filter filter;
 	bool active;
 	bool latency;
 };

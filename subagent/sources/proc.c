@@ -26,8 +26,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../core/clock.h"
-#include "../core/number.h"
+#include "common/clock.h"
+#include "common/number.h"
 #include "procsrc.h"
 #include "top.h"
 

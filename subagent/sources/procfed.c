@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "procsrc.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 
 /* ------------------------------------------------ fed by clustermon-kprobe */
 
@@ -63,8 +63,8 @@ int procfed_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp)
 	if (maps_poll(src, now, hp) == 0)
 		return 0;
 	src->last_try_ns = now;
-	if (helper_exchange(src->helper_socket, HELPER_PROCS_REQUEST, HELPER_TIMEOUT_MS, &reply, why,
-			    sizeof(why)) == HELPER_OK &&
+	if (helper_ask(src->helper_socket, HELPER_ASK_PROCS, HELPER_TIMEOUT_MS, &reply, why,
+		       sizeof(why)) == HELPER_OK &&
 	    helper_parse_procs(reply, hp, why, sizeof(why)) == 0)
 		rc = 0;
 	free(reply);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "procsrc.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/counter.h"
 
 /* ------------------------------------------------------------ pid state */

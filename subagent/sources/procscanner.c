@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "procsrc.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 
 /* ------------------------------------------------------------ scanner */
 

@@ -22,7 +22,7 @@
 #include "../collect/inetdiag.h"
 #include "../collect/netstat.h"
 #include "../collect/sockowner.h"
-#include "../core/clock.h"
+#include "common/clock.h"
 #include "../core/counter.h"
 #include "../dist.h"
 #include "sources.h"

@@ -26,7 +26,7 @@ struct tstate {
 struct action {
 	uint32_t id, generation;
 	bool start;
-	char line[TRACE_LINE_MAX + 16];
+	struct wire_request req;
 };
 
 struct traces {
@@ -101,6 +101,12 @@ void traces_want(struct traces *t, const struct trace_want *rows, size_t n)
 	}
 }
 
+static struct action stop_action(const struct tstate *s, uint32_t generation)
+{
+	return (struct action){ s->want.id, generation, false,
+				{ .verb = WIRE_STOP, .id = s->want.id } };
+}
+
 /* What to tell the helper. */
 static size_t plan(struct traces *t, struct action *a, size_t max)
 {
@@ -113,18 +119,15 @@ static size_t plan(struct traces *t, struct action *a, size_t max)
 			/* Re-activated while the last session still runs: the
 			 * helper refuses a running id, so stop it first. */
 			if (s->rd.oper == TOPER_RUNNING && k + 1 < max) {
-				a[k] = (struct action){ s->want.id, 0, false, "" };
-				snprintf(a[k++].line, sizeof(a[0].line), "stop %u\n", s->want.id);
+				a[k++] = stop_action(s, 0);
 			}
-			a[k] = (struct action){ s->want.id, s->want.generation, true, "" };
-			snprintf(a[k++].line, sizeof(a[0].line), "trace %u %s\n", s->want.id,
-				 s->want.line);
+			a[k] = (struct action){ s->want.id, s->want.generation, true, s->want.req };
+			a[k++].req.id = s->want.id;
 			s->started = s->want.generation;
 			s->stop_sent = false;
 		} else if ((!s->want.active || s->gone) && s->rd.oper == TOPER_RUNNING &&
 			   !s->stop_sent) {
-			a[k] = (struct action){ s->want.id, s->want.generation, false, "" };
-			snprintf(a[k++].line, sizeof(a[0].line), "stop %u\n", s->want.id);
+			a[k++] = stop_action(s, s->want.generation);
 			s->stop_sent = true;
 		}
 	}
@@ -136,6 +139,7 @@ static void started(struct traces *t, const struct action *a, enum helper_result
 		    const char *reply, const char *why)
 {
 	struct tstate *s = find(t, a->id);
+	struct wire_reply w = { .kind = WIRE_R_OK };
 
 	if (s == NULL || s->want.generation != a->generation)
 		return;
@@ -144,19 +148,15 @@ static void started(struct traces *t, const struct action *a, enum helper_result
 	if (r == HELPER_DOWN) {
 		s->started = 0;         /* pending: tried again at the next sync */
 		snprintf(s->rd.error, sizeof(s->rd.error), "%s", why);
-	} else if (strncmp(reply, "ok started ", 11) == 0) {
+	} else if (helper_status(reply, &w) && w.kind == WIRE_R_STARTED) {
 		s->rd.oper = TOPER_RUNNING;
 		s->rd.error[0] = '\0';
-		snprintf(s->rd.dir, sizeof(s->rd.dir), "%.*s", (int)strcspn(reply + 11, "\n"),
-			 reply + 11);
+		snprintf(s->rd.dir, sizeof(s->rd.dir), "%s", w.u.started);
 	} else {
-		/* "err CLASS REASON": the reason is what a user acts on. */
-		const char *r = strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply;
-
-		if (r != reply && strchr(r, ' ') != NULL)
-			r = strchr(r, ' ') + 1;
+		/* The err's reason is what a user acts on. */
 		s->rd.oper = TOPER_FAILED;
-		snprintf(s->rd.error, sizeof(s->rd.error), "%.*s", (int)strcspn(r, "\n"), r);
+		snprintf(s->rd.error, sizeof(s->rd.error), "%s",
+			 w.kind == WIRE_R_ERR ? w.u.err.reason : "clustermon-kprobe gave no answer");
 	}
 }
 
@@ -165,9 +165,9 @@ static void carry_out(struct traces *t, const char *path, const struct action *a
 	char why[256], *reply;
 
 	for (size_t i = 0; i < k; i++) {
-		enum helper_result r = helper_exchange(path, a[i].line, a[i].start ?
-						       START_TIMEOUT_MS : LIST_TIMEOUT_MS,
-						       &reply, why, sizeof(why));
+		enum helper_result r = helper_send(path, &a[i].req, a[i].start ?
+						   START_TIMEOUT_MS : LIST_TIMEOUT_MS, &reply, why,
+						   sizeof(why));
 
 		if (r != HELPER_OK)
 			reply = NULL;
@@ -226,7 +226,7 @@ void traces_sync(struct traces *t, const char *path, bool helper_up)
 		return;
 	k = plan(t, a, sizeof(a) / sizeof(a[0]));
 	carry_out(t, path, a, k);
-	if (helper_exchange(path, "traces\n", LIST_TIMEOUT_MS, &reply, why, sizeof(why)) !=
+	if (helper_ask(path, HELPER_ASK_TRACES, LIST_TIMEOUT_MS, &reply, why, sizeof(why)) !=
 	    HELPER_OK)
 		return;
 	if (tracelist_parse(reply, &e, &n, why, sizeof(why)) == 0) {

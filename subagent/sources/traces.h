@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../core/readings.h"
+#include "common/wire.h"
 
 #define TRACE_LINE_MAX 320
 
@@ -27,8 +28,7 @@ enum trace_oper { TOPER_IDLE = 1, TOPER_PENDING, TOPER_RUNNING, TOPER_FINISHED, 
 /* A row of the trace table as the source needs it. */
 struct trace_want {
 	uint32_t id;
-	/* "SPEC[ FILTERS] duration=MS bytes=N buffer=N" */
-	char line[TRACE_LINE_MAX];
+	struct wire_request req;   /* the trace request that starts it */
 	bool active;
 	uint32_t generation;   /* changes at each activation: a new session */
 };

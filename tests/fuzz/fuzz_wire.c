@@ -14,6 +14,8 @@
  * line is also a distribution request's words (distspec.h: an accepted one
  * prints back to words that parse to the same spec and filters) and the
  * bytes a "dists" reply (collect/distlist.h: every bucket count adds up).
+ * Each line is also a reply line to every verb (common/wire.h): an
+ * accepted one writes back to a line that reads as the same struct.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,10 +26,10 @@
 #include "collect/helper.h"
 #include "collect/distlist.h"
 #include "collect/tracelist.h"
-#include "distspec.h"
-#include "ranlist.h"
+#include "common/distspec.h"
+#include "common/ranlist.h"
 #include "tpformat.h"
-#include "wire.h"
+#include "common/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -63,6 +65,39 @@ static void check_dist_line(const char *line)
 	}
 }
 
+static bool same_reply(const struct wire_reply *a, const struct wire_reply *b)
+{
+	return a->kind == b->kind && memcmp(&a->u, &b->u, sizeof(a->u)) == 0 &&
+	       a->ncpu == b->ncpu &&
+	       (a->ncpu == 0 || memcmp(a->cpu, b->cpu, a->ncpu * sizeof(*a->cpu)) == 0);
+}
+
+static void check_reply_line(const char *line)
+{
+	for (int verb = WIRE_HELLO; verb <= WIRE_DISTS; verb++) {
+		struct wire_reply r, back;
+		char why[256], *text = NULL;
+		size_t len = 0;
+		FILE *out;
+
+		if (wire_parse_reply((enum wire_verb)verb, line, &r, why, sizeof(why)) != 0)
+			continue;
+		if ((out = open_memstream(&text, &len)) == NULL)
+			abort();
+		if (wire_write_reply(out, &r) != 0 || fclose(out) != 0 || len == 0 ||
+		    (text[len - 1] = '\0',
+		     wire_parse_reply((enum wire_verb)verb, text, &back, why, sizeof(why)) != 0) ||
+		    !same_reply(&r, &back)) {
+			fprintf(stderr, "contract broken: reply '%.80s' does not write back (%s)\n",
+				line, why);
+			abort();
+		}
+		wire_reply_free(&back);
+		wire_reply_free(&r);
+		free(text);
+	}
+}
+
 static void as_requests(const uint8_t *data, size_t size)
 {
 	char buf[2 * WIRE_MAX_REQUEST + 2], line[WIRE_MAX_REQUEST + 1], why[256];
@@ -80,6 +115,7 @@ static void as_requests(const uint8_t *data, size_t size)
 			if (wire_parse_request(line, &r, why, sizeof(why)) == 0)
 				check_roundtrip(&r);
 			check_dist_line(line);
+			check_reply_line(line);
 		}
 		if (st == WIRE_TOO_LONG)
 			return; /* the helper closes the connection here */

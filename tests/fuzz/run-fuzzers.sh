@@ -18,7 +18,7 @@ awk -f "$top/mibs/gen-oids.awk" "$top/mibs/CLUSTER-MON-MIB.txt" >"$out/gen/mib/c
 	echo "FAIL: fuzzers: mibs/gen-oids.awk could not make cm-oids.h"
 	exit 1
 }
-flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$out/gen -I$top/kprobe-helper"
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/subagent -I$out/gen -I$top -I$top/kprobe-helper"
 
 if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}\n' |
 	$CC $flags -x c - -o "$out/probe" >/dev/null 2>&1; then
@@ -52,13 +52,14 @@ build_lib() { # NAME VAR [FLAGS...]: $out/lib/libNAME.a
 	done
 	[ ${#objs[@]} -gt 0 ] && ar rcs "$out/lib/lib$name.a" "${objs[@]}"
 }
-if ! { build_lib core CORE_SOURCES && build_lib probe PROBE_SOURCES &&
+if ! { build_lib common COMMON_SOURCES && build_lib core CORE_SOURCES &&
+	build_lib probe PROBE_SOURCES &&
 	build_lib collect COLLECT_SOURCES && build_lib agent AGENT_SOURCES \
 		-DCLUSTERMON_VERSION='"fuzz"'; } >"$out/lib.log" 2>&1; then
 	echo "FAIL: fuzzers: the agent's libraries do not build with $CC (see $out/lib.log)"
 	exit 1
 fi
-libs="$out/lib/libagent.a $out/lib/libcollect.a $out/lib/libprobe.a $out/lib/libcore.a"
+libs="$out/lib/libagent.a $out/lib/libcollect.a $out/lib/libprobe.a $out/lib/libcore.a $out/lib/libcommon.a"
 agent_libs="$snmp_flags -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]

@@ -3,13 +3,16 @@
 # #include lines and everything they bring in: collect/ (OS readers) and
 # core/ (pure C) below sources/ and the sampler, below mib/, below main.c,
 # conf.c and reload.c; mib/ never reaches into collect/; collect/ and core/
-# never see net-snmp or libbpf; dlmod/ links core/ only; and outside
-# kprobe-helper/ only the helper's protocol headers (wire.h, spec.h,
-# distspec.h) are included. A quoted include is resolved as the compiler
-# does: the file's own directory, then the -I directories of Makefile.am in
-# their order. An arrow is a file and what it reaches through any chain of
-# headers: a rule a header breaks is broken by every file that includes it.
-# The script first checks itself on a made-up tree (test 1).
+# never see net-snmp or libbpf; dlmod/ links core/ only; common/ (what
+# several binaries compile: clock, numbers, the helper's protocol and map
+# layout) includes only itself and the C library, and everything may
+# include it; nothing outside kprobe-helper/ includes the helper's own
+# headers, and the helper includes nothing of subagent/. A quoted include is
+# resolved as the compiler does: the file's own directory, then the -I
+# directories of Makefile.am in their order. An arrow is a file and what it
+# reaches through any chain of headers: a rule a header breaks is broken by
+# every file that includes it. The script first checks itself on a made-up
+# tree (test 1).
 . "$(dirname "$0")/files.sh"
 
 # Arrows that exist today and are allowed, each with its reason. Listed, not
@@ -19,23 +22,13 @@ tests/unit/test_ctf.c -> kprobe-helper/ctf.h
 tests/unit/test_ctf.c -> kprobe-helper/tpformat.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/ctf.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/tpformat.h
-tests/unit/test_ranlist.c -> kprobe-helper/ranlist.h
-tests/unit/test_ranlist.c -> kprobe-helper/clustermon_kprobe.h
-tests/fuzz/fuzz_wire.c -> kprobe-helper/ranlist.h
-tests/fuzz/fuzz_wire.c -> kprobe-helper/clustermon_kprobe.h
-subagent/collect/helpermaps.c -> kprobe-helper/ranlist.h
-subagent/collect/helpermaps.c -> kprobe-helper/clustermon_kprobe.h
-subagent/collect/helpercg.c -> kprobe-helper/clustermon_kprobe.h
 '
-# (The helper's CTF writer, tracefs format parser and ran-ring reader have their unit test
-# and fuzz target outside kprobe-helper/; clustermond reads the rings itself
-# through read-only mappings of the helper's maps (issue 30), and looks up the per-cgroup
-# waits by the map layout of the one BPF ABI header (issue 32); they leave the helper's directory
-# with the protocol library, when issue 25's move to one shared room lands.)
+# (The helper's CTF writer and tracefs format parser have their unit test and
+# fuzz target outside kprobe-helper/.)
 
 resolve() { # FILE INCLUDE: the included file, relative to the top
 	local dir
-	for dir in "$(dirname "$1")" subagent kprobe-helper contrib/ctl contrib/nagios contrib/client; do
+	for dir in "$(dirname "$1")" subagent . kprobe-helper contrib/ctl contrib/nagios contrib/client; do
 		if [ -e "$top/$dir/$2" ]; then
 			realpath -m --relative-to="$top" "$top/$dir/$2"
 			return
@@ -126,7 +119,7 @@ check() {
 }
 
 top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
-echo "1..13"
+echo "1..15"
 if [ -n "${ARROWS_INNER:-}" ]; then
 	echo "ok 1 - (the self-test is not run inside itself)"
 elif self_test; then
@@ -138,12 +131,12 @@ if [ "$n" -gt 500 ]; then echo "ok 2 - $n include lines read"; else echo "not ok
 check 3 "mib/ reaches nothing of collect/" '^subagent/mib/' '^subagent/collect/'
 check 4 "collect/ reaches no net-snmp or libbpf header, nothing of subagent/ but collect/ and core/" \
 	'^subagent/collect/' '^(<net-snmp/|<bpf/|subagent/)' '^subagent/(collect|core)/'
-check 5 "core/ reaches only core/ and the C library" \
-	'^subagent/core/' '.' '^(subagent/core/.*|<[^/]*>|<sys/[^/]*>)$'
-check 6 "dlmod/ reaches core/, the MIB's numbers and system headers only" \
-	'^dlmod/' '.' '^(subagent/core/.*|subagent/mib/cm-oids[.]h|<.*>)$'
-check 7 "outside kprobe-helper/ only its protocol headers (wire.h, spec.h, distspec.h)" \
-	'^(subagent|dlmod|contrib|tests)/' '^kprobe-helper/' '^kprobe-helper/(wire|spec|distspec)[.]h$'
+check 5 "core/ reaches only core/, common/ and the C library" \
+	'^subagent/core/' '.' '^((subagent/core|common)/.*|<[^/]*>|<sys/[^/]*>)$'
+check 6 "dlmod/ reaches core/, common/, the MIB's numbers and system headers only" \
+	'^dlmod/' '.' '^((subagent/core|common)/.*|subagent/mib/cm-oids[.]h|<.*>)$'
+check 7 "outside kprobe-helper/ nothing of it is reached (the protocol is in common/)" \
+	'^(subagent|dlmod|contrib|tests|common)/' '^kprobe-helper/'
 check 8 "every quoted include resolves" '.' '^unresolved:'
 check 9 "sources/ and the sampler reach neither mib/ nor main.c, conf.h, reload.h" \
 	'^subagent/(sources/|sampler|snapshot|dist[.]|imagefile)' "^subagent/mib/|$top_layer"
@@ -170,3 +163,6 @@ else
 	echo "not ok 13 - listed exceptions that no longer occur (delete them):"
 	printf '%s\n' "$stale" | sed 's/^/#   /'
 fi
+check 14 "common/ reaches only common/ and the C library" \
+	'^common/' '.' '^(common/.*|<[^/]*>|<(sys|linux)/[^/]*>)$'
+check 15 "kprobe-helper/ reaches nothing of subagent/" '^kprobe-helper/' '^subagent/'

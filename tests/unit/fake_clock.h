@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fake_clock.h - a clock the test moves by hand, put in place of the
- * daemon's monotonic one (core/clock.h) so deadlines and refresh intervals
+ * daemon's monotonic one (common/clock.h) so deadlines and refresh intervals
  * are exact (unit tests only).
  */
 #ifndef CLUSTERMON_FAKE_CLOCK_H
@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "core/clock.h"
+#include "common/clock.h"
 
 #define FAKE_MS 1000000ull
 #define FAKE_SEC 1000000000ull

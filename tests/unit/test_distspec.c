@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "collect/distlist.h"
-#include "distspec.h"
+#include "common/distspec.h"
 #include "tap.h"
 
 static const struct {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_number.c - core/number.c, the one strict decimal parser: every reason
+ * test_number.c - common/number.c, the one strict decimal parser: every reason
  * for a refusal, the edges of 64 and 32 bits and of signed numbers, and what
  * scanning leaves. One table per parser: input, range, verdict, value.
  */
 #include <string.h>
 
-#include "core/number.h"
+#include "common/number.h"
 #include "tap.h"
 
 static const struct {

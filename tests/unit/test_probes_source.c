@@ -32,7 +32,7 @@ static struct {
 	bool listed;            /* probe 3 attached */
 	char line[128];
 	uint64_t hits;
-	const char *refuse;     /* answer to "add": NULL = "ok added" */
+	const char *refuse;     /* answer to "add": NULL = "ok attached" */
 	char log[4096];         /* add and del requests, in order */
 } H = { .lock = PTHREAD_MUTEX_INITIALIZER, .instance = "i1" };
 
@@ -68,7 +68,7 @@ static void serve(int fd)
 			H.hits = 0;
 			snprintf(H.line, sizeof(H.line), "%.*s", (int)strcspn(req + 6, "\n"), req + 6);
 		}
-		snprintf(reply, sizeof(reply), "%s\n", H.refuse ? H.refuse : "ok added");
+		snprintf(reply, sizeof(reply), "%s\n", H.refuse ? H.refuse : "ok attached");
 	} else if (strncmp(req, "del 3\n", 6) == 0) {
 		strncat(H.log, req, sizeof(H.log) - strlen(H.log) - 1);
 		H.listed = false;
@@ -175,12 +175,18 @@ static void want(void *ctx, const struct probe_want *rows, size_t n)
 
 int main(void)
 {
-	struct probe_want row = { .id = 3, .line = "tracepoint:a:b pid=5", .active = true };
+	struct probe_want row = { .id = 3, .active = true };
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct probes_view *v;
 	pthread_t t;
 	void *ctx;
 
+	char why[128];
+
+	if (spec_parse("tracepoint:a:b", &row.spec, why, sizeof(why)) != 0)
+		return fprintf(stderr, "%s\n", why), 1;
+	filter_default(&row.filter);
+	row.filter.tgid = 5;
 	if (mkdtemp(dir) == NULL)
 		return perror("mkdtemp"), 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/kprobe.sock", dir);

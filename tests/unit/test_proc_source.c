@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_proc_source.c - the proc source's sample path on a copy of the
- * proc-procs fixture, with a fake clock (core/clock.h) so each interval is
+ * proc-procs fixture, with a fake clock (common/clock.h) so each interval is
  * exactly one second: rows and their units, start times from btime, one
  * process's CPU share over an interval, and the procFilter rules (uid, name
  * glob, top N busiest).

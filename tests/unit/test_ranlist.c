@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranlist.h"
+#include "common/ranlist.h"
 #include "tap.h"
 
 static uint64_t ent(uint32_t tgid, uint32_t mark, uint32_t gen)

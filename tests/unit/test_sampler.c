@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sampler.c - the sampler's deadlines and lateness rules on a fake clock
- * (core/clock.h), without threads: sampler_prime and sampler_run_due are the
+ * (common/clock.h), without threads: sampler_prime and sampler_run_due are the
  * steps its threads take. Deadlines stay absolute whatever a sample costs, a
  * source more than two intervals behind is late and skips ahead once instead
  * of bursting, and an interval change takes effect as sampler.h promises.

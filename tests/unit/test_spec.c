@@ -3,7 +3,7 @@
  * malformed one is refused with the reason a user sees. */
 #include <string.h>
 
-#include "spec.h"
+#include "common/spec.h"
 #include "tap.h"
 
 static const struct {

@@ -53,6 +53,9 @@ int spec_parse(const char *text, struct probe_spec *out, char *why, size_t whyle
 /* The canonical text of a spec; what spec_parse read back gives the same. */
 void spec_format(const struct probe_spec *s, char *buf, size_t len);
 bool spec_is_latency(const struct probe_spec *s);
+/* Whether two parsed specs (or filters) name the same thing. */
+bool spec_same(const struct probe_spec *a, const struct probe_spec *b);
+bool filter_same(const struct probe_filter *a, const struct probe_filter *b);
 bool spec_needs_kprobes(const struct probe_spec *s);
 
 void filter_default(struct probe_filter *f);

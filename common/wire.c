@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "number.h"
 
 enum wire_line_status wire_take_line(char *buf, size_t *len, size_t max, char *line)
 {
@@ -92,31 +92,62 @@ static int limit_word(const char *word, struct trace_limits *l, char *why, size_
 	return 1;
 }
 
-static int parse_trace(char **save, struct wire_request *req, char *why, size_t whylen)
+static int trace_spec_ok(const struct probe_spec *spec, char *why, size_t whylen)
 {
-	char *word;
-	int rc;
+	if (spec->kind == SPEC_TRACEPOINT || spec->kind == SPEC_RAW_TRACEPOINT)
+		return 0;
+	snprintf(why, whylen, "a trace records a tracepoint: or raw_tracepoint: spec");
+	return -1;
+}
 
-	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
-		return -1;
-	word = strtok_r(NULL, " ", save);
+int wire_parse_trace_spec(const char *word, struct probe_spec *out, char *why, size_t whylen)
+{
 	if (word != NULL && strcmp(word, "sched_switch") == 0)
 		word = "tracepoint:sched:sched_switch";
-	if (spec_parse(word, &req->spec, why, whylen) != 0)
+	if (spec_parse(word, out, why, whylen) != 0)
 		return -1;
-	if (req->spec.kind != SPEC_TRACEPOINT && req->spec.kind != SPEC_RAW_TRACEPOINT) {
-		snprintf(why, whylen, "a trace records a tracepoint: or raw_tracepoint: spec");
-		return -1;
-	}
+	return trace_spec_ok(out, why, whylen);
+}
+
+int wire_trace_option(const char *word, struct probe_filter *f, struct trace_limits *l,
+		      char *why, size_t whylen)
+{
+	int rc = limit_word(word, l, why, whylen);
+
+	return rc > 0 ? filter_parse_word(word, f, why, whylen) : rc;
+}
+
+void wire_trace_defaults(struct wire_request *req)
+{
 	filter_default(&req->filter);
 	req->limits = (struct trace_limits){ TRACE_DEFAULT_DURATION_MS, TRACE_DEFAULT_BUFFER,
 					     TRACE_DEFAULT_BYTES };
-	while ((word = strtok_r(NULL, " ", save)) != NULL) {
-		rc = limit_word(word, &req->limits, why, whylen);
-		if (rc < 0 || (rc > 0 && filter_parse_word(word, &req->filter, why, whylen) != 0))
+}
+
+static int parse_trace(char **save, struct wire_request *req, char *why, size_t whylen)
+{
+	char *word;
+
+	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
+		return -1;
+	if (wire_parse_trace_spec(strtok_r(NULL, " ", save), &req->spec, why, whylen) != 0)
+		return -1;
+	wire_trace_defaults(req);
+	while ((word = strtok_r(NULL, " ", save)) != NULL)
+		if (wire_trace_option(word, &req->filter, &req->limits, why, whylen) != 0)
 			return -1;
-	}
 	return 0;
+}
+
+/* "dist ID SPEC[ FILTERS]": the rest of the line is distspec.c's. */
+static int parse_dist(char **save, struct wire_request *req, char *why, size_t whylen)
+{
+	const char *rest;
+
+	if (parse_id(strtok_r(NULL, " ", save), &req->id, why, whylen) != 0)
+		return -1;
+	rest = *save != NULL ? *save + strspn(*save, " ") : "";
+	return dist_line_parse(rest, &req->dist, &req->dfilter, why, whylen);
 }
 
 static bool printable(const char *s)
@@ -154,8 +185,12 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_TRACE;
 		return parse_trace(&save, req, why, whylen);
 	}
-	if (strcmp(verb, "del") == 0 || strcmp(verb, "stop") == 0) {
-		req->verb = verb[0] == 'd' ? WIRE_DEL : WIRE_STOP;
+	if (strcmp(verb, "dist") == 0) {
+		req->verb = WIRE_DIST;
+		return parse_dist(&save, req, why, whylen);
+	}
+	if (strcmp(verb, "del") == 0 || strcmp(verb, "stop") == 0 || strcmp(verb, "undist") == 0) {
+		req->verb = verb[0] == 'd' ? WIRE_DEL : verb[0] == 's' ? WIRE_STOP : WIRE_UNDIST;
 		if (parse_id(strtok_r(NULL, " ", &save), &req->id, why, whylen) != 0)
 			return -1;
 	} else if (strcmp(verb, "hello") == 0) {
@@ -172,9 +207,11 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_MAPS;
 	} else if (strcmp(verb, "cgmaps") == 0) {
 		req->verb = WIRE_CGMAPS;
+	} else if (strcmp(verb, "dists") == 0) {
+		req->verb = WIRE_DISTS;
 	} else {
 		snprintf(why, whylen,
-			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps)",
+			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps, dist, undist, dists)",
 			 verb);
 		return -1;
 	}
@@ -183,6 +220,14 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		return -1;
 	}
 	return 0;
+}
+
+static int format_dist(const struct wire_request *req, char *buf, size_t len)
+{
+	char line[WIRE_MAX_REQUEST + 1];
+
+	dist_line_format(&req->dist, &req->dfilter, line, sizeof(line));
+	return snprintf(buf, len, "dist %u %s\n", req->id, line);
 }
 
 int wire_format_request(const struct wire_request *req, char *buf, size_t len)
@@ -226,6 +271,15 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_CGMAPS:
 		n = snprintf(buf, len, "cgmaps\n");
+		break;
+	case WIRE_DIST:
+		n = format_dist(req, buf, len);
+		break;
+	case WIRE_UNDIST:
+		n = snprintf(buf, len, "undist %u\n", req->id);
+		break;
+	case WIRE_DISTS:
+		n = snprintf(buf, len, "dists\n");
 		break;
 	default:
 		n = snprintf(buf, len, "read\n");

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "number.h"
 
 #define MAX_WORDS 8
 

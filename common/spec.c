@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/number.h"
+#include "number.h"
 
 /* Characters of tracepoint and function names (GCC clones such as
  * tcp_sendmsg.isra.0 carry dots). */
@@ -260,4 +260,16 @@ int spec_filter_restore(const char **line, char *spec, struct probe_filter *f)
 	f->every = (uint32_t)every;
 	*line = s;
 	return 0;
+}
+
+bool spec_same(const struct probe_spec *a, const struct probe_spec *b)
+{
+	return a->kind == b->kind && strcmp(a->category, b->category) == 0 &&
+	       strcmp(a->name, b->name) == 0 && strcmp(a->exit_category, b->exit_category) == 0 &&
+	       strcmp(a->exit_name, b->exit_name) == 0;
+}
+
+bool filter_same(const struct probe_filter *a, const struct probe_filter *b)
+{
+	return a->tgid == b->tgid && a->cpu == b->cpu && a->every == b->every;
 }
