@@ -113,7 +113,7 @@ is "$(awk '{ print $2, $3, $4 }' <<<"$line")" "memtotal risen $(get "$clusterMon
 	"thresholds: owner, state and value as snmpget reads them"
 ctl "127.0.0.1:$PORT" threshold add bad "$clusterMonMemTotalKB.0" rising=1 falling=5
 [ $rc -eq 2 ] && contains "refused" "$out"; ok $? "falling above rising is refused: $out"
-# Numbers in arguments are read whole (core/number.h): "5x" was 5 to strtol.
+# Numbers in arguments are read whole (common/number.h): "5x" was 5 to strtol.
 bad=
 for args in "procs 5x" "procs 0" "probe del 1x" "probe del 65536" "trace stop +1" \
 	"probe add tracepoint:a:b pid=-1" "threshold add t $clusterMonMemTotalKB.0 rising=1 falling=0 interval=9x"; do
