@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "helper.h"
+#include "../core/grow.h"
 
 struct entries {
 	struct distlist_entry *v;
@@ -21,15 +22,8 @@ static bool take_dist(void *ctx, struct wire_reply *w)
 
 	if (w->kind != WIRE_R_DIST || e->n >= DISTLIST_MAX)
 		return false;
-	if (e->n == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 8;
-		struct distlist_entry *grown = realloc(e->v, cap * sizeof(*grown));
-
-		if (grown == NULL)
-			return false;
-		e->v = grown;
-		e->cap = cap;
-	}
+	if (!cm_grow(&e->v, &e->cap, e->n, sizeof(*e->v), 8))
+		return false;
 	d = &e->v[e->n++];
 	d->id = w->u.dist.id;
 	d->hits = w->u.dist.hits;

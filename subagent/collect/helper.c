@@ -3,6 +3,7 @@
 #include "helper.h"
 #include "common/clock.h"
 #include "common/number.h"
+#include "../core/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -451,18 +452,10 @@ int helper_parse_poll(const char *reply, struct helper_reading *out, char *why, 
 static bool take_proc_line(void *ctx, struct wire_reply *w)
 {
 	struct helper_procs *r = ctx;
-	struct helper_proc *grown;
 
-	if (w->kind != WIRE_R_PROC || r->n >= HELPER_MAX_PROCS)
+	if (w->kind != WIRE_R_PROC || r->n >= HELPER_MAX_PROCS ||
+	    !cm_grow(&r->v, &r->cap, r->n, sizeof(*r->v), 256))
 		return false;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-
-		if ((grown = realloc(r->v, cap * sizeof(*grown))) == NULL)
-			return false;
-		r->v = grown;
-		r->cap = cap;
-	}
 	r->v[r->n] = (struct helper_proc){ .tgid = w->u.proc.tgid, .mark = (uint8_t)w->u.proc.mark,
 					   .exited = w->u.proc.mark == WIRE_PROC_EXITED,
 					   .cpu_ns = w->u.proc.cpu_ns,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "helper.h"
+#include "../core/grow.h"
 
 struct entries {
 	struct tracelist_entry *v;
@@ -21,15 +22,8 @@ static bool take_trace(void *ctx, struct wire_reply *w)
 
 	if (w->kind != WIRE_R_TRACE || e->n >= TRACELIST_MAX)
 		return false;
-	if (e->n == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 8;
-		struct tracelist_entry *grown = realloc(e->v, cap * sizeof(*grown));
-
-		if (grown == NULL)
-			return false;
-		e->v = grown;
-		e->cap = cap;
-	}
+	if (!cm_grow(&e->v, &e->cap, e->n, sizeof(*e->v), 8))
+		return false;
 	t = &e->v[e->n++];
 	t->id = w->u.trace.id;
 	t->state = (enum tracelist_state)w->u.trace.state;

@@ -11,6 +11,7 @@
 
 #include "collect/helper.h"
 #include "collect/tracelist.h"
+#include "core/grow.h"
 
 #define START_TIMEOUT_MS 3000   /* loading a program: the verifier's time */
 #define LIST_TIMEOUT_MS 1000
@@ -46,15 +47,8 @@ static struct tstate *add_state(struct traces *t, const struct trace_want *w)
 {
 	struct tstate *s;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-		struct tstate *grown = realloc(t->st, cap * sizeof(*grown));
-
-		if (grown == NULL)
-			return NULL;
-		t->st = grown;
-		t->cap = cap;
-	}
+	if (!cm_grow(&t->st, &t->cap, t->n, sizeof(*t->st), 8))
+		return NULL;
 	s = &t->st[t->n++];
 	memset(s, 0, sizeof(*s));
 	s->want = *w;
