@@ -257,3 +257,17 @@ void dist_line_format(const struct dist_spec *s, const struct dist_filter *f, ch
 	dist_filter_format(f, filt, sizeof(filt));
 	snprintf(buf, len, "%s%s", spec, filt);
 }
+
+bool dist_same(const struct dist_spec *a, const struct dist_filter *fa, const struct dist_spec *b,
+	       const struct dist_filter *fb)
+{
+	if (a->kind != b->kind || !spec_same(&a->start, &b->start) ||
+	    (a->kind == DIST_LATENCY && !spec_same(&a->end, &b->end)) || a->nkeys != b->nkeys ||
+	    strcmp(a->field, b->field) != 0)
+		return false;
+	for (unsigned i = 0; i < a->nkeys && i < DIST_MAX_KEYS; i++)
+		if (strcmp(a->key[i], b->key[i]) != 0)
+			return false;
+	return filter_same(&fa->f, &fb->f) && strcmp(fa->cgroup, fb->cgroup) == 0 &&
+	       fa->inflight == fb->inflight;
+}

@@ -51,6 +51,9 @@ struct dist_filter {
 	uint32_t inflight;                   /* keyed pairs: entries of the start map */
 };
 
+/* The same distribution: a new one counts from zero. */
+bool dist_same(const struct dist_spec *a, const struct dist_filter *fa, const struct dist_spec *b,
+	       const struct dist_filter *fb);
 /* 0, or -1 with the reason in why (a sentence a user can act on). */
 int dist_spec_parse(const char *text, struct dist_spec *out, char *why, size_t whylen);
 /* The canonical text; parsing it back gives the same spec. */

@@ -291,7 +291,6 @@ static void want_of(const struct dist_row *d, struct dist_want *w)
 	snprintf(f.cgroup, sizeof(f.cgroup), "%s", d->cgroup);
 	if (dist_spec_parse(d->sf.spec, &s, why, sizeof(why)) != 0)
 		return;
-	dist_line_format(&s, &f, w->line, sizeof(w->line));
 	w->spec = s;
 	w->filter = f;
 	snprintf(w->unit, sizeof(w->unit), "%.16s", s.kind == DIST_LATENCY ? "ns" : s.field);

@@ -35,8 +35,10 @@ struct snap {
 struct dstate {
 	struct dist_want want;
 	struct dist_reading rd;
-	char attached[DIST_LINE_MAX];  /* the line the helper holds for us; "" none */
-	bool failed;                   /* want.line was refused by this instance */
+	bool attached;                 /* the helper holds held, held_filter for us */
+	struct dist_spec held;
+	struct dist_filter held_filter;
+	bool failed;                   /* want was refused by this instance */
 	bool gone;                     /* destroyed: drop once removed from the helper */
 	struct mono_counter hits, sampled, misses;
 	struct log2hist base, raw;
@@ -108,7 +110,7 @@ static struct dstate *adopt(const struct dist_want *w)
 		s->rd.id = w->id;
 		s->rd.oper = DOPER_DOWN;
 		reset(s);
-	} else if (strcmp(s->want.line, w->line) != 0 || s->gone) {
+	} else if (!dist_same(&s->want.spec, &s->want.filter, &w->spec, &w->filter) || s->gone) {
 		s->want = *w;
 		reset(s);
 		if (s->rd.source != 0)
@@ -146,7 +148,7 @@ void dists_want(const struct dist_want *rows, size_t n)
 			continue;
 		D.st[i]->gone = true;
 		set_source(D.st[i]);
-		if (D.st[i]->attached[0] == '\0')
+		if (!D.st[i]->attached)
 			drop(i);
 	}
 	for (size_t i = 0; i < n; i++)
@@ -159,8 +161,7 @@ void dists_want(const struct dist_want *rows, size_t n)
 struct action {
 	uint32_t id;
 	bool add;
-	struct wire_request req;
-	char want[DIST_LINE_MAX];
+	struct wire_request req;     /* for an add: the spec and filter it asks for */
 };
 
 /* A helper we have not seen before: its rows start from zero, and specs it
@@ -171,7 +172,7 @@ static void new_instance(const char *instance)
 	for (size_t i = 0; i < D.n; i++) {
 		struct dstate *s = D.st[i];
 
-		s->attached[0] = '\0';
+		s->attached = false;
 		s->failed = false;
 		mono_counter_restart(&s->hits);
 		mono_counter_restart(&s->sampled);
@@ -191,18 +192,19 @@ static size_t plan(struct action *a, size_t max)
 		struct dstate *s = D.st[i];
 		bool want = s->want.active && !s->gone;
 
-		if (want && !s->failed && strcmp(s->attached, s->want.line) != 0) {
+		if (want && !s->failed &&
+		    !(s->attached && dist_same(&s->held, &s->held_filter, &s->want.spec, &s->want.filter))) {
 			a[k] = (struct action){ .id = s->want.id, .add = true };
 			a[k].req = (struct wire_request){ .verb = WIRE_DIST, .id = s->want.id,
 							  .dist = s->want.spec,
 							  .dfilter = s->want.filter };
-			memcpy(a[k++].want, s->want.line, sizeof(a[0].want));
-		} else if (!want && s->attached[0] != '\0') {
+			k++;
+		} else if (!want && s->attached) {
 			a[k] = (struct action){ .id = s->want.id, .add = false };
 			a[k++].req = (struct wire_request){ .verb = WIRE_UNDIST, .id = s->want.id };
-			s->attached[0] = '\0';
+			s->attached = false;
 		}
-		if (s->gone && s->attached[0] == '\0')
+		if (s->gone && !s->attached)
 			drop(i);
 	}
 	return k;
@@ -213,7 +215,7 @@ static void added(const struct action *a, enum helper_result r, bool fresh, cons
 {
 	struct dstate *s = find(a->id);
 
-	if (s == NULL || strcmp(s->want.line, a->want) != 0)
+	if (s == NULL || !dist_same(&s->want.spec, &s->want.filter, &a->req.dist, &a->req.dfilter))
 		return;
 	if (r == HELPER_OK) {
 		if (fresh) {
@@ -223,7 +225,9 @@ static void added(const struct action *a, enum helper_result r, bool fresh, cons
 			log2hist_merge(&s->base, &s->raw);
 			log2hist_init(&s->raw, DISTLIST_SLOTS);
 		}
-		memcpy(s->attached, a->want, sizeof(s->attached));
+		s->attached = true;
+		s->held = a->req.dist;
+		s->held_filter = a->req.dfilter;
 		s->rd.oper = s->want.active ? DOPER_UP : DOPER_DOWN;
 		s->rd.error[0] = '\0';
 		return;
@@ -321,7 +325,7 @@ static void absorb(const struct distlist_entry *e, size_t n, uint32_t *ids, size
 	for (size_t j = 0; j < n; j++) {
 		struct dstate *s = find(e[j].id);
 
-		if (s == NULL || s->gone || s->attached[0] == '\0')
+		if (s == NULL || s->gone || !s->attached)
 			ids[(*nids)++] = e[j].id;
 		else
 			absorb_entry(s, &e[j], t_ms);
@@ -333,7 +337,7 @@ static void absorb(const struct distlist_entry *e, size_t n, uint32_t *ids, size
 		while (j < n && e[j].id != D.st[i]->want.id)
 			j++;
 		if (j == n)
-			D.st[i]->attached[0] = '\0';
+			D.st[i]->attached = false;
 	}
 }
 

@@ -32,7 +32,6 @@ enum dist_oper { DOPER_UP = 1, DOPER_DOWN, DOPER_FAILED };
 /* A row of the table as the source needs it. */
 struct dist_want {
 	uint32_t id;
-	char line[DIST_LINE_MAX];   /* canonical "SPEC[ FILTERS]": what identifies it */
 	struct dist_spec spec;      /* what the helper is asked for */
 	struct dist_filter filter;
 	char unit[DIST_UNIT_MAX + 1];

@@ -107,6 +107,41 @@ static void filters(void)
 	   "an unknown filter is refused: %s", why);
 }
 
+/* The source tells a changed row from the same one by dist_same. */
+static void sameness(void)
+{
+	static const char *const lines[] = {
+		"latency tracepoint:a:b tracepoint:a:c",
+		"latency tracepoint:a:b tracepoint:a:d",
+		"latency tracepoint:a:b tracepoint:a:c key pid",
+		"value tracepoint:a:b ret",
+		"value tracepoint:a:b len",
+		"value tracepoint:a:b ret pid=7",
+		"value tracepoint:a:b ret cgroup=/x",
+		"latency tracepoint:a:b tracepoint:a:c key pid inflight=100",
+	};
+	enum { N = sizeof(lines) / sizeof(lines[0]) };
+	struct dist_spec s[N], again;
+	struct dist_filter f[N], fa;
+	char why[256];
+	int bad = 0;
+
+	for (unsigned i = 0; i < N; i++)
+		bad += dist_line_parse(lines[i], &s[i], &f[i], why, sizeof(why)) != 0;
+	for (unsigned i = 0; i < N; i++)
+		for (unsigned j = 0; j < N; j++)
+			bad += dist_same(&s[i], &f[i], &s[j], &f[j]) != (i == j);
+	for (unsigned i = 0; i < N; i++) {
+		char text[512];
+
+		dist_line_format(&s[i], &f[i], text, sizeof(text));
+		bad += dist_line_parse(text, &again, &fa, why, sizeof(why)) != 0 ||
+		       !dist_same(&s[i], &f[i], &again, &fa);
+	}
+	ok(bad == 0, "each of %d specs is the same only as itself, and as its text read back (%d wrong)",
+	   N, bad);
+}
+
 static void reply(void)
 {
 	char good[2048], why[256];
@@ -136,6 +171,7 @@ int main(void)
 	round_trips();
 	refusals();
 	filters();
+	sameness();
 	reply();
 	return done_testing();
 }
