@@ -589,6 +589,61 @@ static void test_reader(struct cm_image_header *h)
 	cm_image_reader_free(&r);
 }
 
+/* cm_image_put_section's stores: what a dirty map costs in system calls
+ * (dirty chunks across gaps of up to four clean ones share a store, the
+ * chunk numbers one store each way), and the file ends as the writer's
+ * copy whatever is rewritten with it. */
+struct store_log {
+	unsigned char *file;
+	unsigned n;
+};
+
+static int log_store(void *ctx, const void *buf, size_t len, uint64_t off)
+{
+	struct store_log *l = ctx;
+
+	memmove(l->file + off, buf, len);
+	l->n++;
+	return 0;
+}
+
+static void test_spans(void)
+{
+	enum { CHUNKS = 10, DATA = CHUNKS * CM_IMAGE_CHUNK };
+	static unsigned char data[DATA];
+	static const unsigned char dirty[CHUNKS] = { 1, 0, 0, 1, 0, 0, 0, 0, 0, 1 };
+	struct cm_image_header h;
+	uint32_t seqs[CHUNKS] = { 0 };
+	size_t off = (sizeof(h) + 4095) / 4096 * 4096;
+	struct store_log l = { calloc(1, off + DATA + 4096), 0 };
+	int rc;
+
+	if (l.file == NULL)
+		abort();
+	memset(&h, 0, sizeof(h));
+	h.sec[0].cap = DATA;
+	h.sec[0].off = off;
+	h.sec[0].seqs_off = off + DATA;
+	for (size_t i = 0; i < DATA; i++)
+		data[i] = (unsigned char)(i * 7);
+	rc = cm_image_put_section(&h, 0, data, DATA, NULL, seqs, log_store, &l);
+	ok(rc == 0 && l.n == 6, "a whole section: six stores (%u)", l.n);
+	for (size_t i = 0; i < DATA; i++)
+		data[i] = (unsigned char)(i * 13);
+	l.n = 0;
+	rc = cm_image_put_section(&h, 0, data, DATA, dirty, seqs, log_store, &l);
+	ok(rc == 0 && l.n == 7, "chunks 0, 3 and 9 dirty: 0-3 in one store, 9 in another, seven stores in all (%u)",
+	   l.n);
+	ok(memcmp(l.file + off, data, 4 * CM_IMAGE_CHUNK) == 0 &&
+	   memcmp(l.file + off + 9 * CM_IMAGE_CHUNK, data + 9 * CM_IMAGE_CHUNK, CM_IMAGE_CHUNK) == 0 &&
+	   memcmp(l.file + off + 4 * CM_IMAGE_CHUNK, data + 4 * CM_IMAGE_CHUNK, CM_IMAGE_CHUNK) != 0,
+	   "the dirty chunks and the clean ones between them are the writer's, the rest untouched");
+	ok(memcmp(l.file + off + DATA, seqs, sizeof(seqs)) == 0 && seqs[0] == seqs[3] &&
+	   seqs[0] == seqs[9] && seqs[1] != seqs[0] && (seqs[0] & 1u) == 0,
+	   "the chunk numbers in the file are the writer's: the dirty ones moved on, even");
+	free(l.file);
+}
+
 int main(int argc, char **argv)
 {
 	struct cm_image_header *h = new_image();
@@ -615,6 +670,7 @@ int main(int argc, char **argv)
 	test_fresh(h);
 	test_malformed(h);
 	test_reader(h);
+	test_spans();
 	free(h);
 	return done_testing();
 }
