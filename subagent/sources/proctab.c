@@ -224,20 +224,6 @@ int proctab_del(struct proctab *t, int32_t pid)
 	return 1;
 }
 
-static int cmp_desc(uint64_t a, uint64_t b)
-{
-	return a > b ? -1 : a < b;
-}
-
-int proc_key_busier(const struct proc_rank_key *a, const struct proc_rank_key *b)
-{
-	if (a->util != b->util)
-		return cmp_desc(a->util, b->util);
-	if (a->rss_kb != b->rss_kb)
-		return cmp_desc(a->rss_kb, b->rss_kb);
-	return (a->pid > b->pid) - (a->pid < b->pid);
-}
-
 static struct proc_rank_key key_of(const struct proc_row *r)
 {
 	return (struct proc_rank_key){ .util = r->util, .pid = r->pid, .rss_kb = r->rss_kb };
@@ -279,21 +265,26 @@ struct proc_snapshot *proctab_publish(struct proctab *t)
 	struct proc_snapshot *s;
 	size_t at = 0;
 
-	/* One allocation: the header, the chunk pointers, their first rows. */
-	s = calloc(1, sizeof(*s) + t->n * (sizeof(*s->chunks) + sizeof(*s->first)));
+	/* One allocation: the header, the chunks' busiest keys (read by the
+	 * ranking in one pass, without touching the chunks), the chunk
+	 * pointers, their first rows. */
+	s = calloc(1, sizeof(*s) + t->n * (sizeof(*s->best) + sizeof(*s->chunks) +
+					   sizeof(*s->first)));
 	if (s == NULL)
 		return NULL;
 	s->hdr.refs = 1;
 	s->hdr.destroy = snapshot_destroy;
 	s->gen = t->gen;
 	s->nchunks = t->n;
-	s->chunks = (struct proc_chunk **)(s + 1);
+	s->best = (struct proc_rank_key *)(s + 1);
+	s->chunks = (struct proc_chunk **)(s->best + t->n);
 	s->first = (size_t *)(s->chunks + t->n);
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->chunk[i]->made == t->gen)
 			find_busiest(t->chunk[i]);
 		atomic_fetch_add_explicit(&t->chunk[i]->refs, 1, memory_order_relaxed);
 		s->chunks[i] = t->chunk[i];
+		s->best[i] = t->chunk[i]->best;
 		s->first[i] = at;
 		at += t->chunk[i]->n;
 	}

@@ -59,7 +59,14 @@ int proctab_del(struct proctab *t, int32_t pid);
 
 /* The order of the top table (sources/top.c): higher utilisation, then
  * more resident memory, then the lower pid first; <0 when a comes first. */
-int proc_key_busier(const struct proc_rank_key *a, const struct proc_rank_key *b);
+static inline int proc_key_busier(const struct proc_rank_key *a, const struct proc_rank_key *b)
+{
+	if (a->util != b->util)
+		return a->util > b->util ? -1 : 1;
+	if (a->rss_kb != b->rss_kb)
+		return a->rss_kb > b->rss_kb ? -1 : 1;
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
 int proc_row_busier(const struct proc_row *a, const struct proc_row *b);
 
 /* The table as a snapshot (refs 1; the caller fills the other fields):

@@ -104,6 +104,7 @@ struct proc_snapshot {
 	uint64_t agent_rss_kb; /* clustermond's own resident memory */
 	struct self_cost agent; /* and what else it costs (clusterMonAgent) */
 	size_t nchunks;
+	struct proc_rank_key *best;   /* each chunk's busiest row's key (pid 0: empty) */
 	struct proc_chunk **chunks;   /* every row, ascending pid */
 	size_t *first;         /* the row number of each chunk's first row */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */

@@ -68,11 +68,6 @@ static int proc_before(const void *a, const void *b)
 	return proc_row_busier(a, b);
 }
 
-static int key_before(const void *a, const void *b)
-{
-	return proc_key_busier(a, b);
-}
-
 /* The proc snapshot's own destroy runs after the ranking is freed: the
  * ranking points into the snapshot's chunks, which live exactly as long. */
 static void proc_top_destroy(struct snapshot *s)
@@ -94,12 +89,23 @@ static void proc_top_destroy(struct snapshot *s)
 static const struct proc_rank_key *proc_cut(const struct proc_snapshot *snap, size_t cap,
 					    const void *room)
 {
-	struct pick p = { .v = (const void **)room, .cap = cap, .before = key_before };
+	const struct proc_rank_key **v = (const struct proc_rank_key **)room;
+	size_t n = 0;
 
-	for (size_t k = 0; k < snap->nchunks; k++)
-		if (snap->chunks[k]->n > 0)
-			pick_offer(&p, &snap->chunks[k]->best);
-	return cap > 0 && p.n == cap ? p.v[cap - 1] : NULL;
+	/* pick_offer's insertion, on the snapshot's array of keys and with
+	 * the comparison inlined: most chunks lose to the last kept at once. */
+	for (size_t k = 0; k < snap->nchunks && cap > 0; k++) {
+		const struct proc_rank_key *key = &snap->best[k];
+		size_t i;
+
+		if (key->pid == 0 || (n == cap && proc_key_busier(key, v[n - 1]) >= 0))
+			continue;
+		i = n < cap ? n++ : cap - 1;
+		for (; i > 0 && proc_key_busier(key, v[i - 1]) < 0; i--)
+			v[i] = v[i - 1];
+		v[i] = key;
+	}
+	return cap > 0 && n == cap ? v[cap - 1] : NULL;
 }
 
 int top_rank_procs(struct proc_snapshot *snap)
@@ -122,7 +128,7 @@ int top_rank_procs(struct proc_snapshot *snap)
 	for (size_t k = 0; k < snap->nchunks; k++) {
 		const struct proc_chunk *c = snap->chunks[k];
 
-		if (c->n == 0 || (cut != NULL && proc_key_busier(&c->best, cut) > 0))
+		if (c->n == 0 || (cut != NULL && proc_key_busier(&snap->best[k], cut) > 0))
 			continue;
 		for (uint32_t i = 0; i < c->n; i++)
 			pick_offer(&p, &c->rows[i]);

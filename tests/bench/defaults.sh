@@ -7,6 +7,7 @@
 # 0.3% of a core; then the same without the helper (the scanner) beside
 # it, as the baseline of the same invocation. Runs interleaved.
 . "$(dirname "$0")/../system/lib.sh"
+image_on_tmpfs || bail "cannot mount a tmpfs for the image (as /run is)"
 [ "$(id -u)" -eq 0 ] || bail "needs root (BPF programs, cgroups, 10,000 processes)"
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
 CLUSTERMOND=${BENCH_CLUSTERMOND:-$CLUSTERMOND} KPROBE_HELPER=${BENCH_HELPER:-$KPROBE_HELPER}

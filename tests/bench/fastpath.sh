@@ -5,6 +5,7 @@
 # ends in "(target ...)", which report.py collects; a bail-out counts as a
 # target not met.
 . "$(dirname "$0")/../system/lib.sh"
+image_on_tmpfs || bail "cannot mount a tmpfs for the image (as /run is)"
 BENCH_WALK="$top_builddir/tests/bench/bench_walk"
 BENCH_GET="$top_builddir/tests/bench/bench_get"
 HR_NAME=.1.3.6.1.2.1.25.4.2.1.2

@@ -9,6 +9,7 @@
 # of its sections' data, and clustermond's RSS; each clustermond thread's
 # CPU over both windows. Figures with a target end in "(target ...)".
 . "$(dirname "$0")/../system/lib.sh"
+image_on_tmpfs || bail "cannot mount a tmpfs for the image (as /run is)"
 [ "$(id -u)" -eq 0 ] || bail "needs root to load BPF programs"
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
 IDLE=${IDLE:-10000} SOCKETS=${SOCKETS:-20000} N=${N:-2000}

@@ -15,6 +15,7 @@
 # SNMP thread is "clustermond"). BENCH_CLUSTERMOND and BENCH_HELPER run other
 # builds' binaries (a baseline, for example main's) with the same script.
 . "$(dirname "$0")/../system/lib.sh"
+image_on_tmpfs || bail "cannot mount a tmpfs for the image (as /run is)"
 CLUSTERMOND=${BENCH_CLUSTERMOND:-$CLUSTERMOND} KPROBE_HELPER=${BENCH_HELPER:-$KPROBE_HELPER}
 [ "$(id -u)" -eq 0 ] || bail "needs root to load BPF programs"
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
