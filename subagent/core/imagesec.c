@@ -423,6 +423,9 @@ static size_t count_entries(const struct cm_isec *s)
 static void index_all(struct cm_isec *s)
 {
 	size_t n = 0;
+	bool spans = true;
+
+	s->nspan = 0;
 
 	for (size_t i = 0; i < s->old.n;) {
 		const struct cm_isec_unit *u = &s->old.u[i];
@@ -440,8 +443,15 @@ static void index_all(struct cm_isec *s)
 		for (size_t k = i; k < j; k++)
 			n += s->old.u[k].nent;
 		index_rows(s, i, j, before);
+		if (s->nspan < CM_ISEC_MAX_SPANS)
+			s->span[s->nspan++] = (struct cm_isec_span){
+				key_of(&s->old, u)[0], (uint32_t)i, (uint32_t)j, (uint32_t)before, (uint32_t)n };
+		else
+			spans = false;
 		i = j;
 	}
+	if (!spans)
+		s->nspan = 0;
 }
 
 /* The head and offsets [from, to) into the data, marking only what
@@ -475,6 +485,19 @@ static bool was_moved(const struct cm_isec *s, uint32_t arc)
 static void index_moved(struct cm_isec *s)
 {
 	size_t n = 0;
+
+	/* Where the last full index left each table: no walk over the units. */
+	if (s->nspan > 0) {
+		for (size_t k = 0; k < s->nspan; k++) {
+			const struct cm_isec_span *t = &s->span[k];
+
+			if (was_moved(s, t->arc)) {
+				index_rows(s, t->from, t->to, t->start);
+				put_index(s, t->start, t->end);
+			}
+		}
+		return;
+	}
 
 	for (size_t i = 0; i < s->old.n;) {
 		const struct cm_isec_unit *u = &s->old.u[i];

@@ -28,6 +28,7 @@
 #define CM_ISEC_MAX_KEY 64u
 /* Tables whose rows moved that are re-indexed alone. */
 #define CM_ISEC_MAX_MOVED 8u
+#define CM_ISEC_MAX_SPANS 64u
 
 struct cm_isec_unit {
 	uint32_t off, len;    /* its entries in data */
@@ -70,6 +71,14 @@ struct cm_isec {
 	 * their tables' offsets are rebuilt (more tables than this: all) */
 	uint32_t moved[CM_ISEC_MAX_MOVED];
 	size_t nmoved;
+	/* each table's units [from, to) and offsets [start, end), as the last
+	 * full index laid them out: they hold until a unit comes, goes or
+	 * changes its count, which rebuilds all (nspan 0: more tables) */
+	struct cm_isec_span {
+		uint32_t arc;
+		uint32_t from, to, start, end;
+	} span[CM_ISEC_MAX_SPANS];
+	size_t nspan;
 	bool matched;         /* the unit cm_isec_put takes is old.u[at] */
 	uint64_t gen;         /* the generation cm_isec_next was given ... */
 	uint32_t key[CM_ISEC_MAX_KEY];   /* ... and the key */

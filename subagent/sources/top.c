@@ -126,10 +126,12 @@ int top_rank_procs(struct proc_snapshot *snap)
 	 * one of the top: see proc_cut. */
 	cut = proc_cut(snap, cap, t->rows);
 	for (size_t k = 0; k < snap->nchunks; k++) {
-		const struct proc_chunk *c = snap->chunks[k];
+		const struct proc_chunk *c;
 
-		if (c->n == 0 || (cut != NULL && proc_key_busier(&snap->best[k], cut) > 0))
+		/* The key first: a chunk header read is a cache miss. */
+		if (snap->best[k].pid == 0 || (cut != NULL && proc_key_busier(&snap->best[k], cut) > 0))
 			continue;
+		c = snap->chunks[k];
 		for (uint32_t i = 0; i < c->n; i++)
 			pick_offer(&p, &c->rows[i]);
 	}
