@@ -80,8 +80,15 @@ fi
 sleeper="cmget${T##*.}"
 cp "$(command -v sleep)" "$T/$sleeper"
 for _ in 1 2 3; do "$T/$sleeper" 600 & SLEEPERS+=($!); done
-printf 'cgroupMatch cmget-%s-*\ncgroupMatch system.slice/*\nsampleInterval cgroup 500\nprocFilter name=%s\n' \
-	"$$" "$sleeper" >"$T/live.conf"
+# The test's own connections, the only ones its tcp table serves: the
+# other suite's tests open and close hundreds beside it (CI 17: 2,789 of the
+# fixture walk's instances were connections gone before their GET).
+CPORT=$(free_port t)
+"$top_builddir/tests/system/tcpconns" 4 3 0 "$CPORT" >"$T/conns.own" 2>&1 &
+BG_PIDS="${BG_PIDS:-} $!"
+wait_for 30 grep -q ready "$T/conns.own" || bail "tcpconns did not open its connections"
+printf 'cgroupMatch cmget-%s-*\ncgroupMatch system.slice/*\nsampleInterval cgroup 500\nprocFilter name=%s\ntcpFilter port=%s\n' \
+	"$$" "$sleeper" "$CPORT" >"$T/live.conf"
 start_master || bail "snmpd did not start"
 start_agent -c "$T/live.conf" || bail "clustermond did not register"
 wait_for 5 get "$clusterMonCgroupCount.0" >/dev/null
@@ -113,7 +120,7 @@ start_master || bail "snmpd did not start again"
 # (clustermond refuses a root without them).
 mkdir -p "$T/root"
 cp -R "$top_srcdir/tests/fixtures/cgroup-v1/." "$top_srcdir/tests/fixtures/proc-basic/." "$T/root/"
-printf 'cgroupMatch **\n' >"$T/fix.conf"
+printf 'cgroupMatch **\ntcpFilter port=%s\n' "$CPORT" >"$T/fix.conf"
 start_agent -R "$T/root" -c "$T/fix.conf" ||
 	bail "clustermond did not register on the fixture"
 wait_for 5 sh -c "snmpwalk -v2c -c public -On $TARGET $clusterMonCgroupPath | grep -q step_0"
