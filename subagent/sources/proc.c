@@ -174,7 +174,7 @@ int proc_publish(struct proc_source *src, size_t followed)
 
 	if (snap == NULL)
 		return -1;
-	if (top_rank_procs(snap) != 0 || filter_view(snap, &src->filter) != 0) {
+	if (top_rank_procs(&src->tab, snap) != 0 || filter_view(snap, &src->filter) != 0) {
 		snap->hdr.destroy(&snap->hdr);
 		return -1;
 	}

@@ -11,18 +11,77 @@ void proctab_init(struct proctab *t)
 	t->gen = 1;
 }
 
-static void chunk_put(struct proc_chunk *c)
+/* ------------------------------------------------ retired chunks */
+
+static void retired_put(struct proc_retired *l)
 {
-	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
+	while (l != NULL && atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1) {
+		struct proc_retired *next = l->next;
+
+		for (size_t i = 0; i < l->n; i++)
+			free(l->c[i]);
+		free(l->c);
+		free(l);
+		l = next;
+	}
+}
+
+/* Room to retire one more chunk, asked before the table changes so that
+ * retiring cannot fail half-way: 0, or -1 out of memory. */
+static int retire_room(struct proctab *t)
+{
+	struct proc_retired *l = t->retire;
+	struct proc_chunk **grown;
+	size_t cap;
+
+	if (l == NULL || l->n < l->cap)
+		return 0;
+	cap = l->cap ? l->cap * 2 : 16;
+	if ((grown = realloc(l->c, cap * sizeof(*grown))) == NULL)
+		return -1;
+	l->c = grown;
+	l->cap = cap;
+	return 0;
+}
+
+/* c leaves the table: freed if no snapshot has seen it, else retired
+ * (retire_room was asked). */
+static void retire(struct proctab *t, struct proc_chunk *c)
+{
+	if (c->made == t->gen || t->retire == NULL)
 		free(c);
+	else
+		t->retire->c[t->retire->n++] = c;
 }
 
 void proctab_free(struct proctab *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		chunk_put(t->chunk[i]);
-	free(t->chunk);
+	for (size_t i = 0; i < t->n; i++) {
+		if (retire_room(t) == 0)
+			retire(t, t->slot[i].c);
+		/* else kept forever: a snapshot may still read it */
+	}
+	retired_put(t->retire);
+	procrank_free(&t->rank);
+	free(t->slot);
 	memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------ the builder */
+
+static struct proc_rank_key key_of(const struct proc_row *r)
+{
+	return (struct proc_rank_key){ .util = r->util, .pid = r->pid, .rss_kb = r->rss_kb };
+}
+
+/* Slot ci as its chunk now is. */
+static void sync_slot(struct proctab *t, size_t ci)
+{
+	struct proc_slot *s = &t->slot[ci];
+
+	s->made = s->c->made;
+	s->n = s->c->n;
+	s->last = s->c->n ? s->c->rows[s->c->n - 1].pid : 0;
 }
 
 /* The first chunk whose last pid is >= pid (t->n when none). */
@@ -32,9 +91,8 @@ static size_t chunk_for(const struct proctab *t, int32_t pid)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct proc_chunk *c = t->chunk[mid];
 
-		if (c->rows[c->n - 1].pid < pid)
+		if (t->slot[mid].last < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -61,13 +119,14 @@ static uint32_t row_for(const struct proc_chunk *c, int32_t pid)
 const struct proc_row *proctab_find(const struct proctab *t, int32_t pid)
 {
 	size_t ci = chunk_for(t, pid);
+	const struct proc_chunk *c;
 	uint32_t ri;
 
 	if (ci == t->n)
 		return NULL;
-	ri = row_for(t->chunk[ci], pid);
-	return ri < t->chunk[ci]->n && t->chunk[ci]->rows[ri].pid == pid ?
-		       &t->chunk[ci]->rows[ri] : NULL;
+	c = t->slot[ci].c;
+	ri = row_for(c, pid);
+	return ri < c->n && c->rows[ri].pid == pid ? &c->rows[ri] : NULL;
 }
 
 static struct proc_chunk *chunk_new(const struct proctab *t)
@@ -76,7 +135,6 @@ static struct proc_chunk *chunk_new(const struct proctab *t)
 
 	if (c == NULL)
 		return NULL;
-	atomic_init(&c->refs, 1);
 	c->made = t->gen;
 	c->n = 0;
 	return c;
@@ -85,32 +143,35 @@ static struct proc_chunk *chunk_new(const struct proctab *t)
 /* Chunk ci made writable: copied first if a snapshot may hold it. */
 static struct proc_chunk *writable(struct proctab *t, size_t ci)
 {
-	struct proc_chunk *c = t->chunk[ci], *copy;
+	struct proc_chunk *c = t->slot[ci].c, *copy;
 
 	if (c->made == t->gen)
 		return c;
-	if ((copy = chunk_new(t)) == NULL)
+	if (retire_room(t) != 0 || (copy = chunk_new(t)) == NULL)
 		return NULL;
 	copy->n = c->n;
 	memcpy(copy->rows, c->rows, c->n * sizeof(c->rows[0]));
-	t->chunk[ci] = copy;
-	chunk_put(c);
+	t->slot[ci].c = copy;
+	sync_slot(t, ci);
+	retire(t, c);
 	return copy;
 }
 
-static int insert_chunk(struct proctab *t, size_t at, struct proc_chunk *c)
+static int insert_slot(struct proctab *t, size_t at, struct proc_chunk *c)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct proc_chunk **grown = realloc(t->chunk, cap * sizeof(*grown));
+		struct proc_slot *grown = realloc(t->slot, cap * sizeof(*grown));
 
 		if (grown == NULL)
 			return -1;
-		t->chunk = grown;
+		t->slot = grown;
 		t->cap = cap;
 	}
-	memmove(&t->chunk[at + 1], &t->chunk[at], (t->n - at) * sizeof(*t->chunk));
-	t->chunk[at] = c;
+	memmove(&t->slot[at + 1], &t->slot[at], (t->n - at) * sizeof(*t->slot));
+	memset(&t->slot[at], 0, sizeof(*t->slot));
+	t->slot[at].c = c;
+	sync_slot(t, at);
 	t->n++;
 	return 0;
 }
@@ -118,18 +179,19 @@ static int insert_chunk(struct proctab *t, size_t at, struct proc_chunk *c)
 /* A full (writable) chunk ci split in two halves. */
 static int split(struct proctab *t, size_t ci)
 {
-	struct proc_chunk *c = t->chunk[ci], *hi = chunk_new(t);
+	struct proc_chunk *c = t->slot[ci].c, *hi = chunk_new(t);
 	uint32_t half = c->n / 2;
 
 	if (hi == NULL)
 		return -1;
 	hi->n = c->n - half;
 	memcpy(hi->rows, &c->rows[half], hi->n * sizeof(c->rows[0]));
-	if (insert_chunk(t, ci + 1, hi) != 0) {
+	if (insert_slot(t, ci + 1, hi) != 0) {
 		free(hi);
 		return -1;
 	}
 	c->n = half;
+	sync_slot(t, ci);
 	return 0;
 }
 
@@ -149,11 +211,12 @@ static bool same_row(const struct proc_row *a, const struct proc_row *b)
 
 static int add_row(struct proctab *t, size_t ci, const struct proc_row *r)
 {
+	struct proc_rank_key now;
 	struct proc_chunk *c;
 	uint32_t ri;
 
 	if (t->n == 0) {
-		if ((c = chunk_new(t)) == NULL || insert_chunk(t, 0, c) != 0) {
+		if ((c = chunk_new(t)) == NULL || insert_slot(t, 0, c) != 0) {
 			free(c);
 			return -1;
 		}
@@ -165,16 +228,19 @@ static int add_row(struct proctab *t, size_t ci, const struct proc_row *r)
 	if (c->n == PROC_CHUNK_ROWS) {
 		if (split(t, ci) != 0)
 			return -1;
-		if (r->pid > t->chunk[ci]->rows[t->chunk[ci]->n - 1].pid)
+		if (r->pid > t->slot[ci].last)
 			ci++;
-		c = t->chunk[ci];
+		c = t->slot[ci].c;
 	}
 	ri = row_for(c, r->pid);
 	memmove(&c->rows[ri + 1], &c->rows[ri], (c->n - ri) * sizeof(c->rows[0]));
 	c->rows[ri] = *r;
 	c->rows[ri].gen = t->gen;
 	c->n++;
+	sync_slot(t, ci);
 	t->nrows++;
+	now = key_of(r);
+	procrank_change(&t->rank, NULL, &now);
 	return 1;
 }
 
@@ -185,12 +251,17 @@ int proctab_put(struct proctab *t, const struct proc_row *r)
 	uint32_t ri;
 
 	if (ci < t->n) {
-		ri = row_for(t->chunk[ci], r->pid);
-		if (ri < t->chunk[ci]->n && t->chunk[ci]->rows[ri].pid == r->pid) {
-			if (same_row(r, &t->chunk[ci]->rows[ri]))
+		c = t->slot[ci].c;
+		ri = row_for(c, r->pid);
+		if (ri < c->n && c->rows[ri].pid == r->pid) {
+			struct proc_rank_key was = key_of(&c->rows[ri]), now = key_of(r);
+
+			if (same_row(r, &c->rows[ri]))
 				return 0;
 			if ((c = writable(t, ci)) == NULL)
 				return -1;
+			if (proc_key_busier(&was, &now) != 0)
+				procrank_change(&t->rank, &was, &now);
 			c->rows[ri] = *r;
 			c->rows[ri].gen = t->gen;
 			return 1;
@@ -202,32 +273,36 @@ int proctab_put(struct proctab *t, const struct proc_row *r)
 int proctab_del(struct proctab *t, int32_t pid)
 {
 	size_t ci = chunk_for(t, pid);
+	struct proc_rank_key was;
 	struct proc_chunk *c;
 	uint32_t ri;
 
 	if (ci == t->n)
 		return 0;
-	ri = row_for(t->chunk[ci], pid);
-	if (ri == t->chunk[ci]->n || t->chunk[ci]->rows[ri].pid != pid)
+	c = t->slot[ci].c;
+	ri = row_for(c, pid);
+	if (ri == c->n || c->rows[ri].pid != pid)
 		return 0;
-	if (t->chunk[ci]->n == 1) {
-		chunk_put(t->chunk[ci]);
-		memmove(&t->chunk[ci], &t->chunk[ci + 1], (t->n - ci - 1) * sizeof(*t->chunk));
+	was = key_of(&c->rows[ri]);
+	if (c->n == 1) {
+		if (retire_room(t) != 0)
+			return -1;
+		retire(t, c);
+		memmove(&t->slot[ci], &t->slot[ci + 1], (t->n - ci - 1) * sizeof(*t->slot));
 		t->n--;
 	} else {
 		if ((c = writable(t, ci)) == NULL)
 			return -1;
 		memmove(&c->rows[ri], &c->rows[ri + 1], (c->n - ri - 1) * sizeof(c->rows[0]));
 		c->n--;
+		sync_slot(t, ci);
 	}
 	t->nrows--;
+	procrank_change(&t->rank, &was, NULL);
 	return 1;
 }
 
-static struct proc_rank_key key_of(const struct proc_row *r)
-{
-	return (struct proc_rank_key){ .util = r->util, .pid = r->pid, .rss_kb = r->rss_kb };
-}
+/* ------------------------------------------------ publishing */
 
 int proc_row_busier(const struct proc_row *a, const struct proc_row *b)
 {
@@ -236,17 +311,18 @@ int proc_row_busier(const struct proc_row *a, const struct proc_row *b)
 	return proc_key_busier(&x, &y);
 }
 
-/* Each chunk changed since the last publish keeps its busiest row's key
- * beside its count, so a ranking reads one line of each chunk to find the
- * few chunks that can hold the top rows. */
-static void find_busiest(struct proc_chunk *c)
+/* A chunk changed since the last publish: its rows' keys, and its busiest
+ * into its slot, so a ranking reads the slots to find the few chunks that
+ * can hold the top rows and then only their keys. */
+static void rank_keys(struct proc_slot *s)
 {
-	c->best = c->n ? key_of(&c->rows[0]) : (struct proc_rank_key){ 0 };
-	for (uint32_t i = 1; i < c->n; i++) {
-		struct proc_rank_key k = key_of(&c->rows[i]);
+	struct proc_chunk *c = s->c;
 
-		if (proc_key_busier(&k, &c->best) < 0)
-			c->best = k;
+	s->best = (struct proc_rank_key){ 0 };
+	for (uint32_t i = 0; i < c->n; i++) {
+		c->keys[i] = key_of(&c->rows[i]);
+		if (i == 0 || proc_key_busier(&c->keys[i], &s->best) < 0)
+			s->best = c->keys[i];
 	}
 }
 
@@ -254,45 +330,111 @@ static void snapshot_destroy(struct snapshot *s)
 {
 	struct proc_snapshot *p = (struct proc_snapshot *)s;
 
-	for (size_t i = 0; i < p->nchunks; i++)
-		chunk_put(p->chunks[i]);
+	retired_put(p->retired);
 	free(p->view);
 	free(p);
 }
 
 struct proc_snapshot *proctab_publish(struct proctab *t)
 {
-	struct proc_snapshot *s;
-	size_t at = 0;
+	struct proc_retired *l = calloc(1, sizeof(*l));
+	struct proc_snapshot *s = calloc(1, sizeof(*s) + t->n * sizeof(*t->slot));
+	uint32_t at = 0;
 
-	/* One allocation: the header, the chunks' busiest keys (read by the
-	 * ranking in one pass, without touching the chunks), the chunk
-	 * pointers, their first rows. */
-	s = calloc(1, sizeof(*s) + t->n * (sizeof(*s->best) + sizeof(*s->chunks) +
-					   sizeof(*s->first)));
-	if (s == NULL)
+	if (s == NULL || l == NULL) {
+		free(s);
+		free(l);
 		return NULL;
+	}
+	/* The snapshot's reference and the builder's (until the next publish). */
+	atomic_init(&l->refs, 2);
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->slot[i].made == t->gen)
+			rank_keys(&t->slot[i]);
+		t->slot[i].first = at;
+		at += t->slot[i].n;
+	}
 	s->hdr.refs = 1;
 	s->hdr.destroy = snapshot_destroy;
 	s->gen = t->gen;
 	s->nchunks = t->n;
-	s->best = (struct proc_rank_key *)(s + 1);
-	s->chunks = (struct proc_chunk **)(s->best + t->n);
-	s->first = (size_t *)(s->chunks + t->n);
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->chunk[i]->made == t->gen)
-			find_busiest(t->chunk[i]);
-		atomic_fetch_add_explicit(&t->chunk[i]->refs, 1, memory_order_relaxed);
-		s->chunks[i] = t->chunk[i];
-		s->best[i] = t->chunk[i]->best;
-		s->first[i] = at;
-		at += t->chunk[i]->n;
-	}
+	s->slot = (struct proc_slot *)(s + 1);
+	memcpy(s->slot, t->slot, t->n * sizeof(*t->slot));
 	s->nall = at;
 	s->nrows = at;
+	/* Chunks retired from now on wait for this snapshot too: the last
+	 * publish's list holds this one until it is freed itself. */
+	if (t->retire != NULL) {
+		atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+		t->retire->next = l;
+		retired_put(t->retire);
+	}
+	t->retire = l;
+	s->retired = l;
 	t->gen++;
 	return s;
 }
+
+/* The keep-th best of the chunks' busiest keys (room: keep pointers), or
+ * NULL when there are not that many chunks. Those keep rows are all at
+ * least as busy as it, so every row of the best keep is too, and so is its
+ * chunk's busiest: a chunk whose busiest comes after the cut holds none of
+ * them, and at most keep chunks are read key by key. */
+static const struct proc_rank_key *cut_of(const struct proctab *t, size_t keep,
+					  const struct proc_rank_key **v)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < t->n; k++) {
+		const struct proc_rank_key *key = &t->slot[k].best;
+		size_t i;
+
+		if (n == keep && proc_key_busier(key, v[n - 1]) >= 0)
+			continue;
+		i = n < keep ? n++ : keep - 1;
+		for (; i > 0 && proc_key_busier(key, v[i - 1]) < 0; i--)
+			v[i] = v[i - 1];
+		v[i] = key;
+	}
+	return n == keep ? v[keep - 1] : NULL;
+}
+
+/* The set filled again from the chunks that can hold its rows. */
+static int fill_rank(struct proctab *t, size_t keep)
+{
+	const struct proc_rank_key **room = malloc(keep * sizeof(*room)), *cut;
+
+	if (room == NULL)
+		return -1;
+	cut = cut_of(t, keep, room);
+	procrank_fill_begin(&t->rank, keep);
+	for (size_t k = 0; k < t->n; k++) {
+		const struct proc_chunk *c = t->slot[k].c;
+
+		if (cut != NULL && proc_key_busier(&t->slot[k].best, cut) > 0)
+			continue;
+		for (uint32_t j = 0; j < c->n; j++)
+			procrank_fill_offer(&t->rank, &c->keys[j]);
+	}
+	procrank_fill_end(&t->rank);
+	free(room);
+	return t->rank.valid ? 0 : -1;
+}
+
+const struct proc_rank_key *proctab_top(struct proctab *t, size_t want, size_t *n)
+{
+	*n = 0;
+	if (want > t->nrows)
+		want = t->nrows;
+	if (want == 0)
+		return NULL;
+	if (!procrank_ready(&t->rank, want) && fill_rank(t, 2 * want < 16 ? 16 : 2 * want) != 0)
+		return NULL;
+	*n = t->rank.n < want ? t->rank.n : want;
+	return t->rank.v;
+}
+
+/* ------------------------------------------------ reading a snapshot */
 
 /* Where the last lookup on this thread landed: walks (GETNEXT, the image
  * writer) ask for row after row, so the next one is in the same chunk or
@@ -302,7 +444,7 @@ static _Thread_local size_t cursor_chunk;
 
 static bool in_chunk(const struct proc_snapshot *s, size_t c, size_t i)
 {
-	return c < s->nchunks && s->first[c] <= i && i < s->first[c] + s->chunks[c]->n;
+	return c < s->nchunks && s->slot[c].first <= i && i < s->slot[c].first + s->slot[c].n;
 }
 
 /* The chunk that holds row i (< s->nall) of every row. */
@@ -318,7 +460,7 @@ static size_t chunk_at(const struct proc_snapshot *s, size_t i)
 		while (hi - lo > 1) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (s->first[mid] <= i)
+			if (s->slot[mid].first <= i)
 				lo = mid;
 			else
 				hi = mid;
@@ -337,7 +479,7 @@ const struct proc_row *proc_snapshot_row(const struct proc_snapshot *s, size_t i
 	if (i >= s->nall)
 		return NULL;
 	c = chunk_at(s, i);
-	return &s->chunks[c]->rows[i - s->first[c]];
+	return &s->slot[c].c->rows[i - s->slot[c].first];
 }
 
 size_t proc_snapshot_same_since(const struct proc_snapshot *s, size_t i, uint64_t since)
@@ -347,11 +489,11 @@ size_t proc_snapshot_same_since(const struct proc_snapshot *s, size_t i, uint64_
 	if (s->view != NULL || i >= s->nall || since == 0)
 		return 0;
 	c = chunk_at(s, i);
-	if (s->first[c] != i)
+	if (s->slot[c].first != i)
 		return 0;
 	/* A chunk made no later than snapshot since was in it as it is. */
-	for (; c < s->nchunks && s->chunks[c]->made <= since; c++)
-		n += s->chunks[c]->n;
+	for (; c < s->nchunks && s->slot[c].made <= since; c++)
+		n += s->slot[c].n;
 	return n;
 }
 
@@ -361,9 +503,9 @@ size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int3
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->nchunks; i++) {
-		const struct proc_chunk *c = s->chunks[i];
+		const struct proc_chunk *c = s->slot[i].c;
 
-		if (c->made <= since)
+		if (s->slot[i].made <= since)
 			continue; /* copied last no later: no row in it is newer */
 		for (uint32_t j = 0; j < c->n; j++) {
 			if (c->rows[j].gen <= since)
@@ -381,4 +523,33 @@ size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int3
 		}
 	}
 	return n;
+}
+
+const struct proc_row *proc_snapshot_find(const struct proc_snapshot *s, int32_t pid)
+{
+	size_t lo = 0, hi = s->nchunks;
+	const struct proc_chunk *c;
+	uint32_t a = 0, b;
+
+	while (lo < hi) { /* the first chunk whose last pid is >= pid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->slot[mid].last < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nchunks)
+		return NULL;
+	c = s->slot[lo].c;
+	b = c->n;
+	while (a < b) { /* on the keys: four lines, not sixteen rows */
+		uint32_t mid = a + (b - a) / 2;
+
+		if (c->keys[mid].pid < pid)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < c->n && c->keys[a].pid == pid ? &c->rows[a] : NULL;
 }

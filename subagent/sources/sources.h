@@ -84,6 +84,8 @@ struct proc_row {
 /* Rows in chunks shared between snapshots (sources/proctab.h). */
 #define PROC_CHUNK_ROWS 16
 struct proc_chunk;
+struct proc_slot;
+struct proc_retired;
 
 /* Top-N (sources/top.c): the busiest processes and cgroups of a sample,
  * ranked on the source's thread after it, served as clusterMonProcTopTable
@@ -104,9 +106,8 @@ struct proc_snapshot {
 	uint64_t agent_rss_kb; /* clustermond's own resident memory */
 	struct self_cost agent; /* and what else it costs (clusterMonAgent) */
 	size_t nchunks;
-	struct proc_rank_key *best;   /* each chunk's busiest row's key (pid 0: empty) */
-	struct proc_chunk **chunks;   /* every row, ascending pid */
-	size_t *first;         /* the row number of each chunk's first row */
+	struct proc_slot *slot;       /* each chunk of rows, ascending pid */
+	struct proc_retired *retired; /* what it keeps alive (proctab.h) */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
 	const struct proc_top *top;   /* every row followed, ranked; NULL: none */
 };

@@ -11,9 +11,11 @@
  * idle rows still rank by something an operator cares about and two
  * snapshots rank equal rows alike. The table holds min(topRows, rows).
  *
- * The selection keeps the best N in a sorted array: almost every row is
- * refused by one comparison with the last kept, so a sample of 10,000
- * processes costs about 10,000 comparisons for N = 20.
+ * Processes: the process table keeps its busiest rows as they change
+ * (procrank.h), so a sample costs the rows that changed, not the 10,000
+ * followed. Cgroups (hundreds): a selection keeps the best N in a sorted
+ * array, and almost every row is refused by one comparison with the last
+ * kept.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -63,11 +65,6 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 
 /* ------------------------------------------------ processes */
 
-static int proc_before(const void *a, const void *b)
-{
-	return proc_row_busier(a, b);
-}
-
 /* The proc snapshot's own destroy runs after the ranking is freed: the
  * ranking points into the snapshot's chunks, which live exactly as long. */
 static void proc_top_destroy(struct snapshot *s)
@@ -81,61 +78,26 @@ static void proc_top_destroy(struct snapshot *s)
 	inner(s);
 }
 
-/* The cap-th best of the chunks' busiest rows (room: cap pointers), or
- * NULL when there are not that many chunks. Those cap rows are all at
- * least as busy as it, so every row of the top is too, and so is its
- * chunk's busiest: a chunk whose busiest row comes after the cut holds no
- * row of the top, and at most cap chunks are read row by row. */
-static const struct proc_rank_key *proc_cut(const struct proc_snapshot *snap, size_t cap,
-					    const void *room)
+int top_rank_procs(struct proctab *tab, struct proc_snapshot *snap)
 {
-	const struct proc_rank_key **v = (const struct proc_rank_key **)room;
-	size_t n = 0;
-
-	/* pick_offer's insertion, on the snapshot's array of keys and with
-	 * the comparison inlined: most chunks lose to the last kept at once. */
-	for (size_t k = 0; k < snap->nchunks && cap > 0; k++) {
-		const struct proc_rank_key *key = &snap->best[k];
-		size_t i;
-
-		if (key->pid == 0 || (n == cap && proc_key_busier(key, v[n - 1]) >= 0))
-			continue;
-		i = n < cap ? n++ : cap - 1;
-		for (; i > 0 && proc_key_busier(key, v[i - 1]) < 0; i--)
-			v[i] = v[i - 1];
-		v[i] = key;
-	}
-	return cap > 0 && n == cap ? v[cap - 1] : NULL;
-}
-
-int top_rank_procs(struct proc_snapshot *snap)
-{
-	size_t cap = top_rows_now();
-	const struct proc_rank_key *cut;
+	size_t want = top_rows_now(), n = 0;
+	const struct proc_rank_key *keys;
 	struct proc_top *t;
-	struct pick p;
 
-	if (cap > snap->nall)
-		cap = snap->nall;
-	t = malloc(sizeof(*t) + (cap ? cap : 1) * sizeof(t->rows[0]));
+	/* Every process followed, whatever procFilter serves in
+	 * clusterMonProcTable: the table keeps its busiest as rows change. */
+	keys = proctab_top(tab, want, &n);
+	if (keys == NULL && n == 0 && tab->nrows > 0 && want > 0)
+		return -1;
+	t = malloc(sizeof(*t) + (n ? n : 1) * sizeof(t->rows[0]));
 	if (t == NULL)
 		return -1;
-	p = (struct pick){ .v = (const void **)t->rows, .cap = cap, .before = proc_before };
-	/* Every process followed, whatever procFilter serves in
-	 * clusterMonProcTable, but only the rows of chunks that can hold
-	 * one of the top: see proc_cut. */
-	cut = proc_cut(snap, cap, t->rows);
-	for (size_t k = 0; k < snap->nchunks; k++) {
-		const struct proc_chunk *c;
-
-		/* The key first: a chunk header read is a cache miss. */
-		if (snap->best[k].pid == 0 || (cut != NULL && proc_key_busier(&snap->best[k], cut) > 0))
-			continue;
-		c = snap->chunks[k];
-		for (uint32_t i = 0; i < c->n; i++)
-			pick_offer(&p, &c->rows[i]);
-	}
-	t->n = p.n;
+	for (size_t i = 0; i < n; i++)
+		if ((t->rows[i] = proc_snapshot_find(snap, keys[i].pid)) == NULL) {
+			free(t);
+			return -1;
+		}
+	t->n = n;
 	t->inner_destroy = snap->hdr.destroy;
 	snap->hdr.destroy = proc_top_destroy;
 	snap->top = t;

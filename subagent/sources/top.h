@@ -32,9 +32,11 @@ struct cgroup_top {
 void top_configure(const struct sources_conf *c);
 uint32_t top_rows_now(void);
 
-/* Ranks every row followed into snap->top, before snap->view is made;
- * -1 (snap->top stays NULL, the table is empty) when out of memory. */
-int top_rank_procs(struct proc_snapshot *snap);
+/* Ranks every row followed into snap->top (just published from tab),
+ * before snap->view is made; -1 (snap->top stays NULL, the table is
+ * empty) when out of memory. */
+struct proctab;
+int top_rank_procs(struct proctab *tab, struct proc_snapshot *snap);
 
 /* The cgroup source's memory of each cgroup's CPU ns, for the shares. */
 struct cgroup_top_state;

@@ -4,9 +4,9 @@
  * topRows cutting the table, a new cgroup and a counter that went back at
  * 0, and the first sample at 0; with the helper's sensor, shares from it at
  * every sample, and a files reading not renewed keeping its share; and the
- * process ranking, which passes over chunks whose busiest row does not
- * make the cut, against a sort of every row through thousands of random
- * changes. */
+ * process ranking, kept by change in the process table, against a sort of
+ * every row through thousands of random changes and two topRows changes,
+ * with a pass over every row only when the kept set ran short. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,18 +107,20 @@ static void processes(void)
 
 		for (unsigned k = rnd(p % 40 == 0 ? 2000 : 30); k > 0; k--)
 			change(&t, 1 + rnd(NPIDS - 1));
-		if (p == publishes / 2) {
-			conf.top_rows = 1 + rnd(5);
+		if (p == publishes / 2 || p == 3 * publishes / 4) { /* fewer, then more */
+			conf.top_rows = p == publishes / 2 ? 1 + rnd(5) : 60;
 			top_configure(&conf);
 		}
 		s = proctab_publish(&t);
-		if (s == NULL || top_rank_procs(s) != 0 || !ranked_as_sorted(s))
+		if (s == NULL || top_rank_procs(&t, s) != 0 || !ranked_as_sorted(s))
 			bad++;
 		if (s != NULL)
 			s->hdr.destroy(&s->hdr);
 	}
 	ok(bad == 0, "the process ranking is a sort's first rows after each of %u publications "
 	   "of random changes (%u differed)", publishes, bad);
+	ok(t.rank.fills < publishes / 4, "kept by change: a pass over every row in %zu of %u "
+	   "publications", t.rank.fills, publishes);
 	proctab_free(&t);
 }
 
@@ -136,7 +138,7 @@ int main(void)
 	const uint64_t mem2[] = { 1, 2, 300, 5, 4 };
 	struct cgroup_snapshot *a, *b;
 
-	plan(13);
+	plan(14);
 	top_configure(&conf);
 	ok(top_rows_now() == 3, "topRows 3 is in force");
 	a = snap(4, idx1, cpu1, mem1, 1000000000ull);
