@@ -104,13 +104,17 @@ check "CpuUtil never rises with the rank in any poll" awk '
 	END { exit bad }' "$T/polls"
 # Rank 1 is the busiest: in each poll, the best-ranked pid among those
 # pidstat watched; the one most often there is, by pidstat, within the
-# told-apart margin of the busiest pid pidstat saw.
+# told-apart margin of the busiest pid pidstat saw in every second (a
+# compiler or another suite's loop that ran for two of the eight seconds
+# has a high mean over those two, and ranks first only while it lives).
 r1=$(awk 'NR == FNR { w[$1] = 1; next } $1 != poll { poll = $1; done = 0 }
 	!done && ($3 in w) { c[$3]++; done = 1 }
 	END { for (p in c) if (c[p] > best) { best = c[p]; b = p } print b }' "$T/peer" "$T/polls")
-read -r m1 max < <(awk -v r="$r1" '$4 > 0 { if ($2 > max) { max = $2; sd = $3; n = $4 } if ($1 == r) { m = $2; s1 = $3; n1 = $4 } }
-	END { if (!n1) { print "none 0"; exit } printf "%.3f %.3f\n", m, max - 3 * sqrt(sd^2 / n + s1^2 / n1) - 1 }' "$T/peer")
-diag "rank 1 was pid $r1 ($m1 % by pidstat; the busiest less the margin: $max %)"
+read -r m1 max top < <(awk -v r="$r1" -v w="$W" '$4 >= w { if ($2 > max) { max = $2; sd = $3; n = $4; t = $1 } }
+	$1 == r { m = $2; s1 = $3; n1 = $4 }
+	END { if (!n1 || !n) { print "none 0 none"; exit }
+		printf "%.3f %.3f %s\n", m, max - 3 * sqrt(sd^2 / n + s1^2 / n1) - 1, t }' "$T/peer")
+diag "rank 1 was pid $r1 ($m1 % by pidstat; the busiest of the whole window, pid $top, less the margin: $max %)"
 ok "$(awk -v a="$m1" -v b="$max" 'BEGIN { print !(a != "none" && a + 0 >= b + 0) }')" "rank 1 is the busiest process pidstat saw"
 
 # --- a loop that exits leaves the table by the first sample that began after
