@@ -172,9 +172,13 @@ int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *da
 			 cm_image_write_fn w, void *ctx)
 {
 	struct cm_image_section *s = &h->sec[sec];
-	size_t n = cm_image_chunks(len);
+	size_t n = cm_image_chunks(len), from, to;
 	uint32_t next;
 
+	/* Encoded again with the same bytes (a group without sources of its
+	 * own, a sample that changed nothing served): readers have it all. */
+	if (dirty != NULL && len == s->len && !(s->seq & 1u) && !next_span(dirty, n, 0, 0, &from, &to))
+		return 0;
 	/* The section odd before anything changes; each rewritten chunk odd
 	 * before its bytes change and numbered only after them; the length,
 	 * then the section even. A reader that sees the same even number on
@@ -196,9 +200,11 @@ int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *da
 			seqs[k] = next;
 	if (put_seqs(s, dirty, seqs, n, w, ctx) != 0)
 		return -1;
-	s->len = (uint32_t)len;
-	if (put_field(h, &s->len, sizeof(s->len), w, ctx) != 0)
-		return -1;
+	if (s->len != len) {
+		s->len = (uint32_t)len;
+		if (put_field(h, &s->len, sizeof(s->len), w, ctx) != 0)
+			return -1;
+	}
 	s->seq = next;
 	return put_field(h, &s->seq, sizeof(s->seq), w, ctx);
 }

@@ -131,7 +131,8 @@ static inline size_t cm_image_chunks(size_t len)
  * store it; NULL: every chunk), seqs the writer's copy of the section's
  * chunk numbers (cm_image_chunks(cap) of them). h is the writer's own copy
  * of the file's header, kept up to date; every field that changes is
- * stored through w in the order readers rely on. -1 when a store failed
+ * stored through w in the order readers rely on; nothing is stored when no
+ * chunk is dirty and the length is the same. -1 when a store failed
  * (the section is then left odd: readers keep their last copy). */
 int cm_image_put_section(struct cm_image_header *h, unsigned sec, const void *data,
 			 size_t len, const unsigned char *dirty, uint32_t *seqs,

@@ -591,8 +591,8 @@ static void test_reader(struct cm_image_header *h)
 
 /* cm_image_put_section's stores: what a dirty map costs in system calls
  * (dirty chunks across gaps of up to four clean ones share a store, the
- * chunk numbers one store each way), and the file ends as the writer's
- * copy whatever is rewritten with it. */
+ * chunk numbers one store each way, the length only when it changed), and
+ * the file ends as the writer's copy whatever is rewritten with it. */
 struct store_log {
 	unsigned char *file;
 	unsigned n;
@@ -632,7 +632,7 @@ static void test_spans(void)
 		data[i] = (unsigned char)(i * 13);
 	l.n = 0;
 	rc = cm_image_put_section(&h, 0, data, DATA, dirty, seqs, log_store, &l);
-	ok(rc == 0 && l.n == 7, "chunks 0, 3 and 9 dirty: 0-3 in one store, 9 in another, seven stores in all (%u)",
+	ok(rc == 0 && l.n == 6, "chunks 0, 3 and 9 dirty: 0-3 in one store, 9 in another, the length as it was: six stores in all (%u)",
 	   l.n);
 	ok(memcmp(l.file + off, data, 4 * CM_IMAGE_CHUNK) == 0 &&
 	   memcmp(l.file + off + 9 * CM_IMAGE_CHUNK, data + 9 * CM_IMAGE_CHUNK, CM_IMAGE_CHUNK) == 0 &&
@@ -641,6 +641,18 @@ static void test_spans(void)
 	ok(memcmp(l.file + off + DATA, seqs, sizeof(seqs)) == 0 && seqs[0] == seqs[3] &&
 	   seqs[0] == seqs[9] && seqs[1] != seqs[0] && (seqs[0] & 1u) == 0,
 	   "the chunk numbers in the file are the writer's: the dirty ones moved on, even");
+	{
+		static const unsigned char none[CHUNKS] = { 0 };
+		uint32_t seq = h.sec[0].seq;
+
+		l.n = 0;
+		rc = cm_image_put_section(&h, 0, data, DATA, none, seqs, log_store, &l);
+		ok(rc == 0 && l.n == 0 && h.sec[0].seq == seq,
+		   "no chunk dirty, the same length: no store, the section's number stays (%u stores)", l.n);
+		rc = cm_image_put_section(&h, 0, data, DATA - 8, none, seqs, log_store, &l);
+		ok(rc == 0 && l.n == 3 && h.sec[0].seq == seq + 2 && h.sec[0].len == DATA - 8,
+		   "no chunk dirty, a shorter length: the length is published (%u stores)", l.n);
+	}
 	free(l.file);
 }
 
