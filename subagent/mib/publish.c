@@ -65,6 +65,7 @@ static struct {
 	size_t cap[CM_IMAGE_MAX_SECTIONS];  /* room each section last needed */
 	uint32_t tick_ms;
 	uint64_t retry_at, verify_at;
+	uint64_t beat_ns;                   /* the last heartbeat stored; 0: a new file */
 	bool complained, announced;
 	char path[PATH_MAX];                /* the publisher's: where it publishes */
 	/* Shared with the SNMP thread, under lock. */
@@ -316,6 +317,7 @@ static int write_section(unsigned i, size_t len, uint64_t now)
 			return -1;
 		}
 		P.cap[i] = image_file_cap(P.f, i);
+		P.beat_ns = 0;
 		cm_isec_mark_all(b, true);
 	}
 	if (image_file_write(P.f, i, b->data, len, b->dirty) != 0) {
@@ -402,6 +404,7 @@ static void open_file(const char *path, uint64_t now)
 	}
 	for (unsigned i = 0; i < P.layout.nsections; i++)
 		P.s[i].done = false;
+	P.beat_ns = 0;
 	P.verify_at = now + VERIFY_NS;
 }
 
@@ -465,8 +468,13 @@ static void publish_all(uint64_t now, uint32_t floor)
 			 image_file_path(P.f));
 	P.complained = false;
 	P.announced = true;
+	/* Readers stop serving after 2 * floor without a beat: a beat every
+	 * eighth of that keeps them well inside it, without a store a tick. */
+	if (P.beat_ns != 0 && now - P.beat_ns < (uint64_t)floor * 1000000u / 4)
+		return;
 	if (image_file_beat(P.f, now, 2 * floor) != 0)
 		give_up("write the heartbeat", 0, errno, now);
+	P.beat_ns = now;
 }
 
 static void tick(uint64_t now)
