@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* imagesec.c - a section of the image kept up to date by change (see imagesec.h). */
 #include "imagesec.h"
+#include "imagesec_in.h"
 #include "image.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAD 8u
 /* Free slots are reused by exact length up to this many bytes; a longer
  * one waits for the next compaction. */
 #define FREE_CLASSES 1024u
-#define MAX_COLUMNS 256u
 
-static bool grow(void **p, size_t *cap, size_t need, size_t unit)
+bool isec_grow(void **p, size_t *cap, size_t need, size_t unit)
 {
 	size_t n = *cap ? *cap : 64;
 	void *q;
@@ -28,28 +27,6 @@ static bool grow(void **p, size_t *cap, size_t need, size_t unit)
 	*cap = n;
 	return true;
 }
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* Bytes of the entry at p (its head read where it lies). */
-static size_t entry_size(const unsigned char *p)
-{
-	uint16_t vl;
-
-	memcpy(&vl, p + 2, 2);
-	return 4 + 4 * (size_t)p[1] + (((size_t)vl + 3) & ~(size_t)3);
-}
-
-/* Each entry of unit u (checked by entries_ok when it was put). */
-#define EACH_ENTRY(s, u, p)                                                             \
-	for (const unsigned char *p = (s)->data + (u)->off, *end_ = p + (u)->len;        \
-	     p < end_; p += entry_size(p))
 
 /* Entries that fill len exactly; a row's name a column (< MAX_COLUMNS)
  * and an index. Their number into *n; a row's columns into *cols (bit c)
@@ -134,7 +111,7 @@ static bool reserve(struct cm_isec *s, size_t need)
 
 	if (need <= s->cap)
 		return true;
-	if (!grow((void **)&s->data, &s->cap, need, 1))
+	if (!isec_grow((void **)&s->data, &s->cap, need, 1))
 		return false;
 	chunks = cm_image_chunks(s->cap);
 	if (s->dirty == NULL || chunks > chunks_before) {
@@ -148,7 +125,7 @@ static bool reserve(struct cm_isec *s, size_t need)
 	return true;
 }
 
-static void put_bytes(struct cm_isec *s, size_t off, const void *p, size_t len)
+void isec_put_bytes(struct cm_isec *s, size_t off, const void *p, size_t len)
 {
 	memcpy(s->data + off, p, len);
 	mark(s, off, len);
@@ -187,7 +164,7 @@ static void slot_free(struct cm_isec *s, uint32_t off, uint32_t len)
 	if (s->free == NULL && (s->free = calloc(FREE_CLASSES, sizeof(*s->free))) == NULL)
 		return;
 	f = &s->free[len / 4];
-	if (grow((void **)&f->off, &f->cap, f->n + 1, sizeof(uint32_t)))
+	if (isec_grow((void **)&f->off, &f->cap, f->n + 1, sizeof(uint32_t)))
 		f->off[f->n++] = off;
 }
 
@@ -200,17 +177,12 @@ static void forget_free(struct cm_isec *s)
 
 /* ------------------------------------------------------------ the units */
 
-static const uint32_t *key_of(const struct cm_isec_list *l, const struct cm_isec_unit *u)
-{
-	return l->keys + u->key_at;
-}
-
 static bool append(struct cm_isec_list *l, const struct cm_isec_unit *u, const uint32_t *key)
 {
 	struct cm_isec_unit *v;
 
-	if (!grow((void **)&l->u, &l->cap, l->n + 1, sizeof(*l->u)) ||
-	    !grow((void **)&l->keys, &l->kcap, l->nkeys + u->key_len, sizeof(uint32_t)))
+	if (!isec_grow((void **)&l->u, &l->cap, l->n + 1, sizeof(*l->u)) ||
+	    !isec_grow((void **)&l->keys, &l->kcap, l->nkeys + u->key_len, sizeof(uint32_t)))
 		return false;
 	v = &l->u[l->n++];
 	*v = *u;
@@ -226,7 +198,6 @@ static void start_copying(struct cm_isec *s)
 	if (s->copying)
 		return;
 	s->copying = true;
-	s->relayout = true;
 	s->cur.n = s->cur.nkeys = 0;
 	for (size_t i = 0; i < s->at && !s->failed; i++)
 		if (!append(&s->cur, &s->old.u[i], key_of(&s->old, &s->old.u[i])))
@@ -247,6 +218,19 @@ void cm_isec_begin(struct cm_isec *s)
 		memset(s->data, 0, HEAD);
 		s->len = HEAD;
 	}
+}
+
+/* A row of the table whose arc this is came, went or moved: the offsets
+ * of that table are redone, the others' stay (cm_isec_end). */
+static void moved(struct cm_isec *s, uint32_t arc)
+{
+	for (size_t i = 0; i < s->nmoved; i++)
+		if (s->moved[i] == arc)
+			return;
+	if (s->nmoved == CM_ISEC_MAX_MOVED)
+		s->relayout = true;
+	else
+		s->moved[s->nmoved++] = arc;
 }
 
 static int key_cmp(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
@@ -281,6 +265,10 @@ bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64
 			return false;
 		}
 		start_copying(s);            /* gone: its slot is free */
+		if (u->row)
+			moved(s, key_of(&s->old, u)[0]);
+		else
+			s->relayout = true;
 		slot_free(s, u->off, u->len);
 		s->at++;
 	}
@@ -319,7 +307,7 @@ static int store(struct cm_isec *s, struct cm_isec_unit *u, const void *p, size_
 	if (known && u->len == len && memcmp(s->data + u->off, p, len) == 0)
 		return 0;
 	if (known && u->len == len && same_shape(s->data + u->off, p, len)) {
-		put_bytes(s, u->off, p, len);
+		isec_put_bytes(s, u->off, p, len);
 		return 0;
 	}
 	if (known)
@@ -327,28 +315,15 @@ static int store(struct cm_isec *s, struct cm_isec_unit *u, const void *p, size_
 	off = slot_alloc(s, len);
 	if (off == UINT32_MAX)
 		return -1;
-	put_bytes(s, off, p, len);
+	isec_put_bytes(s, off, p, len);
 	u->off = off;
 	u->len = (uint32_t)len;
 	return 1;
 }
 
-/* A row of the table whose arc this is moved, its entries as many as
- * before: the table's offsets are rebuilt, the others' stay. */
-static void moved(struct cm_isec *s, uint32_t arc)
-{
-	for (size_t i = 0; i < s->nmoved; i++)
-		if (s->moved[i] == arc)
-			return;
-	if (s->nmoved == CM_ISEC_MAX_MOVED)
-		s->relayout = true;
-	else
-		s->moved[s->nmoved++] = arc;
-}
-
 void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 {
-	struct cm_isec_unit fresh = { .key_len = (uint16_t)s->key_len }, *u;
+	struct cm_isec_unit fresh = { .key_len = (uint16_t)s->key_len, .pos = NO_POS }, *u;
 	uint32_t nent;
 	int slot;
 	uint64_t cols;
@@ -362,11 +337,13 @@ void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 		s->failed = true;
 		return;
 	}
-	if (slot > 0 && s->matched) {
-		if (row && u->row && u->nent == nent)
+	if (!s->matched || slot > 0) { /* new, or its entries moved */
+		if (row && (!s->matched || u->row)) {
+			u->reoff = true;
 			moved(s, s->key[0]);
-		else
+		} else {
 			s->relayout = true;
+		}
 	}
 	u->nent = nent;
 	u->cols = cols;
@@ -377,146 +354,6 @@ void cm_isec_put(struct cm_isec *s, const void *entries, size_t len, bool row)
 	if (s->matched)
 		s->at++;
 	s->matched = false;
-}
-
-/* ------------------------------------------------------------ the offsets */
-
-/* The offsets of a run of rows of one table, column by column, from
- * s->offs[start] on. The columns are counted from the units' masks where
- * they have one: the first pass then reads no slot (slots lie scattered). */
-static void index_rows(struct cm_isec *s, size_t from, size_t to, size_t start)
-{
-	size_t first[MAX_COLUMNS] = { 0 };
-
-	for (size_t i = from; i < to; i++) {
-		const struct cm_isec_unit *u = &s->old.u[i];
-
-		if (u->cols != 0) {
-			for (uint64_t m = u->cols; m != 0; m &= m - 1)
-				first[__builtin_ctzll(m)]++;
-			continue;
-		}
-		EACH_ENTRY(s, u, p)
-			first[rd32(p + 12)]++;
-	}
-	for (size_t c = 0, sum = start; c < MAX_COLUMNS; c++) {
-		size_t k = first[c];
-
-		first[c] = sum;
-		sum += k;
-	}
-	for (size_t i = from; i < to; i++)
-		EACH_ENTRY(s, &s->old.u[i], p)
-			s->offs[first[rd32(p + 12)]++] = (uint32_t)(p - s->data);
-}
-
-static size_t count_entries(const struct cm_isec *s)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->old.n; i++)
-		n += s->old.u[i].nent;
-	return n;
-}
-
-/* Every offset in OID order into s->offs (s->count of them). */
-static void index_all(struct cm_isec *s)
-{
-	size_t n = 0;
-	bool spans = true;
-
-	s->nspan = 0;
-
-	for (size_t i = 0; i < s->old.n;) {
-		const struct cm_isec_unit *u = &s->old.u[i];
-		size_t j = i + 1, before = n;
-
-		if (!u->row) {
-			EACH_ENTRY(s, u, p)
-				s->offs[n++] = (uint32_t)(p - s->data);
-			i = j;
-			continue;
-		}
-		while (j < s->old.n && s->old.u[j].row &&
-		       key_of(&s->old, &s->old.u[j])[0] == key_of(&s->old, u)[0])
-			j++;
-		for (size_t k = i; k < j; k++)
-			n += s->old.u[k].nent;
-		index_rows(s, i, j, before);
-		if (s->nspan < CM_ISEC_MAX_SPANS)
-			s->span[s->nspan++] = (struct cm_isec_span){
-				key_of(&s->old, u)[0], (uint32_t)i, (uint32_t)j, (uint32_t)before, (uint32_t)n };
-		else
-			spans = false;
-		i = j;
-	}
-	if (!spans)
-		s->nspan = 0;
-}
-
-/* The head and offsets [from, to) into the data, marking only what
- * changed. */
-static void put_index(struct cm_isec *s, size_t from, size_t to)
-{
-	uint32_t head[2] = { (uint32_t)s->count, HEAD };
-
-	if (memcmp(s->data, head, HEAD) != 0)
-		put_bytes(s, 0, head, HEAD);
-	for (size_t at = 4 * from; at < 4 * to; at += CM_IMAGE_CHUNK) {
-		size_t n = 4 * to - at < CM_IMAGE_CHUNK ? 4 * to - at : CM_IMAGE_CHUNK;
-		const unsigned char *want = (const unsigned char *)s->offs + at;
-
-		if (memcmp(s->data + HEAD + at, want, n) != 0)
-			put_bytes(s, HEAD + at, want, n);
-	}
-}
-
-static bool was_moved(const struct cm_isec *s, uint32_t arc)
-{
-	for (size_t i = 0; i < s->nmoved; i++)
-		if (s->moved[i] == arc)
-			return true;
-	return false;
-}
-
-/* The offsets of the tables whose rows moved, the rest as they were: no
- * unit came or went and none changed its count of entries, so each
- * table's offsets start where they did. */
-static void index_moved(struct cm_isec *s)
-{
-	size_t n = 0;
-
-	/* Where the last full index left each table: no walk over the units. */
-	if (s->nspan > 0) {
-		for (size_t k = 0; k < s->nspan; k++) {
-			const struct cm_isec_span *t = &s->span[k];
-
-			if (was_moved(s, t->arc)) {
-				index_rows(s, t->from, t->to, t->start);
-				put_index(s, t->start, t->end);
-			}
-		}
-		return;
-	}
-
-	for (size_t i = 0; i < s->old.n;) {
-		const struct cm_isec_unit *u = &s->old.u[i];
-		uint32_t arc = key_of(&s->old, u)[0];
-		size_t j = i + 1, before = n;
-
-		n += u->nent;
-		if (!u->row) {
-			i = j;
-			continue;
-		}
-		for (; j < s->old.n && s->old.u[j].row && key_of(&s->old, &s->old.u[j])[0] == arc; j++)
-			n += s->old.u[j].nent;
-		if (was_moved(s, arc)) {
-			index_rows(s, i, j, before);
-			put_index(s, before, n);
-		}
-		i = j;
-	}
 }
 
 /* Every unit packed after room for the offsets (grown by an eighth):
@@ -562,8 +399,15 @@ size_t cm_isec_end(struct cm_isec *s)
 		return 0;
 	if (s->at < s->old.n)
 		start_copying(s);
-	for (; s->at < s->old.n; s->at++)
-		slot_free(s, s->old.u[s->at].off, s->old.u[s->at].len);
+	for (; s->at < s->old.n; s->at++) { /* gone */
+		const struct cm_isec_unit *u = &s->old.u[s->at];
+
+		if (u->row)
+			moved(s, key_of(&s->old, u)[0]);
+		else
+			s->relayout = true;
+		slot_free(s, u->off, u->len);
+	}
 	if (s->copying) {
 		struct cm_isec_list t = s->old;
 
@@ -572,22 +416,23 @@ size_t cm_isec_end(struct cm_isec *s)
 	}
 	if (s->failed)
 		return 0;
-	if (s->relayout)
-		s->count = count_entries(s);
 	slots = s->len - HEAD - s->ocap;
-	if (4 * s->count > s->ocap || (s->waste > slots / 8 && s->waste > CM_IMAGE_CHUNK)) {
+	if (s->waste > slots / 8 && s->waste > CM_IMAGE_CHUNK)
+		s->relayout = true;  /* and repacked below */
+	if (!s->relayout && s->ocap != 0 && (s->nmoved == 0 || isec_update_tables(s)))
+		return s->len;
+	/* Everything laid out again: the room for the offsets first. */
+	s->count = isec_plan(s);
+	if (4 * s->count > s->ocap || (s->waste > slots / 8 && s->waste > CM_IMAGE_CHUNK) ||
+	    s->ocap == 0) {
 		if (!repack(s))
 			return s->failed = true, 0;
-		s->relayout = true;  /* every slot moved */
 	}
-	if (s->relayout || s->ocap == 0) {
-		if (!grow((void **)&s->offs, &s->offs_cap, s->count + 1, sizeof(uint32_t)))
-			return s->failed = true, 0;
-		index_all(s);
-		put_index(s, 0, s->count);
-	} else if (s->nmoved > 0) {
-		index_moved(s);
-	}
+	if (!isec_grow((void **)&s->offs, &s->offs_cap, s->count + 1, sizeof(uint32_t)))
+		return s->failed = true, 0;
+	isec_index_all(s);
+	isec_put_index(s, 0, s->count);
+	s->layouts++;
 	return s->len;
 }
 

@@ -10,10 +10,10 @@
  * is while the row lives and keeps its size. A unit with a nonzero
  * generation equal to the last one is skipped without being encoded; any
  * other is encoded and compared with its slot. The offsets (OID order:
- * column by column within a table) are rebuilt only when a row came, went
- * or moved; when rows only moved (a value's length changed, not the
- * number of entries), only their tables' offsets are. Every byte that changed marks its chunk (CM_IMAGE_CHUNK)
- * dirty: those chunks are all a publication writes.
+ * column by column within a table) change only around the rows that came,
+ * went or moved (see cm_isec_span); a scalar that came or went, or a table
+ * out of room, lays them all out again. Every byte that changed marks its
+ * chunk (CM_IMAGE_CHUNK) dirty: those chunks are all a publication writes.
  *
  * Pure C, one thread.
  */
@@ -26,7 +26,7 @@
 
 /* Sub-identifiers of a unit's key: an arc and an index. */
 #define CM_ISEC_MAX_KEY 64u
-/* Tables whose rows moved that are re-indexed alone. */
+/* Tables whose rows came, went or moved that are re-indexed alone. */
 #define CM_ISEC_MAX_MOVED 8u
 #define CM_ISEC_MAX_SPANS 64u
 
@@ -38,6 +38,8 @@ struct cm_isec_unit {
 	uint32_t nent;        /* entries */
 	uint64_t cols;        /* a row's columns (bit c) when all are < 64, else 0 */
 	uint64_t gen;
+	uint32_t pos;         /* a row's place in its table's gapped offsets; NO_POS: new */
+	bool reoff;           /* a row whose entries moved: its offsets are written again */
 };
 
 struct cm_isec_list {
@@ -72,11 +74,18 @@ struct cm_isec {
 	uint32_t moved[CM_ISEC_MAX_MOVED];
 	size_t nmoved;
 	/* each table's units [from, to) and offsets [start, end), as the last
-	 * full index laid them out: they hold until a unit comes, goes or
-	 * changes its count, which rebuilds all (nspan 0: more tables) */
+	 * full index laid them out (nspan 0: more tables). A gapped table
+	 * (cols: every column any row had, each below 64) gives each column
+	 * rcap places, rows in order with holes between them; a hole, or a
+	 * row without the column, repeats the offset before it (the first
+	 * after it at the start), which a reader's binary search cannot tell
+	 * from one entry. A row that comes, goes or moves then rewrites the
+	 * offsets around its place, not its table's. */
 	struct cm_isec_span {
 		uint32_t arc;
 		uint32_t from, to, start, end;
+		uint64_t cols;    /* 0: not gapped, its offsets are its entries' */
+		uint32_t rcap;    /* places of each column */
 	} span[CM_ISEC_MAX_SPANS];
 	size_t nspan;
 	bool matched;         /* the unit cm_isec_put takes is old.u[at] */
@@ -86,6 +95,7 @@ struct cm_isec {
 	bool failed;          /* out of memory or malformed: publish nothing */
 	/* figures */
 	uint64_t units_encoded, bytes_dirtied;
+	uint64_t layouts, table_updates; /* every offset laid out; tables redone by change */
 };
 
 void cm_isec_init(struct cm_isec *s);

@@ -20,7 +20,7 @@
 #define ROOT 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1, 5
 #define BASE_LEN 11u
 #define MAXROWS 400u
-#define COLS 6u          /* columns 2..6 and WIDE_COL */
+#define COLS 6u          /* columns 2..6, and 7 or WIDE_COL */
 /* Above 63: a row that has it is indexed from its entries, one without
  * from its column mask (imagesec.c), both in one table. */
 #define WIDE_COL 70u
@@ -58,7 +58,9 @@ static uint32_t arc_of(unsigned i)
 static void add_cell(struct cm_image_enc *e, unsigned i, unsigned c)
 {
 	const struct row *r = &rows[i];
-	uint32_t sub[4] = { arc_of(i), 1, c == COLS - 1 ? WIDE_COL : c + 2, i + 1 };
+	/* The first table's columns all below 64 (gapped), the second's not. */
+	uint32_t last = arc_of(i) == TABLE_ARC ? COLS + 1 : WIDE_COL;
+	uint32_t sub[4] = { arc_of(i), 1, c == COLS - 1 ? last : c + 2, i + 1 };
 
 	if (!r->present[c])
 		return;
@@ -153,13 +155,16 @@ static size_t flatten(const unsigned char *d, size_t n, struct cm_image_enc *e)
 	cm_image_enc_begin(e);
 	if (at > n || count > (n - at) / 4)
 		return 0;
-	for (uint32_t k = 0; k < count; k++) {
+	for (uint32_t k = 0, last = 0; k < count; k++) {
 		uint32_t off, sub[CM_IMAGE_MAX_SUB];
 		uint16_t vl;
 
 		memcpy(&off, d + at + 4 * k, 4);
 		if (off + 4 > n)
 			return 0;
+		if (k > 0 && off == last)
+			continue; /* a gapped table's repeat: the same instance */
+		last = off;
 		memcpy(&vl, d + off + 2, 2);
 		memcpy(sub, d + off + 4, 4 * (size_t)d[off + 1]);
 		cm_image_enc_add(e, sub, d[off + 1], d[off], d + off + 4 + 4 * (size_t)d[off + 1], vl);
@@ -320,6 +325,10 @@ static void test_random(bool gens, unsigned passes)
 	   gens ? "with generations" : "without", changes, passes, bad_build);
 	ok(bad_read == 0, "%s: a reader copying only changed chunks walks exactly the full "
 	   "encoding every time (%u differed)", gens ? "with generations" : "without", bad_read);
+	ok(b.table_updates > passes / 4,
+	   "%s: rows that came, went or moved redid their table's places by change in %llu "
+	   "publications, every offset was laid out in %llu of %u", gens ? "with generations" : "without",
+	   (unsigned long long)b.table_updates, (unsigned long long)b.layouts, passes);
 
 	/* One number in one row: one chunk written, one copied. */
 	{
@@ -343,6 +352,32 @@ static void test_random(bool gens, unsigned passes)
 		   "%s: one value changed: %zu of %zu chunks written, %llu copied",
 		   gens ? "with generations" : "without",
 		   written, cm_image_chunks(len), (unsigned long long)(r.chunks_read - before));
+	}
+	/* A row of the gapped table gone and another come: their places
+	 * and the repeats around them written, not the table's offsets. */
+	{
+		uint64_t layouts = b.layouts;
+		size_t written = 0, len, flen, want;
+		unsigned i = 0, j = 0;
+
+		while (!rows[i].live || arc_of(i) != TABLE_ARC)
+			i++;
+		while (rows[j].live || arc_of(j) != TABLE_ARC)
+			j++;
+		rows[i].live = false;
+		dirty[i] = true;
+		random_row(j);
+		len = build(&b, gens);
+		for (size_t k = 0; k < cm_image_chunks(len); k++)
+			written += b.dirty[k] != 0;
+		want = full_encode(&full);
+		flen = flatten(b.data, len, &flat);
+		cm_isec_mark_all(&b, false);
+		ok(b.layouts == layouts && written <= 8 && flen == want &&
+		   memcmp(flat.buf, full.buf, want) == 0,
+		   "%s: a row gone and a row new: no full layout (%llu), %zu of %zu chunks written, "
+		   "the full encoding", gens ? "with generations" : "without",
+		   (unsigned long long)(b.layouts - layouts), written, cm_image_chunks(len));
 	}
 	cm_image_reader_free(&r);
 	cm_isec_free(&b);
