@@ -6,7 +6,7 @@
  *
  * A table whose rows each name their columns once, all below 64, is laid
  * out gapped: each column gets the same rcap places, the rows in order
- * with a hole after every sixteenth and two at the end. A hole, or a row
+ * with a hole after every sixteenth and as many at the end. A hole, or a row
  * without that column, repeats the offset of the place before it (of the
  * first entry after it, at the start): a binary search lands on the same
  * entry through a repeat, so readers need not know. A row that comes then
@@ -18,10 +18,12 @@
 
 #include <stdlib.h>
 
-/* A gapped table's places for n rows, and row i's place in a fresh layout. */
+/* A gapped table's places for n rows, and row i's place in a fresh
+ * layout: a hole after every sixteenth row, and as many again at the end,
+ * where new processes (higher pids) mostly go. */
 static uint32_t gapped_cap(size_t n)
 {
-	return (uint32_t)(n + n / 16 + 2);
+	return (uint32_t)(n + n / 8 + 16);
 }
 
 static uint32_t gapped_pos(size_t i)
@@ -127,6 +129,10 @@ static void index_gapped(struct cm_isec *s, const struct cm_isec_span *t)
 	uint32_t *o = s->offs + t->start;
 	size_t places = (size_t)t->end - t->start;
 
+	size_t seg[64];
+
+	for (unsigned c = 0; c < 64; c++)
+		seg[c] = (size_t)col_rank(t->cols, c) * t->rcap;
 	for (size_t k = 0; k < places; k++)
 		o[k] = NO_POS;
 	for (size_t i = t->from; i < t->to; i++) {
@@ -134,8 +140,7 @@ static void index_gapped(struct cm_isec *s, const struct cm_isec_span *t)
 
 		u->reoff = false;
 		EACH_ENTRY(s, u, p)
-			o[(size_t)col_rank(t->cols, rd32(p + 12)) * t->rcap + u->pos] =
-				(uint32_t)(p - s->data);
+			o[seg[rd32(p + 12) & 63] + u->pos] = (uint32_t)(p - s->data);
 	}
 	for (size_t k = 0; k < places; k += t->rcap) {
 		uint32_t last = NO_POS;
@@ -234,7 +239,8 @@ static uint32_t entry_of(const struct cm_isec *s, const struct cm_isec_unit *u, 
  * that one is there or beyond (a new row; rows pushed along to the next
  * hole). False when a row falls off the end or has a column the layout
  * lacks. */
-static bool place_rows(struct cm_isec *s, const struct cm_isec_span *t)
+static bool place_rows(struct cm_isec *s, const struct cm_isec_span *t, uint32_t *d,
+		       size_t *nd, size_t cap)
 {
 	int64_t prev = -1;
 
@@ -244,10 +250,16 @@ static bool place_rows(struct cm_isec *s, const struct cm_isec_span *t)
 
 		if (u->cols == 0 || (u->cols & ~t->cols) != 0 || p >= t->rcap)
 			return false;
-		if ((uint32_t)p != u->pos)
+		if ((uint32_t)p != u->pos) {
+			isec_vacate(s, t->arc, u);
 			u->reoff = true;
+		}
 		u->pos = (uint32_t)p;
 		prev = p;
+		if (u->reoff && *nd < cap) /* its new place: a changed one */
+			d[(*nd)++] = u->pos;
+		else if (u->reoff)
+			*nd = cap + 1;
 	}
 	return true;
 }
@@ -301,7 +313,9 @@ static bool spread(struct cm_isec *s, const struct cm_isec_span *t)
 
 		if (u->cols == 0 || (u->cols & ~t->cols) != 0)
 			return false;
-		u->pos = (uint32_t)((i - t->from) * t->rcap / n);
+		/* as a fresh layout where that fits, else evenly */
+		u->pos = gapped_pos(n - 1) < t->rcap ? gapped_pos(i - t->from)
+						     : (uint32_t)((i - t->from) * t->rcap / n);
 	}
 	index_gapped(s, t);
 	for (uint64_t m = t->cols; m != 0; m &= m - 1) { /* no column left empty */
@@ -314,15 +328,117 @@ static bool spread(struct cm_isec *s, const struct cm_isec_span *t)
 	return true;
 }
 
+/* The first row at or after place p, by binary search (rows ascend). */
+static size_t row_at(const struct cm_isec *s, const struct cm_isec_span *t, uint32_t p)
+{
+	size_t lo = t->from, hi = t->to;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->old.u[mid].pos < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Column c's places from each changed place d[] on (ascending), each run
+ * up to the first row beyond it that kept its place and has the column:
+ * the places after that repeat what they did. The run before the
+ * column's first row repeats that row's offset, so a change there starts
+ * from place 0. False when no row has the column. */
+static bool sweep_from(struct cm_isec *s, const struct cm_isec_span *t, unsigned c,
+		       const uint32_t *d, size_t nd)
+{
+	size_t seg = HEAD + 4 * ((size_t)t->start + (size_t)col_rank(t->cols, c) * t->rcap);
+	size_t f = t->from;
+	uint32_t done = 0, first;
+
+	while (f < t->to && !(s->old.u[f].cols >> c & 1))
+		f++;
+	if (f == t->to)
+		return false;
+	first = s->old.u[f].pos;
+	for (size_t k = 0; k < nd; k++) {
+		uint32_t p = d[k] <= first ? 0 : d[k], q, last;
+		size_t i;
+
+		if (d[k] < done)
+			continue;
+		if (p == 0)
+			last = s->old.u[f].reoff ? entry_of(s, &s->old.u[f], c)
+						 : rd32(s->data + seg + 4 * (size_t)first);
+		else
+			last = rd32(s->data + seg + 4 * (size_t)(p - 1));
+		for (q = p, i = row_at(s, t, p); q < t->rcap; q++) {
+			const struct cm_isec_unit *u = i < t->to && s->old.u[i].pos == q ?
+							       &s->old.u[i++] : NULL;
+			uint32_t want = last;
+
+			if (u != NULL && (u->cols >> c & 1)) {
+				if (!u->reoff && q > d[k])
+					break;
+				want = last = u->reoff ? entry_of(s, u, c)
+						       : rd32(s->data + seg + 4 * (size_t)q);
+			}
+			if (rd32(s->data + seg + 4 * (size_t)q) != want)
+				isec_put_bytes(s, seg + 4 * (size_t)q, &want, 4);
+		}
+		done = q;
+	}
+	return true;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The places that changed into d (the new rows' and moved rows' places,
+ * from place_rows), with the places rows left, sorted; false (sweep every
+ * place) when they are many or were not all counted. */
+static bool changed_places(const struct cm_isec *s, const struct cm_isec_span *t, uint32_t *d,
+			   size_t *n, size_t cap)
+{
+	if (*n > cap || s->nvac > CM_ISEC_MAX_VACATED)
+		return false;
+	for (size_t i = 0; i < s->nvac; i++)
+		if (s->vac[i].arc == t->arc) {
+			if (*n == cap)
+				return false;
+			d[(*n)++] = s->vac[i].pos;
+		}
+	qsort(d, *n, sizeof(*d), by_place);
+	return true;
+}
+
 static bool regap(struct cm_isec *s, const struct cm_isec_span *t)
 {
-	if (t->to == t->from)
+	size_t cap = t->rcap / 8 + 1, nd = 0;
+	uint32_t *d = malloc(cap * sizeof(*d));
+	bool ok = true, local;
+
+	if (t->to == t->from || d == NULL) {
+		free(d);
 		return false;
-	if (!place_rows(s, t))
+	}
+	if (!place_rows(s, t, d, &nd, cap)) {
+		free(d);
 		return spread(s, t);
-	for (uint64_t m = t->cols; m != 0; m &= m - 1)
-		if (!sweep_column(s, t, (unsigned)__builtin_ctzll(m)))
-			return false;
+	}
+	local = changed_places(s, t, d, &nd, cap);
+	for (uint64_t m = t->cols; m != 0 && ok; m &= m - 1) {
+		unsigned c = (unsigned)__builtin_ctzll(m);
+
+		ok = local ? sweep_from(s, t, c, d, nd) : sweep_column(s, t, c);
+	}
+	free(d);
+	if (!ok)
+		return false;
 	for (size_t i = t->from; i < t->to; i++)
 		s->old.u[i].reoff = false;
 	return true;

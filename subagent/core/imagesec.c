@@ -208,7 +208,7 @@ void cm_isec_begin(struct cm_isec *s)
 {
 	s->at = 0;
 	s->copying = s->relayout = s->matched = false;
-	s->nmoved = 0;
+	s->nmoved = s->nvac = 0;
 	s->failed = false;
 	if (s->data == NULL) {
 		if (!reserve(s, HEAD)) {
@@ -265,10 +265,12 @@ bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64
 			return false;
 		}
 		start_copying(s);            /* gone: its slot is free */
-		if (u->row)
+		if (u->row) {
 			moved(s, key_of(&s->old, u)[0]);
-		else
+			isec_vacate(s, key_of(&s->old, u)[0], u);
+		} else {
 			s->relayout = true;
+		}
 		slot_free(s, u->off, u->len);
 		s->at++;
 	}
@@ -402,10 +404,12 @@ size_t cm_isec_end(struct cm_isec *s)
 	for (; s->at < s->old.n; s->at++) { /* gone */
 		const struct cm_isec_unit *u = &s->old.u[s->at];
 
-		if (u->row)
+		if (u->row) {
 			moved(s, key_of(&s->old, u)[0]);
-		else
+			isec_vacate(s, key_of(&s->old, u)[0], u);
+		} else {
 			s->relayout = true;
+		}
 		slot_free(s, u->off, u->len);
 	}
 	if (s->copying) {

@@ -29,6 +29,7 @@
 /* Tables whose rows came, went or moved that are re-indexed alone. */
 #define CM_ISEC_MAX_MOVED 8u
 #define CM_ISEC_MAX_SPANS 64u
+#define CM_ISEC_MAX_VACATED 256u
 
 struct cm_isec_unit {
 	uint32_t off, len;    /* its entries in data */
@@ -73,6 +74,13 @@ struct cm_isec {
 	 * their tables' offsets are rebuilt (more tables than this: all) */
 	uint32_t moved[CM_ISEC_MAX_MOVED];
 	size_t nmoved;
+	/* places in gapped tables that rows left (gone, or pushed along):
+	 * with the new rows' places, all a table's update sweeps from
+	 * (more than this: every place of the tables) */
+	struct cm_isec_vacated {
+		uint32_t arc, pos;
+	} vac[CM_ISEC_MAX_VACATED];
+	size_t nvac;
 	/* each table's units [from, to) and offsets [start, end), as the last
 	 * full index laid them out (nspan 0: more tables). A gapped table
 	 * (cols: every column any row had, each below 64) gives each column

@@ -45,6 +45,15 @@ static inline const uint32_t *key_of(const struct cm_isec_list *l, const struct 
 }
 
 bool isec_grow(void **p, size_t *cap, size_t need, size_t unit);
+/* Row u of the table arc leaves its gapped place (if it had one). */
+static inline void isec_vacate(struct cm_isec *s, uint32_t arc, const struct cm_isec_unit *u)
+{
+	if (u->pos == NO_POS)
+		return;
+	if (s->nvac < CM_ISEC_MAX_VACATED)
+		s->vac[s->nvac] = (struct cm_isec_vacated){ arc, u->pos };
+	s->nvac++;
+}
 /* Bytes into the data, their chunks marked dirty. */
 void isec_put_bytes(struct cm_isec *s, size_t off, const void *p, size_t len);
 
