@@ -21,12 +21,20 @@ CLUSTERMOND=${BENCH_CLUSTERMOND:-$CLUSTERMOND} KPROBE_HELPER=${BENCH_HELPER:-$KP
 [ -x "$KPROBE_HELPER" ] || bail "clustermon-kprobe is not built"
 IDLE=${IDLE:-10000} BUSY=${BUSY:-10} SECONDS_EACH=${SECONDS_EACH:-10} RUNS=${RUNS:-2}
 INTERVALS=${INTERVALS:-10 1000}
+# CHURN=N: N short-lived processes a second throughout (each lives 50 ms,
+# five samples at 10 ms): rows that come and go, as on a busy node.
+CHURN=${CHURN:-0}
 
 ALARM=3600 start_idlers "$IDLE" || bail "the $IDLE idle processes did not start"
 busy=()
 for _ in $(seq 1 "$BUSY"); do sh -c 'while :; do :; done' & busy+=($!); done
+churn=
+if [ "$CHURN" -gt 0 ]; then
+	( while :; do for _ in $(seq 1 $(( (CHURN + 9) / 10 ))); do sleep 0.05 & done; sleep 0.1; done ) &
+	churn=$!
+fi
 # Bounded even if this script dies.
-(sleep $(( RUNS * 4 * (SECONDS_EACH + 150) + 600 )); kill "${busy[@]}" "$idlers") 2>/dev/null &
+(sleep $(( RUNS * 4 * (SECONDS_EACH + 150) + 600 )); kill "${busy[@]}" "$idlers" $churn) 2>/dev/null &
 guard=$!
 
 start_master >/dev/null || bail "snmpd did not start"
@@ -66,7 +74,7 @@ report() { # report RUN LABEL MS
 		"$NS" "$NL" $(( NS > 0 ? PM * 10 * SECONDS_EACH / NS : 0 )) "$COUNT" "$NPROCS"
 	printf '      threads:%s; image %d bytes\n' "$THREADS" "$ISIZE"
 }
-echo "== process table: $IDLE idle + $BUSY busy processes, ${SECONDS_EACH} s each, $RUNS runs interleaved"
+echo "== process table: $IDLE idle + $BUSY busy processes, $CHURN short-lived a second, ${SECONDS_EACH} s each, $RUNS runs interleaved"
 fed=() scan=() fed1=() scan1=() short=0
 for r in $(seq 1 "$RUNS"); do
 	for ms in $INTERVALS; do
@@ -78,12 +86,12 @@ for r in $(seq 1 "$RUNS"); do
 		if [ "$ms" = 10 ]; then scan+=($((PM + PMK))); else scan1+=($((PM + PMK))); fi
 	done
 done
-med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+med() { [ $# -gt 0 ] || return 0; printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 f=$(med "${fed[@]}") s=$(med "${scan[@]}") f1=$(med "${fed1[@]}") s1=$(med "${scan1[@]}")
-echo "at 10 ms: helper-fed $(pct "$f") of a core, clustermond plus clustermon-kprobe (target < 1%), scanner $(pct "$s"): ratio $(awk -v f="$f" -v s="$s" 'BEGIN { printf "%.3f", (f + 1) / (s + 1) }')"
-echo "at 1 s:   helper-fed $(pct "$f1"), scanner $(pct "$s1"): ratio $(awk -v f="$f1" -v s="$s1" 'BEGIN { printf "%.3f", (f + 1) / (s + 1) }')"
+[ -n "$f" ] && echo "at 10 ms: helper-fed $(pct "$f") of a core, clustermond plus clustermon-kprobe (target < 1%), scanner $(pct "$s"): ratio $(awk -v f="$f" -v s="$s" 'BEGIN { printf "%.3f", (f + 1) / (s + 1) }')"
+[ -n "$f1" ] && echo "at 1 s:   helper-fed $(pct "$f1"), scanner $(pct "$s1"): ratio $(awk -v f="$f1" -v s="$s1" 'BEGIN { printf "%.3f", (f + 1) / (s + 1) }')"
 [ "$short" = 0 ] && echo "clusterMonProcCount covered every one of the $IDLE idle processes in every run" ||
 	echo "clusterMonProcCount fell short of the $IDLE idle processes in a run"
-kill "${busy[@]}" 2>/dev/null
+kill "${busy[@]}" $churn 2>/dev/null
 kill "$idlers"; wait "$idlers" 2>/dev/null
 pkill -P "$guard" sleep 2>/dev/null; kill "$guard" 2>/dev/null
