@@ -233,6 +233,19 @@ static void moved(struct cm_isec *s, uint32_t arc)
 		s->moved[s->nmoved++] = arc;
 }
 
+/* Unit u of the last publication is gone: its slot is free, its place
+ * in a gapped table a hole; a scalar gone lays every offset out again. */
+static void gone(struct cm_isec *s, const struct cm_isec_unit *u)
+{
+	if (u->row) {
+		moved(s, key_of(&s->old, u)[0]);
+		isec_vacate(s, key_of(&s->old, u)[0], u);
+	} else {
+		s->relayout = true;
+	}
+	slot_free(s, u->off, u->len);
+}
+
 static int key_cmp(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
 {
 	return cm_oid_compare(a, alen, b, blen);
@@ -264,14 +277,8 @@ bool cm_isec_next(struct cm_isec *s, const uint32_t *key, size_t key_len, uint64
 			s->at++;
 			return false;
 		}
-		start_copying(s);            /* gone: its slot is free */
-		if (u->row) {
-			moved(s, key_of(&s->old, u)[0]);
-			isec_vacate(s, key_of(&s->old, u)[0], u);
-		} else {
-			s->relayout = true;
-		}
-		slot_free(s, u->off, u->len);
+		start_copying(s);
+		gone(s, u);
 		s->at++;
 	}
 	start_copying(s);                    /* a new unit */
@@ -401,17 +408,8 @@ size_t cm_isec_end(struct cm_isec *s)
 		return 0;
 	if (s->at < s->old.n)
 		start_copying(s);
-	for (; s->at < s->old.n; s->at++) { /* gone */
-		const struct cm_isec_unit *u = &s->old.u[s->at];
-
-		if (u->row) {
-			moved(s, key_of(&s->old, u)[0]);
-			isec_vacate(s, key_of(&s->old, u)[0], u);
-		} else {
-			s->relayout = true;
-		}
-		slot_free(s, u->off, u->len);
-	}
+	for (; s->at < s->old.n; s->at++)
+		gone(s, &s->old.u[s->at]);
 	if (s->copying) {
 		struct cm_isec_list t = s->old;
 
