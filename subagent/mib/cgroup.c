@@ -65,14 +65,14 @@ static size_t cgroup_rows(void *view)
 
 static void cgroup_index(void *view, size_t row, oid *out)
 {
-	out[0] = ((const struct cgroup_snapshot *)view)->rows[row].index;
+	out[0] = ((const struct cgroup_snapshot *)view)->rows[row]->index;
 }
 
 /* The sample in which the row last changed (sources/cgroup.c): the image
  * encodes only rows whose generation moved. */
 static uint64_t cgroup_row_gen(void *view, size_t row)
 {
-	return ((const struct cgroup_snapshot *)view)->rows[row].gen;
+	return ((const struct cgroup_snapshot *)view)->rows[row]->gen;
 }
 
 /* A value, or no instance when its bit is not in have. */
@@ -154,7 +154,7 @@ static int sched_get(const struct cgroup_sched *w, unsigned col, struct mib_valu
 
 static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	const struct cgroup_row *r = &((const struct cgroup_snapshot *)view)->rows[row];
+	const struct cgroup_row *r = ((const struct cgroup_snapshot *)view)->rows[row];
 
 	if (col == COL_PATH)
 		return mib_string(v, r->path);
@@ -187,22 +187,22 @@ static const struct cgroup_row *rq_at(const struct cgroup_snapshot *s, size_t n,
 	size_t lo = 0, hi = s->nrows;
 
 	for (size_t i = last; i < last + 2 && i < s->nrows; i++)
-		if (s->rows[i].rq_first <= n && n < s->rows[i].rq_first + s->rows[i].rq.nbuckets) {
+		if (s->rq_first[i] <= n && n < s->rq_first[i] + s->rows[i]->rq.nbuckets) {
 			lo = i;
 			goto found;
 		}
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 
-		if (s->rows[mid].rq_first <= n)
+		if (s->rq_first[mid] <= n)
 			lo = mid;
 		else
 			hi = mid;
 	}
 found:
 	last = lo;
-	*b = (unsigned)(n - s->rows[lo].rq_first);
-	return &s->rows[lo];
+	*b = (unsigned)(n - s->rq_first[lo]);
+	return s->rows[lo];
 }
 
 static void rq_index(void *view, size_t row, oid *out)

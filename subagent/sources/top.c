@@ -224,7 +224,7 @@ static int cgroup_shares(struct cgroup_top_state *st, const struct cgroup_snapsh
 	if (v == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct cgroup_row *r = &snap->rows[i];
+		const struct cgroup_row *r = snap->rows[i];
 		const struct cg_last *p;
 		struct cg_last *c = &v[i];
 

@@ -28,8 +28,8 @@ static struct cgroup_snapshot *sample(void *ctx)
 static const struct cgroup_row *by_path(const struct cgroup_snapshot *s, const char *path)
 {
 	for (size_t i = 0; s != NULL && i < s->nrows; i++)
-		if (strcmp(s->rows[i].path, path) == 0)
-			return &s->rows[i];
+		if (strcmp(s->rows[i]->path, path) == 0)
+			return s->rows[i];
 	return NULL;
 }
 
@@ -78,7 +78,7 @@ static void v2_defaults(void)
 	}
 	ok(s->top != NULL && s->top->n == s->nrows, "every row is ranked in the top table");
 	ok(by_path(s, pod) != NULL, "the pod matches kubepods*/**/kubepods-*pod*.slice");
-	ok(s->nrows < 2 || s->rows[0].index < s->rows[1].index, "rows ascend by index");
+	ok(s->nrows < 2 || s->rows[0]->index < s->rows[1]->index, "rows ascend by index");
 	cgroup_source_ops.fini(ctx);
 }
 
