@@ -7,7 +7,8 @@
  * hundreds of directories would dominate a 10 ms interval); between walks
  * each cgroup's files stay open and are re-read with pread. A removed
  * cgroup's open files fail with ENODEV, so its row goes at the next
- * sample, not at the next walk.
+ * sample that reads them; with the helper, whose sensor spares most
+ * samples the files, at the next walk (within a second) at the latest.
  *
  * Row index (clusterMonCgroupIndex): the cgroup id, which is the inode of
  * the cgroup's directory in the v2 tree and what the kernel's BPF helpers
