@@ -264,6 +264,25 @@ static void cg_merge(struct cgroup_stats *st, const struct cgroup_stats *v2)
 		}
 }
 
+/* On a hybrid system the v2 tree repeats some of what the v1 controllers
+ * serve (its cpu.stat, the dearest file of all: an rstat flush): once v1
+ * gave every value a v2 file holds, that file is closed, so it costs
+ * neither a read at each pass nor a descriptor. */
+static void close_covered(struct procfile *v2, uint32_t v1_have)
+{
+	static const struct { enum cg_file f; uint32_t bits; } v2_gives[] = {
+		{ CGF_CPU_STAT, CGS_CPU | CGS_CPU_SPLIT | CGS_THROTTLE },
+		{ CGF_MEM_EVENTS, CGS_OOM | CGS_OOM_KILL }, { CGF_MEM_STAT, CGS_MEMSTAT },
+		{ CGF_IO_BYTES, CGS_IO }, { CGF_MEM_CURRENT, CGS_MEM },
+		{ CGF_MEM_PEAK, CGS_MEM_PEAK }, { CGF_MEM_LIMIT, CGS_MEM_LIMIT },
+		{ CGF_PIDS, CGS_PIDS }, { CGF_PIDS_LIMIT, CGS_PIDS_LIMIT },
+	};
+
+	for (size_t i = 0; i < sizeof(v2_gives) / sizeof(v2_gives[0]); i++)
+		if (v2[v2_gives[i].f].fd >= 0 && (v1_have & v2_gives[i].bits) == v2_gives[i].bits)
+			procfile_close(&v2[v2_gives[i].f]);
+}
+
 int cgroup_files_read(struct cgroup_files *cf, struct cgroup_stats *st,
 		      char *buf, size_t cap)
 {
@@ -276,6 +295,7 @@ int cgroup_files_read(struct cgroup_files *cf, struct cgroup_stats *st,
 		return -1;
 	}
 	cg1_read(cf->v1, st, buf, cap);
+	close_covered(cf->v2, st->have);
 	cg2_read(cf->v2, &v2, buf, cap);
 	cg_merge(st, &v2);
 	return 0;

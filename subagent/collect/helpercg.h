@@ -35,8 +35,8 @@ struct helper_cg {
 	uint64_t cpu_ns;          /* its tasks ran, charged at switch-out */
 	struct log2hist waits;    /* ns, 64 log2 buckets as sched.runqlat's */
 };
-/* Every entry of the map, ascending id, into m's own array (valid until
- * the next call): the count, or -1 when the map could not be read. */
+/* Every entry of the map, in the map's order, into m's own array (valid
+ * until the next call): the count, or -1 when the map could not be read. */
 ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out);
 /* The entry of id in what the last read returned, or NULL. */
 const struct helper_cg *helper_cgmap_find(const struct helper_cgmap *m, uint64_t id);

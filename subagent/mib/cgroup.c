@@ -65,14 +65,39 @@ static size_t cgroup_rows(void *view)
 
 static void cgroup_index(void *view, size_t row, oid *out)
 {
-	out[0] = ((const struct cgroup_snapshot *)view)->rows[row].index;
+	out[0] = ((const struct cgroup_snapshot *)view)->rows[row]->index;
 }
 
 /* The sample in which the row last changed (sources/cgroup.c): the image
  * encodes only rows whose generation moved. */
 static uint64_t cgroup_row_gen(void *view, size_t row)
 {
-	return ((const struct cgroup_snapshot *)view)->rows[row].gen;
+	return ((const struct cgroup_snapshot *)view)->rows[row]->gen;
+}
+
+static uint64_t cgroup_view_gen(void *view)
+{
+	return ((const struct cgroup_snapshot *)view)->gen;
+}
+
+/* Rows i.. (and on) that changed no later than snapshot since, which the
+ * image then keeps without visiting them: most of a 10 ms sample's. Only
+ * from the start of such a run, so a run the image cannot keep (a row
+ * went from its middle) is not counted again from each of its rows. */
+static size_t unchanged_run(const struct cgroup_snapshot *s, size_t i, uint64_t since)
+{
+	size_t j = i;
+
+	if (since == 0 || (i > 0 && s->rows[i - 1]->gen <= since))
+		return 0;
+	while (j < s->nrows && s->rows[j]->gen <= since)
+		j++;
+	return j - i;
+}
+
+static size_t cgroup_same_since(void *view, size_t row, uint64_t since)
+{
+	return unchanged_run(view, row, since);
 }
 
 /* A value, or no instance when its bit is not in have. */
@@ -154,7 +179,7 @@ static int sched_get(const struct cgroup_sched *w, unsigned col, struct mib_valu
 
 static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	const struct cgroup_row *r = &((const struct cgroup_snapshot *)view)->rows[row];
+	const struct cgroup_row *r = ((const struct cgroup_snapshot *)view)->rows[row];
 
 	if (col == COL_PATH)
 		return mib_string(v, r->path);
@@ -181,28 +206,33 @@ static size_t rq_rows(void *view)
 /* The cgroup row that holds bucket row n, and its bucket. Walks and the
  * image visit the rows in order: the row found last (this thread's) is
  * tried first, then its successor, before a binary search on rq_first. */
-static const struct cgroup_row *rq_at(const struct cgroup_snapshot *s, size_t n, unsigned *b)
+static size_t rq_find(const struct cgroup_snapshot *s, size_t n, unsigned *b)
 {
 	static _Thread_local size_t last;
 	size_t lo = 0, hi = s->nrows;
 
 	for (size_t i = last; i < last + 2 && i < s->nrows; i++)
-		if (s->rows[i].rq_first <= n && n < s->rows[i].rq_first + s->rows[i].rq.nbuckets) {
+		if (s->rq_first[i] <= n && n < s->rq_first[i] + s->rows[i]->rq.nbuckets) {
 			lo = i;
 			goto found;
 		}
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 
-		if (s->rows[mid].rq_first <= n)
+		if (s->rq_first[mid] <= n)
 			lo = mid;
 		else
 			hi = mid;
 	}
 found:
 	last = lo;
-	*b = (unsigned)(n - s->rows[lo].rq_first);
-	return &s->rows[lo];
+	*b = (unsigned)(n - s->rq_first[lo]);
+	return lo;
+}
+
+static const struct cgroup_row *rq_at(const struct cgroup_snapshot *s, size_t n, unsigned *b)
+{
+	return s->rows[rq_find(s, n, b)];
 }
 
 static void rq_index(void *view, size_t row, oid *out)
@@ -236,6 +266,19 @@ static uint64_t rq_row_gen(void *view, size_t row)
 	return rq_at(view, row, &b)->rq.bucket[b] + 1;
 }
 
+/* The bucket rows of a run of unchanged cgroups (unchanged_run), from the
+ * first bucket of the run's first. */
+static size_t rq_same_since(void *view, size_t row, uint64_t since)
+{
+	const struct cgroup_snapshot *s = view;
+	unsigned b;
+	size_t i = rq_find(s, row, &b), n;
+
+	if (b != 0 || (n = unchanged_run(s, i, since)) == 0)
+		return 0;
+	return (i + n < s->nrows ? s->rq_first[i + n] : s->nrq) - row;
+}
+
 static int get_count(void *view, struct mib_value *v)
 {
 	const struct cgroup_snapshot *s = view;
@@ -251,6 +294,8 @@ static const struct mib_table cgroup_table = {
 	.row_index = cgroup_index,
 	.get = cgroup_get,
 	.row_gen = cgroup_row_gen,
+	.view_gen = cgroup_view_gen,
+	.same_since = cgroup_same_since,
 };
 
 static const struct mib_table rq_table = {
@@ -261,6 +306,8 @@ static const struct mib_table rq_table = {
 	.row_index = rq_index,
 	.get = rq_get,
 	.row_gen = rq_row_gen,
+	.view_gen = cgroup_view_gen,
+	.same_since = rq_same_since,
 };
 
 static const struct mib_object cgroup_objects[] = {

@@ -7,7 +7,8 @@
  * hundreds of directories would dominate a 10 ms interval); between walks
  * each cgroup's files stay open and are re-read with pread. A removed
  * cgroup's open files fail with ENODEV, so its row goes at the next
- * sample, not at the next walk.
+ * sample that reads them; with the helper, whose sensor spares most
+ * samples the files, at the next walk (within a second) at the latest.
  *
  * Row index (clusterMonCgroupIndex): the cgroup id, which is the inode of
  * the cgroup's directory in the v2 tree and what the kernel's BPF helpers
@@ -22,9 +23,14 @@
  * CPU time and run-queue latency per cgroup also come from clustermon-kprobe
  * when it runs: its map keyed by the unified tree's cgroup id (the inode
  * the walk found), read whole at each sample. The files (throttling,
- * memory, I/O, pids, PSI: only there) are then read about once a second
- * however short the interval, since they are what a sample costs; without
- * the helper, at every sample.
+ * memory, I/O, pids, PSI: only there) are then read once every
+ * FILES_PERIOD_NS per cgroup, each cgroup at a phase of its own, so a
+ * sample reads the few whose turn came instead of every cgroup's ~20 files
+ * at once (about 3 us a file, what a pass costs); without the helper, at
+ * every sample.
+ *
+ * A snapshot shares each row that did not change with the one before
+ * (sources.h: struct cgroup_row), so a sample copies only what moved.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,7 +64,7 @@ const char *const cgroup_default_patterns[] = {
 #define CGROUP_MAX_ROWS 4096
 #define V1_INDEX_BASE 0x80000000u
 #define HELPER_RETRY_NS 5000000000ull
-#define FILES_EVERY_NS 950000000ull   /* with the helper: about once a second */
+#define FILES_PERIOD_NS 10000000000ull /* with the helper: each cgroup's files */
 #define HELPER_TIMEOUT_MS 500
 
 struct cg_entry {
@@ -68,10 +74,13 @@ struct cg_entry {
 	uint64_t v2_id;             /* its directory's inode in the v2 tree; 0 */
 	bool seen;                  /* found by the walk in progress */
 	bool read;                  /* st holds a reading of its files */
+	bool gone;                  /* its files said the cgroup was removed */
 	struct cgroup_stats st;     /* the last, read at st_ns */
 	uint64_t st_ns;
+	uint64_t files_due;         /* with the helper: its next files reading */
 	struct cgroup_sched rq;     /* the helper's, as last served */
 	uint64_t gen;               /* the sample its row last changed in */
+	struct cgroup_row *row;     /* the last published: one reference */
 	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
 };
@@ -83,6 +92,8 @@ struct cgroup_source {
 	struct cg_entry **e;        /* ascending path; pointers, so an insert
 				     * moves 8 bytes an entry, not its 9 kB */
 	size_t n, cap;
+	struct cg_entry **ix;       /* the same, ascending index: the rows' order */
+	bool ix_stale;              /* an entry came or went since ix was sorted */
 	size_t matched;
 	uint64_t last_walk_ns;
 	bool walked;
@@ -91,8 +102,7 @@ struct cgroup_source {
 	char helper_socket[PROBE_SOCKET_MAX];
 	struct helper_cgmap *cgm;   /* the helper's per-cgroup map; NULL */
 	uint64_t cgm_retry_ns;
-	uint64_t files_ns;          /* when the files were last read */
-	uint64_t gen;               /* samples taken: rows' generations */
+	uint64_t gen;               /* the sample's number: rows' generations */
 	char buf[64 * 1024];        /* cgroup.procs of a busy cgroup, memory.stat */
 };
 
@@ -219,15 +229,26 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	memmove(&cs->e[at + 1], &cs->e[at], (cs->n - at) * sizeof(cs->e[0]));
 	cs->e[at] = e;
 	cs->n++;
+	cs->ix_stale = true;
 	return 0;
+}
+
+/* Drops one reference; the last frees the row (any thread: the SNMP and
+ * publishing threads release snapshots). */
+static void row_put(struct cgroup_row *r)
+{
+	if (r != NULL && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
+		free(r);
 }
 
 static void drop_entry(struct cgroup_source *cs, size_t i)
 {
 	cgroup_files_close(&cs->e[i]->files);
+	row_put(cs->e[i]->row);
 	free(cs->e[i]);
 	memmove(&cs->e[i], &cs->e[i + 1], (cs->n - i - 1) * sizeof(cs->e[0]));
 	cs->n--;
+	cs->ix_stale = true;
 }
 
 static bool on_dir(const char *rel, void *arg)
@@ -290,6 +311,9 @@ static void *cgroup_init(const char *root)
 		free(cs);
 		return NULL;
 	}
+	/* Rows' generations go on from the clock, so a source made again
+	 * never reuses one an image section holds (mib/publish.c). */
+	cs->gen = cm_clock_ns();
 	snprintf(cs->root, sizeof(cs->root), "%s", root ? root : "");
 	if (strcmp(cs->root, "/") == 0)
 		cs->root[0] = '\0';
@@ -305,6 +329,7 @@ static void cgroup_fini(void *ctx)
 	while (cs->n > 0)
 		drop_entry(cs, cs->n - 1);
 	free(cs->e);
+	free(cs->ix);
 	helper_cgmap_detach(cs->cgm);
 	cgroup_top_state_free(cs->top);
 	free(cs);
@@ -327,16 +352,38 @@ static void cgroup_configure(void *ctx, const struct sources_conf *c)
 
 static void snapshot_destroy(struct snapshot *s)
 {
-	free(((struct cgroup_snapshot *)s)->top);
+	struct cgroup_snapshot *cs = (struct cgroup_snapshot *)s;
+
+	for (size_t i = 0; i < cs->nrows; i++)
+		row_put(cs->rows[i]);
+	free(cs->top);
 	free(s);
 }
 
 static int by_index(const void *a, const void *b)
 {
-	uint32_t x = ((const struct cgroup_row *)a)->index;
-	uint32_t y = ((const struct cgroup_row *)b)->index;
+	uint32_t x = (*(const struct cg_entry *const *)a)->index;
+	uint32_t y = (*(const struct cg_entry *const *)b)->index;
 
 	return x < y ? -1 : x > y;
+}
+
+/* cs->ix as cs->e sorted by index, again only after the entries changed. */
+static int order_by_index(struct cgroup_source *cs)
+{
+	struct cg_entry **ix;
+
+	if (!cs->ix_stale)
+		return 0;
+	ix = realloc(cs->ix, (cs->cap ? cs->cap : 1) * sizeof(*ix));
+	if (ix == NULL)
+		return -1;
+	cs->ix = ix;
+	if (cs->n > 0)
+		memcpy(ix, cs->e, cs->n * sizeof(*ix));
+	qsort(ix, cs->n, sizeof(*ix), by_index);
+	cs->ix_stale = false;
+	return 0;
 }
 
 /* The helper's per-cgroup waits: attached when it runs (tried again every
@@ -383,17 +430,40 @@ static void read_sched(const struct cgroup_source *cs, struct cg_entry *e)
 	w->p99 = log2hist_percentile(&c->waits, 990);
 }
 
+/* Are the entry's files to be read this sample? Without the helper they
+ * hold its CPU time: at every sample. With it, once a period, the first
+ * turn at a phase of the entry's own so that the cgroups a walk found
+ * together do not fall due together; a cgroup the sensor has no entry for
+ * (v1-only, or it never ran) once a second, as its files are all there is
+ * of it. */
+static bool files_due(const struct cgroup_source *cs, struct cg_entry *e, uint64_t now)
+{
+	uint64_t period = e->rq.have ? FILES_PERIOD_NS : RESCAN_NS;
+
+	if (cs->cgm == NULL || !e->read || e->files_due > now + period) {
+		e->files_due = now + period / 1024 * ((e->index * 2654435761u) >> 22);
+		return cs->cgm == NULL || !e->read;
+	}
+	if (now < e->files_due)
+		return false;
+	e->files_due += period;
+	if (e->files_due <= now) /* the thread was held up: no catching up */
+		e->files_due = now + period;
+	return true;
+}
+
 /* Brings the entry up to date (its files when they are due): -1 when its
  * cgroup went away. Its generation moves when what it serves changed, so
  * the image encodes only those rows (mib/publish.c). */
-static int refresh(struct cgroup_source *cs, struct cg_entry *e, bool files, uint64_t now)
+static int refresh(struct cgroup_source *cs, struct cg_entry *e, uint64_t now)
 {
 	/* The buckets and percentiles move only with waits (read_sched). */
 	bool had = e->rq.have;
 	uint64_t cpu_ns = e->rq.cpu_ns, waits = e->rq.waits;
 	bool changed = !e->read;
 
-	if (files || !e->read) {
+	read_sched(cs, e);
+	if (files_due(cs, e, now)) {
 		struct cgroup_stats st = e->st;
 
 		if (cgroup_files_read(&e->files, &e->st, cs->buf, sizeof(cs->buf)) != 0)
@@ -402,45 +472,68 @@ static int refresh(struct cgroup_source *cs, struct cg_entry *e, bool files, uin
 		e->read = true;
 		e->st_ns = now;
 	}
-	read_sched(cs, e);
 	changed |= had != e->rq.have || cpu_ns != e->rq.cpu_ns || waits != e->rq.waits;
 	if (changed)
 		e->gen = cs->gen;
 	return 0;
 }
 
-/* Reads every entry into snap, dropping those whose cgroup went away. */
+/* The entry's row for this sample: the one it published last while
+ * nothing in it moved (st_ns too: the top table's share from the files is
+ * taken over it), else a new one. Out of memory, the last one stands. */
+static struct cgroup_row *row_of(struct cg_entry *e)
+{
+	struct cgroup_row *r = e->row;
+
+	if (r != NULL && r->gen == e->gen && r->st_ns == e->st_ns)
+		return r;
+	if ((r = malloc(sizeof(*r))) == NULL)
+		return e->row;
+	atomic_init(&r->refs, 1);
+	r->index = e->index;
+	r->version = e->version;
+	memcpy(r->path, e->path, sizeof(r->path));
+	memcpy(r->workload, e->workload, sizeof(r->workload));
+	r->st = e->st;
+	r->st_ns = e->st_ns;
+	r->rq = e->rq;
+	r->gen = e->gen;
+	row_put(e->row);
+	e->row = r;
+	return r;
+}
+
+/* Reads every entry into snap (index order), dropping those whose cgroup
+ * went away. */
 static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap, uint64_t now)
 {
 	const struct helper_cg *all;
-	bool files = cs->cgm == NULL || now - cs->files_ns >= FILES_EVERY_NS;
+	size_t gone = 0;
 
 	if (cs->cgm != NULL && helper_cgmap_read(cs->cgm, &all) < 0) {
 		helper_cgmap_detach(cs->cgm);
 		cs->cgm = NULL;
-		files = true;
 	}
-	if (files)
-		cs->files_ns = now;
 	cs->gen++;
-	for (size_t i = cs->n; i-- > 0;) {
-		struct cgroup_row *r = &snap->rows[snap->nrows];
-		struct cg_entry *e = cs->e[i];
+	for (size_t i = 0; i < cs->n; i++) {
+		struct cg_entry *e = cs->ix[i];
+		struct cgroup_row *r;
 
-		if (refresh(cs, e, files, now) != 0) {
-			drop_entry(cs, i);
+		if (refresh(cs, e, now) != 0) {
+			e->gone = true;
+			gone++;
 			continue;
 		}
-		r->st = e->st;
-		r->st_ns = e->st_ns;
-		r->rq = e->rq;
-		r->gen = e->gen;
-		r->index = e->index;
-		r->version = e->version;
-		memcpy(r->path, e->path, sizeof(r->path));
-		memcpy(r->workload, e->workload, sizeof(r->workload));
-		snap->nrows++;
+		if ((r = row_of(e)) == NULL)
+			continue;
+		atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+		snap->rows[snap->nrows++] = r;
 	}
+	for (size_t i = cs->n; gone > 0 && i-- > 0;)
+		if (cs->e[i]->gone) {
+			drop_entry(cs, i);
+			gone--;
+		}
 }
 
 static int cgroup_sample(void *ctx)
@@ -455,18 +548,22 @@ static int cgroup_sample(void *ctx)
 		cs->walked = true;
 		cs->last_walk_ns = now;
 	}
-	snap = calloc(1, sizeof(*snap) + cs->n * sizeof(snap->rows[0]));
+	if (order_by_index(cs) != 0)
+		return -1;
+	/* The rows' pointers, then their first bucket rows: one allocation. */
+	snap = calloc(1, sizeof(*snap) + cs->n * (sizeof(snap->rows[0]) + sizeof(size_t)));
 	if (snap == NULL)
 		return -1;
 	snap->hdr.refs = 1;
 	snap->hdr.destroy = snapshot_destroy;
 	snap->matched = cs->matched;
+	snap->rq_first = (size_t *)&snap->rows[cs->n];
 	follow_helper(cs, now);
 	read_all(cs, snap, now);
-	qsort(snap->rows, snap->nrows, sizeof(snap->rows[0]), by_index);
+	snap->gen = cs->gen;
 	for (size_t i = 0; i < snap->nrows; i++) {
-		snap->rows[i].rq_first = snap->nrq;
-		snap->nrq += snap->rows[i].rq.nbuckets;
+		snap->rq_first[i] = snap->nrq;
+		snap->nrq += snap->rows[i]->rq.nbuckets;
 	}
 	/* Out of memory the top table is empty this sample; the rows stand. */
 	(void)top_rank_cgroups(cs->top, snap, now);

@@ -108,7 +108,7 @@ int top_rank_procs(struct proctab *tab, struct proc_snapshot *snap)
 
 /* The last sample's CPU ns of each cgroup, ascending index: where it came
  * from (the helper's sensor, read at every sample, when it has the cgroup;
- * else its files, read about once a second with the helper), when it was
+ * else its files, read every 10 s with the helper), when it was
  * read, and the share it gave. A share is taken only between two readings
  * from the same place, over the time between them; a reading not renewed
  * keeps its share. */
@@ -186,7 +186,7 @@ static int cgroup_shares(struct cgroup_top_state *st, const struct cgroup_snapsh
 	if (v == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct cgroup_row *r = &snap->rows[i];
+		const struct cgroup_row *r = snap->rows[i];
 		const struct cg_last *p;
 		struct cg_last *c = &v[i];
 

@@ -9,12 +9,25 @@
 # Then, where clustermon-kprobe is built, the sensor path as installed with
 # the helper: a process in each cgroup waking ten times a second (so each
 # has an entry in the helper's map), clustermond at 10 ms and at the
-# default 1 s: its cm-cgroup thread, the helper's process, and clustermond's
-# open descriptors. (The BPF programs' own time runs in the scheduler of
-# every task switched, the helper's process does not carry it: tests/system
+# default 1 s: each of clustermond's threads (cm-cgroup the source,
+# cm-publish the image of its table, the rest the other sources at their
+# defaults), the whole of it, the helper's process (all from schedstat, as
+# a share of a core over the wall time), and clustermond's open
+# descriptors. (The BPF programs' own time runs in the scheduler of every
+# task switched, the helper's process does not carry it: tests/system
 # /runqlat.sh prints it per wait.)
+#
+# BENCH_CLUSTERMOND and BENCH_HELPER run other builds' binaries; with
+# BENCH_BASELINE=PATH (another clustermond, main's for example) each sensor
+# run is followed by the same run of that one, on the same cgroups, so a
+# change is measured against its baseline in one sitting; SENSOR_RUNS (1)
+# repeats them, SENSOR_ONLY=1 leaves out the runs without the helper. The
+# image is published on a tmpfs, as /run is.
 . "$(dirname "$0")/../system/lib.sh"
 [ "$(id -u)" -eq 0 ] || bail "needs root to create cgroups"
+CLUSTERMOND=${BENCH_CLUSTERMOND:-$CLUSTERMOND} KPROBE_HELPER=${BENCH_HELPER:-$KPROBE_HELPER}
+image_on_tmpfs || bail "cannot mount a tmpfs for the image (as /run is)"
+. "$(dirname "$0")/threads.sh"   # cpu_ns, threads, per_thread
 N=${N:-500} SECONDS_EACH=${SECONDS_EACH:-10} RUNS=${RUNS:-2}
 PFX="cmbench-$$"
 
@@ -55,23 +68,32 @@ thread_ns() { # thread_ns [NAME]: default cm-cgroup
 # US (CPU us per pass over the N cgroups), NS (samples), SHARE (per mille).
 agent() {
 	# As installed: the fast-path image is published.
-	printf 'sampleInterval cgroup %s\ncgroupMatch %s/*\nsnapshotFile %s\n' "$1" "$PFX" "$T/image" >"$T/bench.conf"
+	printf 'sampleInterval cgroup %s\ncgroupMatch %s/*\nsnapshotFile %s\n' "$1" "$PFX" "$IMAGE" >"$T/bench.conf"
 	[ -z "${HELPER_PID:-}" ] || printf 'helperSocket %s\n' "$HELPER_SOCK" >>"$T/bench.conf"
 	AGENT_WAIT=30 start_agent -c "$T/bench.conf" >/dev/null || bail "clustermond did not register"
 	sleep 3
 	[ "$(get "$clusterMonCgroupCount.0")" = "$N" ] || bail "clustermond serves $(get "$clusterMonCgroupCount.0") rows, not $N"
-	local c0 s0 c1 s1 p0 p1
-	c0=$(thread_ns) s0=$(get "$SRC.5.7") p0=$(thread_ns cm-publish)
+	local c0 s0 c1 s1 t0 t1 h0 h1 w0 w1
+	t0=$(threads "$AGENT_PID") h0=$(helper_ns) w0=$(date +%s%N)
+	c0=$(thread_ns) s0=$(get "$SRC.5.7")
 	[ "$c0" -gt 0 ] || bail "no cm-cgroup thread in clustermond"
 	sleep "$SECONDS_EACH"
-	c1=$(thread_ns) s1=$(get "$SRC.5.7") p1=$(thread_ns cm-publish)
-	PUB=$(( (p1 - p0) / 1000000 / SECONDS_EACH ))
+	c1=$(thread_ns) s1=$(get "$SRC.5.7")
+	t1=$(threads "$AGENT_PID") h1=$(helper_ns) w1=$(date +%s%N)
+	# Shares of a core over the wall time, in percent: each thread, the
+	# whole process, the helper's.
+	THREADS=$(per_thread "$t0" "$t1" $((w1 - w0)))
+	WHOLE=$(pct $(( $(sum_ns "$t1") - $(sum_ns "$t0") )) $((w1 - w0)))
+	HELPER=$(pct $((h1 - h0)) $((w1 - w0)))
 	FDS=$(ls /proc/"$AGENT_PID"/fd | wc -l)
 	NS=$((s1 - s0))
 	US=$(( (c1 - c0) / 1000 / (NS > 0 ? NS : 1) ))
 	SHARE=$(( (c1 - c0) / 1000000 / SECONDS_EACH ))
 	stop_agent
 }
+sum_ns() { printf '%s\n' "$1" | awk '{ n += $2 } END { printf "%.0f\n", n }'; }
+pct() { awk -v n="$1" -v w="$2" 'BEGIN { printf "%.3f%%", n * 100 / w }'; }
+helper_ns() { if [ -n "${HELPER_PID:-}" ]; then cpu_ns "$HELPER_PID"; else echo 0; fi; }
 # shell: one pass a second for SECONDS_EACH s; sets US (CPU us per pass).
 shell() {
 	local out u s
@@ -89,7 +111,7 @@ med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 a=() b=() f=()
 for r in $(seq 1 "$RUNS"); do
 	agent 1000
-	echo "run $r clustermond at 1 s: $US us of CPU a pass ($NS samples)"; a+=("$US")
+	echo "run $r clustermond at 1 s: $US us of CPU a pass ($NS samples), $FDS fds"; a+=("$US")
 	shell
 	echo "run $r shell loop of cat: $US us of CPU a pass"; b+=("$US")
 	agent 10
@@ -119,17 +141,17 @@ while time.time() < end:
     time.sleep(1)
 PY
 SLEEPERS=$!
-helper_ticks() { awk '{ print $14 + $15 }' /proc/"$HELPER_PID"/stat; }
-sensor() { # sensor MS: clustermond at MS with the helper; prints a line
-	local h0 h1
-	h0=$(helper_ticks)
+sensor() { # sensor MS [LABEL]: clustermond at MS with the helper; prints its figures
 	agent "$1"
-	h1=$(helper_ticks)
-	echo "clustermond at $1 ms with the helper: cm-cgroup $SHARE per mille of a core" \
-		"($US us a sample, $NS samples), cm-publish $PUB per mille (the image of the table)," \
-		"clustermon-kprobe $(( (h1 - h0) * 1000 / $(getconf CLK_TCK) / (SECONDS_EACH + 3) )) per mille, $FDS fds"
+	echo "${2:-clustermond} at $1 ms with the helper: $US us a sample, $NS samples;" \
+		"threads:$THREADS; clustermond $WHOLE, clustermon-kprobe $HELPER of a core; $FDS fds"
 }
-sensor 10
-sensor 1000
+own=$CLUSTERMOND
+for r in $(seq 1 "${SENSOR_RUNS:-1}"); do
+	for ms in 10 1000; do
+		CLUSTERMOND=$own sensor "$ms"
+		[ -z "${BENCH_BASELINE:-}" ] || CLUSTERMOND=$BENCH_BASELINE sensor "$ms" baseline
+	done
+done
 kill "$SLEEPERS" 2>/dev/null; pkill -P "$SLEEPERS" 2>/dev/null; wait "$SLEEPERS" 2>/dev/null
 stop_helper

@@ -20,7 +20,7 @@ command -v bpftrace >/dev/null || missing_all "bpftrace is missing (apt-get inst
 command -v bpftool >/dev/null || missing_all "bpftool is missing (apt-get install bpftool)"
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$V2" ] || skip_all "no cgroup2 tree mounted"
-plan 13
+plan 14
 RQ_GAP=${RQ_GAP:-0.02} RQ_COUNT=${RQ_COUNT:-0.05}
 
 PFX=cmrq${T##*.}
@@ -177,6 +177,11 @@ within() { local d=$(( $1 > $2 ? $1 - $2 : $2 - $1 )); [ $(( d * 100 )) -le $(( 
 kns=$(awk '$1 == "usage_usec" { printf "%d\n", $2 * 1000 }' "$CG/cpu.stat")
 sns=$(get "$clusterMonCgroupSchedCpuNs.$I")
 check "clusterMonCgroupSchedCpuNs $sns within 3% of cpu.stat's usage_usec ($kns ns)" within "$sns" "$kns" 3
+# With the helper the files' columns are read every 10 s, each cgroup at a
+# time of its own: CpuNs (cpu.stat, the loops done) comes to the kernel's.
+files_caught_up() { [ "$(get "$clusterMonCgroupCpuNs.$I")" = "$kns" ]; }
+check "clusterMonCgroupCpuNs, from the files read every 10 s, reaches cpu.stat's $kns ns within 12 s" \
+	wait_for 12 files_caught_up
 stop_helper
 gone() { absent "$clusterMonCgroupRunqlatWaits.$I"; }
 check "with the helper stopped the column goes" wait_for 5 gone

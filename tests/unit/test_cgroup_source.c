@@ -3,7 +3,8 @@
  * test_cgroup_source.c - the cgroup source on the v1 and v2 fixtures:
  * which cgroups the default and configured patterns pick, their row
  * indexes (cgroup id on v2, 2^31 + FNV-1a of the path for v1-only ones)
- * and the values the rows carry.
+ * and the values the rows carry; a second sample over unchanged files
+ * keeps each row's generation.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,8 +29,8 @@ static struct cgroup_snapshot *sample(void *ctx)
 static const struct cgroup_row *by_path(const struct cgroup_snapshot *s, const char *path)
 {
 	for (size_t i = 0; s != NULL && i < s->nrows; i++)
-		if (strcmp(s->rows[i].path, path) == 0)
-			return &s->rows[i];
+		if (strcmp(s->rows[i]->path, path) == 0)
+			return s->rows[i];
 	return NULL;
 }
 
@@ -60,6 +61,7 @@ static void v2_defaults(void)
 	const struct cgroup_row *r;
 	void *ctx = cgroup_source_ops.init(fixture_root(root, sizeof(root), "cgroup-v2"));
 	const char *pod = "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1f2e.slice";
+	uint64_t gen, row_gen;
 
 	cgroup_source_ops.configure(ctx, &conf);
 	s = sample(ctx);
@@ -78,7 +80,13 @@ static void v2_defaults(void)
 	}
 	ok(s->top != NULL && s->top->n == s->nrows, "every row is ranked in the top table");
 	ok(by_path(s, pod) != NULL, "the pod matches kubepods*/**/kubepods-*pod*.slice");
-	ok(s->nrows < 2 || s->rows[0].index < s->rows[1].index, "rows ascend by index");
+	ok(s->nrows < 2 || s->rows[0]->index < s->rows[1]->index, "rows ascend by index");
+	gen = s->gen;
+	row_gen = s->nrows > 0 ? s->rows[0]->gen : 0;
+	s = sample(ctx);
+	ok(s != NULL && s->gen > gen && s->nrows == 2 && s->rows[0]->gen == row_gen,
+	   "sampled again over the same files, the snapshot is newer and its rows keep the "
+	   "generation they changed in, so the image keeps them without visiting them");
 	cgroup_source_ops.fini(ctx);
 }
 

@@ -19,20 +19,23 @@ static struct cgroup_snapshot *snap(size_t n, const uint32_t *index, const uint6
 				    const uint64_t *mem, uint64_t read_ns)
 {
 	struct cgroup_snapshot *s = calloc(1, sizeof(*s) + n * sizeof(s->rows[0]));
+	struct cgroup_row *rows = calloc(n ? n : 1, sizeof(*rows));
 
 	s->nrows = n;
 	for (size_t i = 0; i < n; i++) {
-		s->rows[i].index = index[i];
-		s->rows[i].st.have = CGS_CPU | CGS_MEM;
-		s->rows[i].st.cpu_ns = cpu[i];
-		s->rows[i].st.mem_current = mem[i];
-		s->rows[i].st_ns = read_ns;
+		s->rows[i] = &rows[i];
+		rows[i].index = index[i];
+		rows[i].st.have = CGS_CPU | CGS_MEM;
+		rows[i].st.cpu_ns = cpu[i];
+		rows[i].st.mem_current = mem[i];
+		rows[i].st_ns = read_ns;
 	}
 	return s;
 }
 
 static void drop(struct cgroup_snapshot *s)
 {
+	free(s->nrows ? s->rows[0] : NULL);
 	free(s->top);
 	free(s);
 }
@@ -158,12 +161,12 @@ int main(void)
 	 * share); 20 has the sensor now, which counts from its own start. */
 	drop(a);
 	a = snap(5, idx2, cpu2, mem2, 2000000000ull);
-	a->rows[1].rq = (struct cgroup_sched){ .have = true, .cpu_ns = 100 };
+	a->rows[1]->rq = (struct cgroup_sched){ .have = true, .cpu_ns = 100 };
 	ok(top_rank_cgroups(st, a, 2010000000ull) == 0 && a->top->rows[0].row->index == 10 &&
 	   a->top->rows[0].util == 5000, "a files reading not renewed keeps its 50.00%%");
 	drop(b);
 	b = snap(5, idx2, cpu2, mem2, 2000000000ull);
-	b->rows[1].rq = (struct cgroup_sched){ .have = true, .cpu_ns = 100 + 7500000 };
+	b->rows[1]->rq = (struct cgroup_sched){ .have = true, .cpu_ns = 100 + 7500000 };
 	if (top_rank_cgroups(st, b, 2020000000ull) != 0 || b->top == NULL)
 		return 1;
 	ok(b->top->rows[0].row->index == 20 && b->top->rows[0].util == 7500,
