@@ -362,7 +362,8 @@ struct proc_snapshot *proctab_publish(struct proctab *t)
 	s->gen = t->gen;
 	s->nchunks = t->n;
 	s->slot = (struct proc_slot *)(s + 1);
-	memcpy(s->slot, t->slot, t->n * sizeof(*t->slot));
+	if (t->n > 0) /* an empty table has no slot array yet */
+		memcpy(s->slot, t->slot, t->n * sizeof(*t->slot));
 	s->nall = at;
 	s->nrows = at;
 	/* Chunks retired from now on wait for this snapshot too: the last

@@ -194,8 +194,24 @@ static void held_across(void)
 	release(held);
 }
 
+/* A table with no row yet (a fixture root without processes) publishes. */
+static void empty(void)
+{
+	struct proctab t;
+	struct proc_snapshot *s;
+
+	proctab_init(&t);
+	s = proctab_publish(&t);
+	ok(s != NULL && s->nall == 0 && s->nchunks == 0 && proc_snapshot_row(s, 0) == NULL,
+	   "an empty table publishes an empty snapshot");
+	if (s != NULL)
+		release(s);
+	proctab_free(&t);
+}
+
 int main(void)
 {
+	empty();
 	sharing();
 	random_run();
 	held_across();
