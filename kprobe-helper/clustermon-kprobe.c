@@ -51,7 +51,7 @@ struct client {
 static struct {
 	bool foreground;
 	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
-	bool no_procs;             /* -n: no per-process accounting */
+	unsigned sensors_on;       /* -S: the SENSOR_ bits (-n: runqlat alone) */
 	const char *socket_path, *bpffs_dir, *group, *trace_dir;
 	gid_t gid;                 /* -g's group, (gid_t)-1 without -g */
 	char instance[64];
@@ -67,7 +67,7 @@ static struct {
 	int reply_fds[SENSORS_SHARED_MAPS];
 	size_t nreply_fds;
 } helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
-	     .gid = (gid_t)-1 };
+	     .gid = (gid_t)-1, .sensors_on = SENSOR_ALL };
 
 static volatile sig_atomic_t stopping;
 
@@ -386,7 +386,7 @@ static int procs_lines(FILE *out)
 static void reply_procs(FILE *out)
 {
 	if (!helper.sensors.per_process || helper.sensors.skel == NULL)
-		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no per-process accounting (-n, or no sensors)");
+		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no per-process accounting (-S without proc, or no sensors)");
 	else
 		counted_reply(out, procs_lines);
 }
@@ -403,7 +403,7 @@ static bool share_fds(FILE *out, int (*share)(const struct sensors *, int *), si
 		return false;
 	}
 	if (share(&helper.sensors, helper.reply_fds) != 0) {
-		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no %s accounting (-n, or no sensors)", what);
+		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no %s accounting (-S without it, or no sensors)", what);
 		return false;
 	}
 	helper.nreply_fds = n;
@@ -727,19 +727,26 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP] [-t TRACE-DIR] [-r] [-n]\n");
+		"[-g GROUP] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n");
 	exit(2);
 }
 
 static void parse_args(int argc, char **argv)
 {
+	char why[128];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fs:b:g:t:rnh")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:t:rnS:h")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
-		case 'n': helper.no_procs = true; break;
+		case 'n': helper.sensors_on = SENSOR_RUNQLAT; break;
+		case 'S':
+			if (sensors_parse(optarg, &helper.sensors_on, why, sizeof(why)) != 0) {
+				fprintf(stderr, "clustermon-kprobe: -S %s: %s\n", optarg, why);
+				exit(2);
+			}
+			break;
 		case 's': helper.socket_path = optarg; break;
 		case 'b': helper.bpffs_dir = optarg; break;
 		case 'g': helper.group = optarg; break;
@@ -787,7 +794,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(helper.instance, sizeof(helper.instance), "%d-%lld%09ld", (int)getpid(),
 		 (long long)now.tv_sec, now.tv_nsec);
-	if (sensors_start(&helper.sensors, helper.raw_tracepoints, !helper.no_procs, why,
+	if (sensors_start(&helper.sensors, helper.raw_tracepoints, helper.sensors_on, why,
 			  sizeof(why)) != 0)
 		say(LOG_WARNING, "%s; running without them", why);
 	else

@@ -68,9 +68,13 @@ struct {
 	__type(value, __u64);
 } queued_at_by_pid SEC(".maps");
 
-/* Per-cgroup waits (clustermon_kprobe.h), on unless the helper runs with
- * -n. Updated with atomic adds: a cgroup's tasks wait on several CPUs. */
+/* The sensors a site keeps (clustermon-kprobe -S), set before load: the
+ * verifier drops the code of those turned off. Per-cgroup sums
+ * (clustermon_kprobe.h) take atomic adds: a cgroup's tasks run on several
+ * CPUs. waits: one of the three needs the wakeup times. */
 const volatile bool per_cgroup = true;
+const volatile bool node_runqlat = true;
+const volatile bool waits = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -82,9 +86,8 @@ struct {
 /* The value a new cgroup's entry starts from (too big for the stack). */
 static const struct cm_cgroup_sched zero_cgroup;
 
-/* Per-process accounting, on unless the helper runs with -n (set before
- * load: the verifier drops the code when it is off). slot_mask is the
- * number of slots less one (a power of two). */
+/* Per-process accounting (-S proc). slot_mask is the number of slots less
+ * one (a power of two). */
 const volatile bool per_process = true;
 const volatile __u32 slot_mask = 0;
 
@@ -122,16 +125,19 @@ static __always_inline struct cm_sensor_counts *counts(void)
 	return bpf_map_lookup_elem(&sensors, &zero);
 }
 
-/* Returns how long prev ran (0 for idle). */
-static __always_inline __u64 account_switch(__u64 now, __u32 next_pid, __u32 next_tgid,
-					    __u64 next_cgid)
+static __always_inline struct cm_sched_cpu *this_cpu(void)
 {
 	__u32 zero = 0;
-	struct cm_sched_cpu *c = bpf_map_lookup_elem(&cpu_state, &zero);
+
+	return bpf_map_lookup_elem(&cpu_state, &zero);
+}
+
+/* Returns how long prev ran (0 for idle). */
+static __always_inline __u64 account_switch(struct cm_sched_cpu *c, __u64 now, __u32 next_pid,
+					    __u32 next_tgid, __u64 next_cgid)
+{
 	__u64 ran_ns = 0;
 
-	if (!c)
-		return 0;
 	if (c->running && now > c->since)
 		ran_ns = now - c->since;
 	c->busy_ns += ran_ns;
@@ -252,9 +258,8 @@ static __always_inline __u64 cgroup_id(struct task_struct *t)
 	return per_cgroup ? BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) : 0;
 }
 
-static __always_inline struct cm_cgroup_sched *cgroup_of(struct task_struct *t)
+static __always_inline struct cm_cgroup_sched *cgroup_entry(__u64 id)
 {
-	__u64 id = cgroup_id(t);
 	struct cm_cgroup_sched *c;
 
 	if (id == 0)
@@ -267,46 +272,52 @@ static __always_inline struct cm_cgroup_sched *cgroup_of(struct task_struct *t)
 	return c;
 }
 
-static __always_inline void account_cgroup_wait(struct task_struct *t, __u64 wait)
+static __always_inline void add_cgroup_wait(struct cm_cgroup_sched *c, __u64 wait)
 {
-	struct cm_cgroup_sched *c = cgroup_of(t);
-
-	if (c == NULL)
-		return;
 	__sync_fetch_and_add(&c->wait.slot[log2_slot(wait)], 1);
 	__sync_fetch_and_add(&c->wait.sum, wait);
 }
 
-/* prev ran ran_ns until this switch (0 for idle). */
-static __always_inline void account_cgroup_cpu(struct task_struct *prev, __u64 ran_ns)
+/* prev's cgroup (recorded when it switched in) ran ran_ns; next's waited
+ * wait (0: it was not waiting). Most switches hand the CPU between tasks of
+ * one cgroup, and then one lookup serves both. */
+static __always_inline void account_cgroups(__u64 prev_cg, __u64 ran_ns, __u64 next_cg,
+					    __u64 wait)
 {
 	struct cm_cgroup_sched *c;
 
-	if (ran_ns == 0 || (c = cgroup_of(prev)) == NULL)
+	if (!per_cgroup)
 		return;
-	__sync_fetch_and_add(&c->cpu_ns, ran_ns);
+	if (ran_ns != 0 && (c = cgroup_entry(prev_cg)) != NULL) {
+		__sync_fetch_and_add(&c->cpu_ns, ran_ns);
+		if (wait != 0 && next_cg == prev_cg) {
+			add_cgroup_wait(c, wait);
+			return;
+		}
+	}
+	if (wait != 0 && (c = cgroup_entry(next_cg)) != NULL)
+		add_cgroup_wait(c, wait);
 }
 
-/* The wait ending now, if the task was waiting: into the histogram, its
- * process's run delay and its cgroup's waits. */
-static __always_inline void account_wait(__u64 *queued, __u64 now, __u32 tgid,
-					 struct task_struct *t)
+/* The wait ending now, if the task was waiting (0 if not), counted in the
+ * node's histogram and its process's run delay. */
+static __always_inline __u64 take_wait(__u64 *queued, __u64 now, __u32 tgid)
 {
 	struct cm_hist *h;
 	__u32 zero = 0;
 	__u64 wait;
 
 	if (*queued == 0 || now < *queued)
-		return;
+		return 0;
 	wait = now - *queued;
 	*queued = 0;
-	h = bpf_map_lookup_elem(&runqlat, &zero);
+	h = node_runqlat ? bpf_map_lookup_elem(&runqlat, &zero) : NULL;
 	if (h) {
 		h->slot[log2_slot(wait)]++;
 		h->sum += wait;
 	}
 	account_proc_wait(tgid, wait);
-	account_cgroup_wait(t, wait);
+	return wait;
 }
 
 /* TASK_RUNNING is 0; the field is __state since Linux 5.14. */
@@ -350,21 +361,37 @@ int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
 	return 0;
 }
 
+/* A task's unified-hierarchy cgroup id through BTF pointers: plain loads
+ * the verifier guards, where BPF_CORE_READ makes a helper call a link. */
+static __always_inline __u64 cgroup_id_btf(struct task_struct *t)
+{
+	return per_cgroup ? t->cgroups->dfl_cgrp->kn->id : 0;
+}
+
+static __always_inline bool still_runnable_btf(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state == 0;
+	return BPF_CORE_READ((struct task_struct___old *)t, state) == 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = bpf_ktime_get_ns(), *q;
-	__u64 ran_ns = account_switch(now, next->pid, next->tgid, cgroup_id(next));
+	struct cm_sched_cpu *c = this_cpu();
+	__u64 now = bpf_ktime_get_ns(), next_cg = cgroup_id_btf(next), prev_cg, ran_ns;
+	__u64 wait = 0, *q;
 
-	account_proc(prev->tgid, ran_ns, now);
-	account_cgroup_cpu(prev, ran_ns);
-	if (still_runnable(prev))
-		mark_queued_btf(prev, now);
-	if (next->pid == 0)
+	if (c == NULL)
 		return 0;
-	q = bpf_task_storage_get(&queued_at, next, 0, 0);
-	if (q)
-		account_wait(q, now, next->tgid, next);
+	prev_cg = c->cgid;
+	ran_ns = account_switch(c, now, next->pid, next->tgid, next_cg);
+	account_proc(prev->tgid, ran_ns, now);
+	if (waits && still_runnable_btf(prev))
+		mark_queued_btf(prev, now);
+	if (waits && next->pid != 0 && (q = bpf_task_storage_get(&queued_at, next, 0, 0)) != NULL)
+		wait = take_wait(q, now, next->tgid);
+	account_cgroups(prev_cg, ran_ns, next_cg, wait);
 	return 0;
 }
 
@@ -385,21 +412,24 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 next_pid = BPF_CORE_READ(next, pid);
-	__u64 now = bpf_ktime_get_ns(), *q;
-	__u64 ran_ns = account_switch(now, next_pid, BPF_CORE_READ(next, tgid), cgroup_id(next));
+	struct cm_sched_cpu *c = this_cpu();
+	__u32 next_pid = BPF_CORE_READ(next, pid), next_tgid = BPF_CORE_READ(next, tgid);
+	__u64 now = bpf_ktime_get_ns(), next_cg = cgroup_id(next), prev_cg, ran_ns;
+	__u64 wait = 0, *q;
 
-	account_proc(BPF_CORE_READ(prev, tgid), ran_ns, now);
-	account_cgroup_cpu(prev, ran_ns);
-	if (still_runnable(prev))
-		mark_queued(BPF_CORE_READ(prev, pid), now);
-	if (next_pid == 0)
+	if (c == NULL)
 		return 0;
-	q = bpf_map_lookup_elem(&queued_at_by_pid, &next_pid);
-	if (q) {
-		account_wait(q, now, BPF_CORE_READ(next, tgid), next);
+	prev_cg = c->cgid;
+	ran_ns = account_switch(c, now, next_pid, next_tgid, next_cg);
+	account_proc(BPF_CORE_READ(prev, tgid), ran_ns, now);
+	if (waits && still_runnable(prev))
+		mark_queued(BPF_CORE_READ(prev, pid), now);
+	if (waits && next_pid != 0 &&
+	    (q = bpf_map_lookup_elem(&queued_at_by_pid, &next_pid)) != NULL) {
+		wait = take_wait(q, now, next_tgid);
 		bpf_map_delete_elem(&queued_at_by_pid, &next_pid);
 	}
+	account_cgroups(prev_cg, ran_ns, next_cg, wait);
 	return 0;
 }
 

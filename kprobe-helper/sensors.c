@@ -76,6 +76,7 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	static const char *const raw_progs[] = { "on_switch", "on_wakeup", "on_wakeup_new",
 		"on_fork", "on_exit", "on_exec" };
 	struct sched_bpf *k = sched_bpf__open();
+	bool want_waits;
 	int err;
 
 	if (k == NULL) {
@@ -88,12 +89,20 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 		bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj, raw_progs[i]),
 					  !btf);
 	}
+	/* Without any user of the wakeup times, no wakeup program runs (the
+	 * second and third of each set). */
+	want_waits = s->per_process || s->per_cgroup || s->runqlat;
+	for (size_t i = 1; i <= 2; i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj,
+					  btf ? btf_progs[i] : raw_progs[i]), want_waits);
 	/* Maps a set does not use stay, at their smallest. */
-	if (btf)
+	if (btf || !want_waits)
 		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
 	k->rodata->per_process = s->per_process;
-	k->rodata->per_cgroup = s->per_process;
-	if (!s->per_process)
+	k->rodata->per_cgroup = s->per_cgroup;
+	k->rodata->node_runqlat = s->runqlat;
+	k->rodata->waits = want_waits;
+	if (!s->per_cgroup)
 		bpf_map__set_max_entries(k->maps.cgroup_sched, 1);
 	s->nslots = s->per_process ? proc_slots_wanted() : 1;
 	s->nrings = s->per_process ? possible_cpus() : 1;
@@ -146,10 +155,40 @@ static void load_reason_names(struct sensors *s)
 	btf__free(btf);
 }
 
-int sensors_start(struct sensors *s, bool raw_only, bool per_process, char *why,
+int sensors_parse(const char *list, unsigned *features, char *why, size_t whylen)
+{
+	static const struct { const char *name; unsigned bit; } known[] = {
+		{ "proc", SENSOR_PROC }, { "cgroup", SENSOR_CGROUP }, { "runqlat", SENSOR_RUNQLAT },
+	};
+	const char *p = list;
+
+	*features = 0;
+	if (strcmp(list, "none") == 0)
+		return 0;
+	for (;;) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0)
+				break;
+		if (i == sizeof(known) / sizeof(known[0])) {
+			snprintf(why, whylen, "unknown sensor \"%.*s\" (proc, cgroup, runqlat or none)",
+				 (int)len, p);
+			return -1;
+		}
+		*features |= known[i].bit;
+		if (p[len] == '\0')
+			return 0;
+		p += len + 1;
+	}
+}
+
+int sensors_start(struct sensors *s, bool raw_only, unsigned features, char *why,
 		  size_t whylen)
 {
-	s->per_process = per_process;
+	s->per_process = features & SENSOR_PROC;
+	s->per_cgroup = features & SENSOR_CGROUP;
+	s->runqlat = features & SENSOR_RUNQLAT;
 	load_reason_names(s);
 	if (!raw_only && start_set(s, true, why, whylen) == 0)
 		return 0;
@@ -261,7 +300,7 @@ int sensors_report(const struct sensors *s, FILE *out)
 	if (s->skel == NULL)
 		return 0;
 	lines = report_cpus(s, out) + report_counts(s, out) + report_drops(s, out);
-	if (hist_read_map(s->skel->maps.runqlat, &h) == 0) {
+	if (s->runqlat && hist_read_map(s->skel->maps.runqlat, &h) == 0) {
 		hist_report(out, 0, &h);
 		lines++;
 	}
@@ -356,7 +395,7 @@ static int readonly_fd(const struct bpf_map *m)
 
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
 {
-	if (s->skel == NULL || !s->per_process)
+	if (s->skel == NULL || !s->per_cgroup)
 		return -1;
 	fds[0] = readonly_fd(s->skel->maps.cgroup_sched);
 	fds[1] = readonly_fd(s->skel->maps.cpu_state);

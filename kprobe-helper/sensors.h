@@ -15,10 +15,23 @@
 
 struct sched_bpf;
 
+/* The sensors a site can turn off (clustermon-kprobe -S LIST); the busy
+ * time and switch counts per CPU, TCP retransmits and drops always run. */
+#define SENSOR_PROC 1u      /* CPU time and run delay per process, the ran lists */
+#define SENSOR_CGROUP 2u    /* CPU time and run-queue waits per cgroup */
+#define SENSOR_RUNQLAT 4u   /* the node's run-queue latency distribution */
+#define SENSOR_ALL 7u
+
+/* LIST ("proc,cgroup,runqlat", any subset in any order, or "none") into
+ * *features: 0, or -1 naming the word it does not know in why. */
+int sensors_parse(const char *list, unsigned *features, char *why, size_t whylen);
+
 struct sensors {
 	struct sched_bpf *skel;   /* NULL when they could not start */
 	bool btf;                 /* tp_btf programs (else raw_tp) */
 	bool per_process;         /* CPU time and run delay per process */
+	bool per_cgroup;          /* CPU time and waits per cgroup */
+	bool runqlat;             /* the node's run-queue latency distribution */
 	/* Per-process accounting's maps, mapped into our memory: the slots
 	 * (nslots, a power of two) and one ring per possible CPU. */
 	struct cm_proc_slot *slots;
@@ -32,8 +45,9 @@ struct sensors {
 };
 
 /* 0, or -1 with why (the helper then runs without them). tp_btf first,
- * raw_tp when the kernel refuses it or raw_only says so. */
-int sensors_start(struct sensors *s, bool raw_only, bool per_process, char *why,
+ * raw_tp when the kernel refuses it or raw_only says so. features: the
+ * SENSOR_ bits to run. */
+int sensors_start(struct sensors *s, bool raw_only, unsigned features, char *why,
 		  size_t whylen);
 void sensors_stop(struct sensors *s);
 /* The read-reply lines of the sensors (busy, switches, runqlat, sensors,
@@ -56,7 +70,7 @@ int sensors_report_procs(struct sensors *s, FILE *out);
 int sensors_share_fds(const struct sensors *s, int *fds);
 /* Fresh BPF_F_RDONLY fds of cgroup_sched and cpu_state into fds[0..1] (the
  * "cgmaps" request): 0, or -1 (none open) when the per-cgroup sums are not
- * kept (-n, or no sensors). */
+ * kept (-S without cgroup, or no sensors). */
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds);
 
 #endif
