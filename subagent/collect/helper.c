@@ -419,7 +419,7 @@ static bool take_read_line(void *ctx, struct wire_reply *w)
 		return true;
 	case WIRE_R_RUNQLAT:
 		hist_from_wire(&r->runqlat, w->u.hist.sum, w->u.hist.slot);
-		return true;
+		return r->has_runqlat = true;
 	case WIRE_R_DROP: return take_drop(r, w);
 	case WIRE_R_SENSORS:
 		r->tcp_retransmits = w->u.sensors.tcp_retransmits;

@@ -79,6 +79,7 @@ struct helper_reading {
 	bool has_sched;
 	unsigned ncpu;
 	uint64_t *busy_ns, *switches;
+	bool has_runqlat;           /* false with the helper's -S without runqlat */
 	struct log2hist runqlat;
 	bool has_sensors;
 	uint64_t tcp_retransmits, skb_drops, runqlat_lost;

@@ -397,6 +397,8 @@ static void absorb_sensors(struct probes_src *p, const struct helper_reading *rd
 		p->ncpu = rd->ncpu;
 	for (unsigned c = 0; c < p->ncpu && c < rd->ncpu; c++)
 		mono_counter_feed_zeroed(&p->busy[c], rd->busy_ns[c]);
+	if (!rd->has_runqlat)
+		return;
 	if (p->rq_dist == 0)
 		p->rq_dist = dist_register("sched.runqlat", "ns", HELPER_HIST_BUCKETS);
 	absorb_hist(&p->rq_base, &p->rq_raw, &rd->runqlat);

@@ -160,11 +160,15 @@ static void test_replies(void)
 	ok(p && p->has_hist && p->hist.count == 100 && p->hist.bucket[19] == 60 &&
 		   p->hist.sum == 12345, "probe 9's latency histogram");
 	ok(r.has_sched && r.ncpu == 2 && r.busy_ns[1] == 222 && r.switches[0] == 5 &&
-		   r.runqlat.bucket[20] == 40, "scheduler sensors");
+		   r.has_runqlat && r.runqlat.bucket[20] == 40, "scheduler sensors");
 	ok(r.has_sensors && r.tcp_retransmits == 1 && r.skb_drops == 2 && r.runqlat_lost == 3 &&
 		   r.procs_lost == 4, "TCP and drop counters");
 	ok(r.ndrops == 1 && r.drops[0].reason == 3 && r.drops[0].count == 20 &&
 		   strcmp(r.drops[0].name, "NO_SOCKET") == 0, "drops by reason, with names");
+	helper_reading_free(&r);
+	ok(helper_parse_poll("ok clustermon-kprobe 1 7-1\nok 0\nok 2\nbusy 1 5\nswitches 1 6\n", &r,
+			     why, sizeof(why)) == 0 && r.has_sched && !r.has_runqlat,
+	   "a helper run with -S without runqlat: busy time, no distribution");
 	helper_reading_free(&r);
 
 	static const struct { const char *text, *reason; } bad[] = {
