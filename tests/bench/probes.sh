@@ -14,6 +14,7 @@
 #  3. 1,000,000 getppid() calls with a tracepoint probe through SNMP: Hits
 #     exactly 1,000,000 and Lost 0, and the ns one probe hit adds.
 . "$(dirname "$0")/../system/lib.sh"
+. "$(dirname "$0")/pipe-lib.sh"
 [ "$(id -u)" -eq 0 ] || bail "needs root to load BPF programs"
 command -v perf >/dev/null || bail "perf is missing (apt-get install linux-perf)"
 SYSCALLS="$top_builddir/tests/system/syscalls"
@@ -21,25 +22,12 @@ SYSCALLS="$top_builddir/tests/system/syscalls"
 LOOPS=${LOOPS:-200000} RUNS=${RUNS:-7}
 IDLE=${IDLE:-10000} BUSY=${BUSY:-10} POLL_SECONDS=${POLL_SECONDS:-10}
 
-# CPU time (us) of one pinned perf bench sched pipe run, and its wall time.
-pipe_cpu() {
-	python3 -c '
-import os, subprocess, sys, time
-t = time.monotonic()
-p = subprocess.Popen(["taskset", "-c", "0", "perf", "bench", "sched", "pipe", "-l", sys.argv[1]],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, ru = os.wait4(p.pid, 0)
-if status != 0:
-    sys.exit("perf bench failed")
-print("%d %d" % ((ru.ru_utime + ru.ru_stime) * 1e6, (time.monotonic() - t) * 1e6))' "$LOOPS"
-}
 # context switches the helper's sensors counted so far on CPU 0 (where the
 # benchmark runs): each is one run of
 # its sched_switch program (busy time, switch count and the wait it ends)
 helper_events() {
 	helper_say 'read\n' | awk '$1 == "switches" { printf "%d\n", $3 }'
 }
-med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
 echo "== perf bench sched pipe ($LOOPS round trips, both tasks on CPU 0), $RUNS runs each, interleaved"
 echo "   bare, the helper's sensors without per-process accounting (-n), and with it (default);"

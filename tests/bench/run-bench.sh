@@ -68,6 +68,9 @@ bash "$top_srcdir/tests/bench/fastpath.sh"
 # The eBPF helper (issue 6): perf bench sched pipe with and without its
 # sensors, and 1,000,000 getppid() calls counted exactly.
 bash "$top_srcdir/tests/bench/probes.sh"
+# What every context switch pays (issue 41): each scheduler sensor on and
+# off, against bare and bpftrace's runqlat.bt, and each program's ns.
+bash "$top_srcdir/tests/bench/sensors.sh"
 
 # Kernel event traces (issue 16): trace sessions against perf record of the
 # same tracepoints into the same tmpfs: ns per event, loss-free rates.
