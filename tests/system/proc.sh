@@ -12,7 +12,7 @@ ln -s "$(command -v sh)" "$T/$B"
 ln -s "$(command -v sleep)" "$T/$I"
 "$T/$B" -c 'while :; do :; done' &
 busy=$!
-(sleep 300; kill "$busy") 2>/dev/null &   # bounded even if this script dies
+(sleep 300; kill "$busy") >/dev/null 2>&1 &   # bounded even if this script dies (not holding the TAP pipe open)
 "$T/$I" 300 &   # killed below; long, as a loaded machine is slow to get there
 idle=$!
 echo "sampleInterval proc 100" >"$T/clustermond.conf"

@@ -16,7 +16,7 @@ ln -s "$(command -v sh)" "$T/cfbusy"
 ln -s "$(command -v sleep)" "$T/cfidle"
 "$T/cfbusy" -c 'while :; do :; done' &
 busy=$!
-(sleep 300; kill "$busy") 2>/dev/null &   # bounded even if this script dies
+(sleep 300; kill "$busy") >/dev/null 2>&1 &   # bounded even if this script dies (not holding the TAP pipe open)
 "$T/cfidle" 30 &
 idle=$!
 
