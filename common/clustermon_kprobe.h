@@ -51,6 +51,20 @@ struct cm_cgroup_sched {
 	__u64 cpu_ns;
 };
 
+/* Where the kernel has cgroup local storage (Linux 6.2), the sums live in
+ * each cgroup's own storage instead, found with no hash lookup, and the
+ * "cgmaps" reply's first fd is the link of a cgroup iterator instead of
+ * the hash: each read of an iterator it creates (BPF_ITER_CREATE) yields
+ * one record per cgroup of the unified tree that has sums, parents first. */
+struct cm_cgroup_rec {
+	__u64 id;
+	struct cm_cgroup_sched s;
+};
+
+/* BPF_MAP_TYPE_CGRP_STORAGE (Linux 6.2), which Debian 12's UAPI headers
+ * (6.1) do not name. */
+#define CM_MAP_TYPE_CGRP_STORAGE 32
+
 /* Per-CPU scheduler state kept by the sched_switch program. */
 struct cm_sched_cpu {
 	__u64 busy_ns;   /* time a task other than idle ran, up to `since` */

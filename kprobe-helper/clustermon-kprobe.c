@@ -798,8 +798,9 @@ int main(int argc, char **argv)
 			  sizeof(why)) != 0)
 		say(LOG_WARNING, "%s; running without them", why);
 	else
-		say(LOG_INFO, "scheduler sensors on %s", helper.sensors.btf ?
-		    "BTF tracepoints with task storage" : "raw tracepoints");
+		say(LOG_INFO, "scheduler sensors on %s%s", helper.sensors.btf ?
+		    "BTF tracepoints with task storage" : "raw tracepoints",
+		    helper.sensors.cgroup_storage ? ", per-cgroup sums in cgroup storage" : "");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -73,6 +73,17 @@ struct trace_event_raw_kfree_skb {
 	enum skb_drop_reason reason;
 } __attribute__((preserve_access_index));
 
+/* The context of a cgroup iterator (Linux 6.1). */
+struct seq_file;
+struct bpf_iter_meta {
+	struct seq_file *seq;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__cgroup {
+	struct bpf_iter_meta *meta;
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
 /* kprobe programs take it and pass it nowhere. */
 struct pt_regs;
 

@@ -83,6 +83,15 @@ struct {
 	__type(value, struct cm_cgroup_sched);
 } cgroup_sched SEC(".maps");
 
+/* The same sums in each cgroup's own storage where the kernel has it
+ * (on_switch_cgs): found through the cgroup's pointer, with no hash. */
+struct {
+	__uint(type, CM_MAP_TYPE_CGRP_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cm_cgroup_sched);
+} cgroup_store SEC(".maps");
+
 /* The value a new cgroup's entry starts from (too big for the stack). */
 static const struct cm_cgroup_sched zero_cgroup;
 
@@ -299,6 +308,32 @@ static __always_inline void account_cgroups(__u64 prev_cg, __u64 ran_ns, __u64 n
 		add_cgroup_wait(c, wait);
 }
 
+static __always_inline struct cm_cgroup_sched *cgroup_stored(struct cgroup *cg)
+{
+	return bpf_cgrp_storage_get(&cgroup_store, cg, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+/* account_cgroups into the cgroups' storage: prev's cgroup is read at the
+ * switch, as a pointer is not kept across switches. */
+static __always_inline void account_cgroups_stored(struct task_struct *prev, __u64 ran_ns,
+						   struct task_struct *next, __u64 wait)
+{
+	struct cgroup *pc = prev->cgroups->dfl_cgrp, *nc = next->cgroups->dfl_cgrp;
+	struct cm_cgroup_sched *c;
+
+	if (!per_cgroup)
+		return;
+	if (ran_ns != 0 && (c = cgroup_stored(pc)) != NULL) {
+		__sync_fetch_and_add(&c->cpu_ns, ran_ns);
+		if (wait != 0 && nc == pc) {
+			add_cgroup_wait(c, wait);
+			return;
+		}
+	}
+	if (wait != 0 && (c = cgroup_stored(nc)) != NULL)
+		add_cgroup_wait(c, wait);
+}
+
 /* The wait ending now, if the task was waiting (0 if not), counted in the
  * node's histogram and its process's run delay. */
 static __always_inline __u64 take_wait(__u64 *queued, __u64 now, __u32 tgid)
@@ -375,8 +410,11 @@ static __always_inline bool still_runnable_btf(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___old *)t, state) == 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+/* The switch on BTF tracepoints, the per-cgroup sums in the hash or, with
+ * stored, in the cgroups' storage: the two programs below, one of which
+ * the helper loads (a kernel without cgroup storage refuses the second). */
+static __always_inline int switch_btf(struct task_struct *prev, struct task_struct *next,
+				      bool stored)
 {
 	struct cm_sched_cpu *c = this_cpu();
 	__u64 now = bpf_ktime_get_ns(), next_cg = cgroup_id_btf(next), prev_cg, ran_ns;
@@ -391,7 +429,39 @@ int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_
 		mark_queued_btf(prev, now);
 	if (waits && next->pid != 0 && (q = bpf_task_storage_get(&queued_at, next, 0, 0)) != NULL)
 		wait = take_wait(q, now, next->tgid);
-	account_cgroups(prev_cg, ran_ns, next_cg, wait);
+	if (stored)
+		account_cgroups_stored(prev, ran_ns, next, wait);
+	else
+		account_cgroups(prev_cg, ran_ns, next_cg, wait);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return switch_btf(prev, next, false);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_cgs, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return switch_btf(prev, next, true);
+}
+
+/* Every cgroup of the unified tree with sums in its storage, as a
+ * struct cm_cgroup_rec: what clustermond reads (helpercg.c). */
+SEC("iter/cgroup")
+int dump_cgroups(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cg = ctx->cgroup;
+	struct cm_cgroup_sched *c;
+	__u64 id;
+
+	if (cg == NULL || (c = bpf_cgrp_storage_get(&cgroup_store, cg, 0, 0)) == NULL)
+		return 0;
+	id = cg->kn->id;
+	bpf_seq_write(ctx->meta->seq, &id, sizeof(id));
+	bpf_seq_write(ctx->meta->seq, c, sizeof(*c));
 	return 0;
 }
 

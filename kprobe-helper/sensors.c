@@ -3,6 +3,7 @@
 #include "sensors.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,42 +68,46 @@ static void unmap_accounting(struct sensors *s)
 	ran_reader_free(&s->reader);
 }
 
-/* One of the two sets of scheduler programs: tp_btf with task storage, or
- * raw_tp with a hash of pids. */
-static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
+/* Per-cgroup sums in the cgroups' own storage where the kernel has it and
+ * the BTF programs run; else in the cgroup_sched hash. */
+static bool cgroup_storage_usable(const struct sensors *s, bool btf)
+{
+	return btf && s->per_cgroup &&
+	       libbpf_probe_bpf_map_type((enum bpf_map_type)CM_MAP_TYPE_CGRP_STORAGE, NULL) == 1;
+}
+
+/* The programs of one set (tp_btf with task storage, or raw_tp with a
+ * hash of pids) and the sensors they serve: the wakeup programs (the
+ * second and third of each) only when something needs a wakeup time. */
+static void choose_programs(struct sensors *s, struct sched_bpf *k, bool btf)
 {
 	static const char *const btf_progs[] = { "on_switch_btf", "on_wakeup_btf",
 		"on_wakeup_new_btf", "on_fork_btf", "on_exit_btf", "on_exec_btf" };
 	static const char *const raw_progs[] = { "on_switch", "on_wakeup", "on_wakeup_new",
 		"on_fork", "on_exit", "on_exec" };
-	struct sched_bpf *k = sched_bpf__open();
-	bool want_waits;
-	int err;
+	bool waits = s->per_process || s->per_cgroup || s->runqlat;
 
-	if (k == NULL) {
-		snprintf(why, whylen, "opening the scheduler sensors failed: %s", strerror(errno));
-		return -1;
-	}
 	for (size_t i = 0; i < sizeof(btf_progs) / sizeof(btf_progs[0]); i++) {
+		bool on = i == 0 || i > 2 || waits;
+
 		bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj, btf_progs[i]),
-					  btf);
+					  btf && on);
 		bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj, raw_progs[i]),
-					  !btf);
+					  !btf && on);
 	}
-	/* Without any user of the wakeup times, no wakeup program runs (the
-	 * second and third of each set). */
-	want_waits = s->per_process || s->per_cgroup || s->runqlat;
-	for (size_t i = 1; i <= 2; i++)
-		bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj,
-					  btf ? btf_progs[i] : raw_progs[i]), want_waits);
-	/* Maps a set does not use stay, at their smallest. */
-	if (btf || !want_waits)
-		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
+	bpf_program__set_autoload(k->progs.on_switch_btf, btf && !s->cgroup_storage);
+	bpf_program__set_autoload(k->progs.on_switch_cgs, s->cgroup_storage);
+	bpf_program__set_autoload(k->progs.dump_cgroups, s->cgroup_storage);
+	bpf_program__set_autoattach(k->progs.dump_cgroups, false);
+	bpf_map__set_autocreate(k->maps.cgroup_store, s->cgroup_storage);
 	k->rodata->per_process = s->per_process;
 	k->rodata->per_cgroup = s->per_cgroup;
 	k->rodata->node_runqlat = s->runqlat;
-	k->rodata->waits = want_waits;
-	if (!s->per_cgroup)
+	k->rodata->waits = waits;
+	/* Maps a set does not use stay, at their smallest. */
+	if (btf || !waits)
+		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
+	if (!s->per_cgroup || s->cgroup_storage)
 		bpf_map__set_max_entries(k->maps.cgroup_sched, 1);
 	s->nslots = s->per_process ? proc_slots_wanted() : 1;
 	s->nrings = s->per_process ? possible_cpus() : 1;
@@ -111,13 +116,42 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	bpf_map__set_max_entries(k->maps.ran_rings, (__u32)s->nrings);
 	if (!s->per_process)
 		bpf_map__set_max_entries(k->maps.proc_spill, 1);
+}
+
+/* The iterator clustermond reads the cgroups' sums through: the unified
+ * tree from its root, parents first. 0, or a negative errno. */
+static int attach_cgroup_iter(struct sensors *s, struct sched_bpf *k)
+{
+	union bpf_iter_link_info li = { .cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE };
+	LIBBPF_OPTS(bpf_iter_attach_opts, o, .link_info = &li, .link_info_len = sizeof(li));
+
+	s->cg_iter = bpf_program__attach_iter(k->progs.dump_cgroups, &o);
+	return s->cg_iter != NULL ? 0 : -errno;
+}
+
+/* One of the two sets of scheduler programs started: 0, or -1 with why. */
+static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
+{
+	struct sched_bpf *k = sched_bpf__open();
+	int err;
+
+	if (k == NULL) {
+		snprintf(why, whylen, "opening the scheduler sensors failed: %s", strerror(errno));
+		return -1;
+	}
+	s->cgroup_storage = cgroup_storage_usable(s, btf);
+	choose_programs(s, k, btf);
 	err = sched_bpf__load(k);
 	if (err == 0 && s->per_process)
 		err = map_accounting(s, k);
 	if (err == 0)
 		err = sched_bpf__attach(k);
+	if (err == 0 && s->cgroup_storage)
+		err = attach_cgroup_iter(s, k);
 	if (err != 0) {
 		unmap_accounting(s);
+		bpf_link__destroy(s->cg_iter);
+		s->cg_iter = NULL;
 		snprintf(why, whylen, "starting the scheduler sensors (%s) failed: %s",
 			 btf ? "tp_btf" : "raw_tp", strerror(-err));
 		sched_bpf__destroy(k);
@@ -202,6 +236,8 @@ void sensors_stop(struct sensors *s)
 		s->reason[i] = NULL;
 	}
 	unmap_accounting(s);
+	bpf_link__destroy(s->cg_iter);
+	s->cg_iter = NULL;
 	sched_bpf__destroy(s->skel);
 	s->skel = NULL;
 }
@@ -397,7 +433,10 @@ int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
 {
 	if (s->skel == NULL || !s->per_cgroup)
 		return -1;
-	fds[0] = readonly_fd(s->skel->maps.cgroup_sched);
+	/* An iterator's link lets its holder read what the iterator writes,
+	 * nothing else (BPF_ITER_CREATE). */
+	fds[0] = s->cg_iter != NULL ? fcntl(bpf_link__fd(s->cg_iter), F_DUPFD_CLOEXEC, 0)
+				    : readonly_fd(s->skel->maps.cgroup_sched);
 	fds[1] = readonly_fd(s->skel->maps.cpu_state);
 	if (fds[0] >= 0 && fds[1] >= 0)
 		return 0;

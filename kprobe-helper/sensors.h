@@ -14,6 +14,7 @@
 #include "common/ranlist.h"
 
 struct sched_bpf;
+struct bpf_link;
 
 /* The sensors a site can turn off (clustermon-kprobe -S LIST); the busy
  * time and switch counts per CPU, TCP retransmits and drops always run. */
@@ -32,6 +33,8 @@ struct sensors {
 	bool per_process;         /* CPU time and run delay per process */
 	bool per_cgroup;          /* CPU time and waits per cgroup */
 	bool runqlat;             /* the node's run-queue latency distribution */
+	bool cgroup_storage;      /* per-cgroup sums in cgroup storage, not the hash */
+	struct bpf_link *cg_iter; /* then the iterator that reads them */
 	/* Per-process accounting's maps, mapped into our memory: the slots
 	 * (nslots, a power of two) and one ring per possible CPU. */
 	struct cm_proc_slot *slots;
@@ -68,8 +71,10 @@ int sensors_report_procs(struct sensors *s, FILE *out);
  * mapping (clustermond closes them once mapped). 0, or -1 (none open) when
  * per-process accounting does not run. */
 int sensors_share_fds(const struct sensors *s, int *fds);
-/* Fresh BPF_F_RDONLY fds of cgroup_sched and cpu_state into fds[0..1] (the
- * "cgmaps" request): 0, or -1 (none open) when the per-cgroup sums are not
+/* Fresh fds of the per-cgroup sums (cgroup_sched, BPF_F_RDONLY, or the
+ * link of the iterator over the cgroups' storage) and of cpu_state
+ * (BPF_F_RDONLY) into fds[0..1] (the "cgmaps" request): 0, or -1 (none
+ * open) when the per-cgroup sums are not
  * kept (-S without cgroup, or no sensors). */
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds);
 

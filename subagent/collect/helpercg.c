@@ -39,9 +39,15 @@ struct helper_cgmap {
 	struct cg_at *by_id;           /* [entries]: all[] by ascending id */
 	uint64_t *was;                 /* [entries]: the ids last read, in order */
 	size_t nwas;
+	bool iter;                     /* fd[FD_CG] is an iterator's link, not the hash */
 	uint64_t token;                /* the batch position (a hash's: a key's size) */
-	uint64_t keys[CG_CHUNK];
-	struct cm_cgroup_sched vals[CG_CHUNK];
+	union {
+		struct {
+			uint64_t keys[CG_CHUNK];
+			struct cm_cgroup_sched vals[CG_CHUNK];
+		};
+		unsigned char recs[CG_CHUNK * sizeof(struct cm_cgroup_rec)];
+	};
 };
 
 struct helper_cgmap *helper_cgmap_attach(const char *path, int timeout_ms, char *why,
@@ -77,9 +83,10 @@ struct helper_cgmap *helper_cgmap_attach(const char *path, int timeout_ms, char 
 			 (unsigned long long)ncpu, (unsigned long long)helpermap_possible_cpus());
 		goto fail;
 	}
+	m->iter = nfds == NFDS && helpermap_check_iter(m->fd[FD_CG]) == 0;
 	if (nfds != NFDS ||
-	    helpermap_check(m->fd[FD_CG], BPF_MAP_TYPE_LRU_HASH, sizeof(uint64_t),
-			    sizeof(struct cm_cgroup_sched), entries, false) != 0 ||
+	    (!m->iter && helpermap_check(m->fd[FD_CG], BPF_MAP_TYPE_LRU_HASH, sizeof(uint64_t),
+					 sizeof(struct cm_cgroup_sched), entries, false) != 0) ||
 	    helpermap_check(m->fd[FD_CPU], BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(uint32_t),
 			    sizeof(struct cm_sched_cpu), 1, false) != 0) {
 		snprintf(why, whylen, "clustermon-kprobe's cgroup map is not the one clustermon_kprobe.h describes");
@@ -202,11 +209,11 @@ static void add_running(struct helper_cgmap *m)
 	}
 }
 
-ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out)
+/* The whole hash, a chunk a system call: 0, or -1. */
+static int read_hash(struct helper_cgmap *m)
 {
 	bool done = false;
 
-	m->n = 0;
 	for (bool first = true; !done; first = false) {
 		ssize_t got = batch(m, first, &done);
 
@@ -215,6 +222,40 @@ ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out)
 		for (ssize_t i = 0; i < got; i++)
 			take(&m->all[m->n++], m->keys[i], &m->vals[i]);
 	}
+	return 0;
+}
+
+/* The records a new iterator writes, whole ones only (a read may end
+ * inside one), at most entries of them: 0, or -1 when the iterator could
+ * not be read or ended inside a record. */
+static int read_iter(struct helper_cgmap *m)
+{
+	int fd = helpermap_iter_open(m->fd[FD_CG]);
+	size_t have = 0, off;
+	ssize_t got = 0;
+
+	if (fd < 0)
+		return -1;
+	while (m->n < m->entries && (got = read(fd, m->recs + have, sizeof(m->recs) - have)) > 0) {
+		struct cm_cgroup_rec r;
+
+		have += (size_t)got;
+		for (off = 0; have - off >= sizeof(r) && m->n < m->entries; off += sizeof(r)) {
+			memcpy(&r, m->recs + off, sizeof(r));
+			take(&m->all[m->n++], r.id, &r.s);
+		}
+		memmove(m->recs, m->recs + off, have - off);
+		have -= off;
+	}
+	close(fd);
+	return got < 0 || (have != 0 && m->n < m->entries) ? -1 : 0;
+}
+
+ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out)
+{
+	m->n = 0;
+	if ((m->iter ? read_iter(m) : read_hash(m)) != 0)
+		return -1;
 	index_ids(m);
 	add_running(m);
 	*out = m->all;

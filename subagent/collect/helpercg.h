@@ -2,10 +2,13 @@
 /*
  * helpercg.h - each cgroup's run-queue waits and CPU time, as the helper's
  * sched_switch program keeps them (issue 32): one "cgmaps" request over
- * the control socket hands a BPF_F_RDONLY fd of the LRU hash keyed by the
- * unified tree's cgroup id (clustermon_kprobe.h: cgroup_sched); the cgroup
- * source reads it whole at every sample, a batch of entries a system call.
- * The fd is checked as helpermaps.c checks its maps (type, key and value
+ * the control socket hands either the link of an iterator over the
+ * cgroups' own storage (clustermon_kprobe.h: struct cm_cgroup_rec), one
+ * read of which walks every cgroup with sums, or, where the kernel has no
+ * cgroup storage, a BPF_F_RDONLY fd of the LRU hash keyed by the unified
+ * tree's cgroup id (cgroup_sched), read a batch of entries a system call.
+ * The cgroup source reads them whole at every sample. The fd is checked as
+ * helpermaps.c checks its maps (a link's type; a map's type, key and value
  * sizes, entries), and the connection stays open so that its close says
  * the helper went.
  */

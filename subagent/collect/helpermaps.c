@@ -125,6 +125,30 @@ int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_
 	return 0;
 }
 
+int helpermap_check_iter(int fd)
+{
+	struct bpf_link_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (uint32_t)fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uint64_t)(uintptr_t)&info;
+	if (bpf_call(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0)
+		return -1;
+	return info.type == BPF_LINK_TYPE_ITER ? 0 : -1;
+}
+
+int helpermap_iter_open(int link_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.iter_create.link_fd = (uint32_t)link_fd;
+	return bpf_call(BPF_ITER_CREATE, &attr);
+}
+
 const void *helpermap_mmap_ro(int fd, size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);

@@ -70,6 +70,11 @@ void helper_maps_sums(struct helper_maps *m, uint32_t tgid, uint64_t *cpu_ns,
  * kernel says (BPF_OBJ_GET_INFO_BY_FD); else -1. */
 int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_t entries,
 		    bool mmapable);
+/* 0 when fd is the link of a BPF iterator (BPF_LINK_TYPE_ITER), as the
+ * kernel says; else -1. */
+int helpermap_check_iter(int fd);
+/* A new iterator of that link to read (BPF_ITER_CREATE): its fd, or -1. */
+int helpermap_iter_open(int link_fd);
 /* A BPF_F_MMAPABLE array's bytes mapped PROT_READ (a read-only fd allows
  * no more), or NULL. */
 const void *helpermap_mmap_ro(int fd, size_t bytes);

@@ -3,7 +3,7 @@
 # sensor (clusterMonCgroupRunqlat*, clusterMonCgroupSchedCpuNs).
 # Two busy loops pinned to CPU 1, the only tasks of a new cgroup in the v2
 # tree, wait for each other for two seconds. The helper's histogram of that
-# cgroup (read with bpftool from its map) against runqlat.bt counting only
+# cgroup (read from the helper by code of the test's own) against runqlat.bt counting only
 # those two pids' waits between the same marks: counts within RQ_COUNT, and
 # the cumulative distributions within RQ_GAP by runqlat.sh's statistic
 # (docs/testing.md). The MIB serves that histogram: its waits, and p50,
@@ -101,23 +101,61 @@ grep -q '^@cost:' "$T/peer.out" || bail "bpftrace did not end at the end mark wi
 read -r hcost hprogs oprogs < <(progs_cost "$T/hp0" "$T/hp1")
 cost=$(awk '/^@cost:/ { c = int($2) } /^@wcost:/ { w = int($2) } END { print c + w }' "$T/peer.out")
 
-# The helper's histogram of the cgroup, from its map, as "SLOT COUNT" lines.
-helper_map() {
-	local id
-	for id in $(cat /proc/"$HELPER_PID"/fdinfo/* 2>/dev/null | awk '/^map_id:/ { print $2 }' | sort -u); do
-		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"cgroup_sched"' && { echo "$id"; return; }
-	done
-}
-MAP=$(helper_map)
-[ -n "$MAP" ] || bail "the helper has no cgroup_sched map"
-bpftool -j map lookup id "$MAP" key $(python3 -c 'import sys; print(*int(sys.argv[1]).to_bytes(8, "little"))' "$CGID") \
-	>"$T/map.json" 2>"$T/map.err" || bail "no entry for cgroup $CGID in the helper's map: $(cat "$T/map.err")"
-python3 -c 'import json, sys
-v = bytes(int(b, 16) for b in json.load(open(sys.argv[1]))["value"])
+# The helper's histogram of the cgroup as "SLOT COUNT" lines, read as
+# clustermond reads it but with code of our own: the cgmaps request's first
+# fd is an iterator's link over the cgroups' storage (read through
+# BPF_ITER_CREATE: struct cm_cgroup_rec records), or, on a kernel without
+# cgroup storage, the cgroup_sched hash (looked up by id).
+python3 - "$HELPER_SOCK" "$CGID" >"$T/sd" 2>"$T/map.err" <<'P' || bail "no entry for cgroup $CGID from the helper: $(cat "$T/map.err")"
+import array, ctypes, os, platform, socket, sys
+nr_bpf = {"x86_64": 321, "aarch64": 280}[platform.machine()]
+libc = ctypes.CDLL(None, use_errno=True)
+def bpf(cmd, attr):
+    r = libc.syscall(nr_bpf, cmd, attr, len(attr))
+    if r < 0:
+        sys.exit("bpf(%d): errno %d" % (cmd, ctypes.get_errno()))
+    return r
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"hello\ncgmaps\n")
+data, fds = b"", array.array("i")
+while data.count(b"\n") < 2:
+    msg, anc, _, _ = s.recvmsg(4096, socket.CMSG_LEN(8))
+    if not msg:
+        break
+    data += msg
+    for _, _, d in anc:
+        fds.frombytes(d[:len(d) - len(d) % 4])
+if len(fds) != 2:
+    sys.exit("cgmaps: %r" % data)
+want, value = int(sys.argv[2]), None
+if os.readlink("/proc/self/fd/%d" % fds[0]) == "anon_inode:bpf_link":
+    it = bpf(33, ctypes.create_string_buffer(fds[0].to_bytes(4, "little") + bytes(4), 8))  # BPF_ITER_CREATE
+    raw = b""
+    while True:
+        d = os.read(it, 65536)
+        if not d:
+            break
+        raw += d
+    size = 8 + 8 * 66                    # id, then 64 slots, the sum, the CPU time
+    for off in range(0, len(raw) - size + 1, size):
+        if int.from_bytes(raw[off:off + 8], "little") == want:
+            value = raw[off + 8:off + size]
+else:
+    key = ctypes.create_string_buffer(want.to_bytes(8, "little"), 8)
+    val = ctypes.create_string_buffer(8 * 66)
+    attr = ctypes.create_string_buffer(32)
+    attr[0:32] = (fds[0].to_bytes(4, "little") + bytes(4) + ctypes.addressof(key).to_bytes(8, "little") +
+                  ctypes.addressof(val).to_bytes(8, "little") + bytes(8))
+    bpf(1, attr)                         # BPF_MAP_LOOKUP_ELEM
+    value = val.raw
+if value is None:
+    sys.exit("the iterator has no record of cgroup %d" % want)
 for i in range(64):
-    n = int.from_bytes(v[8 * i:8 * i + 8], "little")
+    n = int.from_bytes(value[8 * i:8 * i + 8], "little")
     if n:
-        print(i, n)' "$T/map.json" >"$T/sd"
+        print(i, n)
+P
 peer_slots "$T/peer.out" >"$T/pd"
 read -r st pt s0 p0 gap at raw _ < <(judge "$T/sd" "$T/pd" "$((${cost:-0} + hcost))")
 diag "cgroup $CGID (pids $P1 $P2): the helper $st waits, bpftrace $pt; cumulative gap $gap at 2^$at ns" \

@@ -33,13 +33,20 @@ ro_maps() { awk '/bpf-map/ && $2 ~ /^r--/ { n++ } /bpf-map/ && $2 !~ /^r--/ { w+
 wait_for 5 sh -c "grep -q bpf-map /proc/$AGENT_PID/maps"
 is "$(ro_maps)" "2 0" "clustermond maps the helper's slots and rings, read-only, and nothing else of it"
 # The arrays' fds (writable: the kernel maps no BPF_F_RDONLY one) are
-# closed once mapped; the two it keeps, and the cgroup source's two (its
-# per-cgroup sums, the CPUs' state), are BPF_F_RDONLY (fdinfo flags).
+# closed once mapped; the two it keeps, and the cgroup source's (the CPUs'
+# state, and the per-cgroup sums' hash where the kernel has no cgroup
+# storage), are BPF_F_RDONLY (fdinfo flags); with cgroup storage the
+# sums come through an iterator's link, which reads and writes nothing.
 ro_fds() { for f in $(find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf-map'); do awk '$1 == "flags:" { print $2 }' "/proc/$AGENT_PID/fdinfo/${f##*/}"; done | sort | tr '\n' ' '; }
-four() { [ "$(ro_fds | wc -w)" -ge 4 ]; }
-wait_for 10 four
-is "$(ro_fds)" "02000000 02000000 02000000 02000000 " \
-	"and keeps four fds of the helper's maps (two for processes, two for cgroups), all read-only (O_RDONLY|O_CLOEXEC)"
+links() { find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf_link' | wc -l; }
+if grep -q "sums in cgroup storage" "$T/kprobe.log"; then
+	want="02000000 02000000 02000000 " nlinks=1 what="three fds of the helper's maps (two for processes, one for cgroups) and the cgroup iterator's link"
+else
+	want="02000000 02000000 02000000 02000000 " nlinks=0 what="four fds of the helper's maps (two for processes, two for cgroups)"
+fi
+all_in() { [ "$(ro_fds | wc -w)" -ge $(( ${#want} / 9 )) ] && [ "$(links)" -ge "$nlinks" ]; }
+wait_for 10 all_in
+is "$(ro_fds)$(links)" "$want$nlinks" "and keeps $what, the maps read-only (O_RDONLY|O_CLOEXEC)"
 # The busy child's row, once a sample has it (waited for: a loaded machine
 # takes longer than the 100 ms interval).
 wait_for 30 get "$PT.6.$busy"
