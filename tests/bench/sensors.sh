@@ -6,11 +6,13 @@
 #     helper as installed (every sensor), the helper with one sensor off
 #     at a time (-S), with none (-S none: busy time and switch counts per
 #     CPU), and bpftrace's own runqlat.bt. Judged on the CPU time of the
-#     benchmark's tasks (pipe-lib.sh): the ratio to bare and the ns each
-#     set-up adds a switch; a sensor's cost is what turning it off saves.
-#  2. One more run of each with the kernel's BPF statistics on: each
-#     program's mean ns a run, and the programs' ns a switch (sched_switch's
-#     and the wakeups' time over the switches). bpf_stats times every run
+#     benchmark's tasks (pipe-lib.sh): the median of each round's ratio to
+#     that round's bare run, and the ns that adds a switch; a sensor's cost
+#     is what turning it off saves.
+#  2. STATS_RUNS more rounds of each with the kernel's BPF statistics on:
+#     each program's mean ns a run (the median over the rounds), and the
+#     programs' ns a switch (sched_switch's and the wakeups' time over the
+#     switches). bpf_stats times every run
 #     with two clock reads, and an empty program on sched_switch (bpftrace)
 #     shows what that instrumentation itself costs here; "net" is the
 #     programs' time less that floor for each run.
@@ -25,7 +27,7 @@ for t in perf bpftool bpftrace taskset; do
 done
 RUNQLAT_BT=${RUNQLAT_BT:-/usr/sbin/runqlat.bt}
 [ -r "$RUNQLAT_BT" ] || bail "no $RUNQLAT_BT (Debian's bpftrace ships it)"
-LOOPS=${LOOPS:-100000} RUNS=${RUNS:-7}
+LOOPS=${LOOPS:-200000} RUNS=${RUNS:-9} STATS_RUNS=${STATS_RUNS:-3}
 SWITCHES=$((2 * LOOPS))
 # Debian's runqlat.bt includes <linux/sched.h> for TASK_RUNNING alone, and
 # bpftrace 0.17 cannot parse that header from Debian 12's linux-libc-dev
@@ -82,16 +84,19 @@ for r in $(seq 1 "$RUNS"); do
 		stop_setup "${s#*|}"
 	done
 done
-# shellcheck disable=SC2086
-bare=$(med ${cpu[bare]})
-printf '%-24s %12s %7s %14s   %s\n' "set-up" "CPU us/run" "ratio" "+ns a switch" "runs"
-for s in "${SETUPS[@]}"; do
-	l=${s%%|*}
-	# shellcheck disable=SC2086
-	m=$(med ${cpu[$l]})
-	echo "$l|$m|${cpu[$l]}"
-done | awk -F'|' -v b="$bare" -v sw="$SWITCHES" '{
-	printf "%-24s %12d %7.3f %14.0f  %s\n", $1, $2, $2 / b, ($2 - b) * 1000 / sw, $3 }' | tee "$T/pipe.txt"
+# Each set-up against the bare run of the same round (the machine's pace
+# drifts between rounds more than within one): the median of those ratios.
+for s in "${SETUPS[@]}"; do echo "${s%%|*}|${cpu[${s%%|*}]}"; done | python3 -c '
+import statistics, sys
+rows = [l.rstrip("\n").split("|") for l in sys.stdin]
+runs = {name: [int(v) for v in vals.split()] for name, vals in rows}
+bare, switches = runs["bare"], int(sys.argv[1])
+print("%-24s %12s %7s %14s   %s" % ("set-up", "CPU us/run", "ratio", "+ns a switch", "runs"))
+for name, _ in rows:
+    r = statistics.median(x / b for x, b in zip(runs[name], bare))
+    print("%-24s %12d %7.3f %14.0f   %s" % (name, statistics.median(runs[name]), r,
+          (r - 1) * statistics.median(bare) * 1000 / switches, " ".join(map(str, runs[name]))))
+' "$SWITCHES" | tee "$T/pipe.txt"
 
 # progs_json FILE: every program's name, run_cnt and run_time_ns.
 progs_json() { bpftool -j prog show >"$1"; }
@@ -128,22 +133,42 @@ stats_run() {
 echo
 echo "== the same with bpf_stats on: mean ns a run per program, and the programs' ns a switch"
 stats_start "$T/stats"
-floor=$(stats_run "bpftrace tracepoint:sched:sched_switch { }" | awk '$1 == "sched_switch" { print $3 }')
-[ -n "$floor" ] || bail "the empty program did not run"
-echo "an empty program on sched_switch (the instrumentation's floor): $floor ns a run"
-printf '%-24s %10s %10s %12s %12s   %s\n' "set-up" "switch ns" "wakeup ns" "ns a switch" "net a switch" "programs (runs, ns a run)"
-for s in "${SETUPS[@]}"; do
-	how=${s#*|}
-	[ "$how" = bare ] && continue
-	stats_run "$how" | awk -v l="${s%%|*}" -v f="$floor" '
-		$1 ~ /^(on_switch|on_wakeup|sched_switch|sched_wakeup)/ {
-			t += $2 * $3; runs += $2; all = all " " $1 " " $2 " " $3
-			if ($1 ~ /switch/) { sw = $2; swns = $3 } else if ($1 !~ /_ne/) wk = $3 }
-		END { if (!sw) { printf "%-24s no sched_switch runs counted\n", l; exit 1 }
-			printf "%-24s %10.1f %10.1f %12.1f %12.1f  %s\n", l, swns, wk, t / sw,
-				(t - runs * f) / sw, all }' | tee -a "$T/stats.txt" || bail "no runs counted (${s%%|*})"
+: >"$T/stats.raw"
+for r in $(seq 1 "$STATS_RUNS"); do
+	stats_run "bpftrace tracepoint:sched:sched_switch { }" | sed 's/^/floor /' >>"$T/stats.raw"
+	for s in "${SETUPS[@]}"; do
+		how=${s#*|} label=${s%%|*}
+		[ "$how" = bare ] && continue
+		stats_run "$how" | sed "s/^/${label// /_}-${r} /" >>"$T/stats.raw"
+	done
 done
 stats_stop
+# Each program's median ns a run over the rounds; the programs' ns a switch
+# (switch + wakeups, over the switches), and net of the empty program's.
+for s in "${SETUPS[@]}"; do echo "${s%%|*}"; done | python3 -c '
+import statistics, sys
+labels = [l.strip() for l in sys.stdin if l.strip() != "bare"]
+raw = [l.split() for l in open(sys.argv[1])]
+floor = statistics.median(float(ns) for key, name, runs, ns in raw if key == "floor" and name == "sched_switch")
+print("an empty program on sched_switch (the instrumentation floor): %.1f ns a run" % floor)
+print("%-24s %10s %10s %12s %12s" % ("set-up", "switch ns", "wakeup ns", "ns a switch", "net a switch"))
+for label in labels:
+    mine = [r for r in raw if r[0].rsplit("-", 1)[0] == label.replace(" ", "_") and r[1].startswith(
+            ("on_switch", "on_wakeup", "sched_switch", "sched_wakeup"))]
+    rounds = {r[0] for r in mine}
+    per = []
+    for rnd in rounds:
+        rows = [r for r in mine if r[0] == rnd]
+        sw = [r for r in rows if "switch" in r[1]]
+        if not sw:
+            sys.exit("%s: no sched_switch runs counted" % label)
+        t = sum(int(r[2]) * float(r[3]) for r in rows)
+        n = sum(int(r[2]) for r in rows)
+        wk = [float(r[3]) for r in rows if "wakeup" in r[1] and "_ne" not in r[1]]
+        per.append((float(sw[0][3]), wk[0] if wk else 0.0, t / int(sw[0][2]), (t - n * floor) / int(sw[0][2])))
+    med = [statistics.median(p[i] for p in per) for i in range(4)]
+    print("%-24s %10.1f %10.1f %12.1f %12.1f" % (label, *med))
+' "$T/stats.raw" | tee "$T/stats.txt"
 
 echo
 python3 - "$T/pipe.txt" "$T/stats.txt" <<'P'
@@ -151,7 +176,7 @@ import re, sys
 def table(path):
     rows = {}
     for line in open(path):
-        m = re.match(r"(.+?)\s{2,}(\S.*)$", line.rstrip())
+        m = re.match(r"(.+?)\s{2,}([0-9.].*)$", line.rstrip())
         if m:
             rows[m.group(1).strip()] = [float(v) for v in m.group(2).split()[:4]]
     return rows
