@@ -123,7 +123,7 @@ int trace_open_base(const char *base, gid_t gid, char *why, size_t whylen)
 {
 	char path[TRACE_DIR_MAX], name[256];
 	const char *p = base, *bad;
-	size_t len, done = 0;
+	size_t len, done = 1;   /* path is "/" so far */
 	struct stat st;
 	int fd, next;
 
@@ -168,7 +168,7 @@ int trace_open_base(const char *base, gid_t gid, char *why, size_t whylen)
 			snprintf(why, whylen, "trace base %.200s: has a . or .. component", base);
 			goto fail;
 		}
-		snprintf(path + done, sizeof(path) - done, "%s%s", done > 0 ? "/" : "", name);
+		snprintf(path + done, sizeof(path) - done, "%s%s", done > 1 ? "/" : "", name);
 		done = strlen(path);
 		if (mkdirat(fd, name, last ? 0750 : 0755) == 0)
 			made = true;
