@@ -40,7 +40,9 @@
 #define MAX_CLIENTS 32
 #define MAX_PROBES 1024
 #define MAX_TRACES 64
-#define DEFAULT_TRACE_DIR "/var/lib/clustermon/traces"
+/* Under a root-owned parent (the unit's StateDirectory): never in
+ * /var/lib/clustermon, which the unprivileged clustermond owns. */
+#define DEFAULT_TRACE_DIR "/var/lib/clustermon-kprobe/traces"
 
 struct client {
 	int fd;
@@ -656,6 +658,8 @@ static int open_socket(void)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct group *gr = NULL;
+	mode_t old_umask;
+	bool bound;
 	int fd;
 
 	if (strlen(helper.socket_path) >= sizeof(addr.sun_path)) {
@@ -672,10 +676,16 @@ static int open_socket(void)
 	make_parent_dir(addr.sun_path);
 	claim_socket_path(&addr);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
-	    listen(fd, 16) != 0)
+	/* The socket file is made 0600 (umask 0177 over bind): nobody else
+	 * connects in the instant before the chmod below opens it to the group. */
+	old_umask = umask(0177);
+	bound = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	umask(old_umask);
+	if (!bound || listen(fd, 16) != 0)
 		fatal("cannot listen on %s: %s", addr.sun_path);
-	/* Owner and group may read counters and manage probes; nobody else. */
+	/* Owner and group may read counters and manage probes; nobody else.
+	 * By name: a socket's fd does not reach its file's mode; the name is in
+	 * the socket's directory, root's, where nobody else swaps it. */
 	if (chmod(addr.sun_path, gr ? 0660 : 0600) != 0 ||
 	    (gr != NULL && chown(addr.sun_path, 0, gr->gr_gid) != 0))
 		fatal("cannot set the mode of %s: %s", addr.sun_path);
