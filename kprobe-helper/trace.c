@@ -270,12 +270,17 @@ static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *
 	}
 	t->dirfd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	close(basefd);
-	if (t->dirfd < 0 || fstat(t->dirfd, &st) != 0 || fchmod(t->dirfd, 0755) != 0) {
+	if (t->dirfd < 0 || fstat(t->dirfd, &st) != 0) {
 		snprintf(why, whylen, "cannot open %.200s: %s", t->dir, strerror(errno));
 		return -1;
 	}
 	if (!trusted_owner(&st)) {  /* swapped in the instant after mkdirat */
 		snprintf(why, whylen, "%.200s is not the helper's", t->dir);
+		return -1;
+	}
+	/* mkdirat's mode went through the umask: set on the fd, never by name. */
+	if (fchmod(t->dirfd, 0755) != 0) {
+		snprintf(why, whylen, "cannot set the mode of %.200s: %s", t->dir, strerror(errno));
 		return -1;
 	}
 	return 0;
