@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +41,9 @@
 #define MAX_CLIENTS 32
 #define MAX_PROBES 1024
 #define MAX_TRACES 64
-#define DEFAULT_TRACE_DIR "/var/lib/clustermon/traces"
+/* Under a root-owned parent (the unit's StateDirectory): never in
+ * /var/lib/clustermon, which the unprivileged clustermond owns. */
+#define DEFAULT_TRACE_DIR "/var/lib/clustermon-kprobe/traces"
 
 struct client {
 	int fd;
@@ -52,8 +55,9 @@ static struct {
 	bool foreground;
 	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
 	unsigned sensors_on;       /* -S: the SENSOR_ bits (-n: runqlat alone) */
-	const char *socket_path, *bpffs_dir, *group, *trace_dir;
+	const char *socket_path, *bpffs_dir, *group, *trace_dir, *user;
 	gid_t gid;                 /* -g's group, (gid_t)-1 without -g */
+	uid_t peer_uid;            /* -u's user, (uid_t)-1 without -u */
 	char instance[64];
 	struct sensors sensors;
 	struct probe *probes[MAX_PROBES];
@@ -67,7 +71,7 @@ static struct {
 	int reply_fds[SENSORS_SHARED_MAPS];
 	size_t nreply_fds;
 } helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
-	     .gid = (gid_t)-1, .sensors_on = SENSOR_ALL };
+	     .gid = (gid_t)-1, .peer_uid = (uid_t)-1, .sensors_on = SENSOR_ALL };
 
 static volatile sig_atomic_t stopping;
 
@@ -567,12 +571,48 @@ static void refuse_client(int fd)
 	close(fd);
 }
 
+/*
+ * With -u, only root and that user may ask for BPF: the kernel's word on
+ * who connected (SO_PEERCRED, the peer's credentials at connect), whatever
+ * groups let it reach the socket. Without -u, whoever the socket's mode
+ * lets in (root, and the -g group) is served, as before.
+ */
+static bool peer_allowed(int fd)
+{
+	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	socklen_t len = sizeof(cred);
+	char *text = NULL, who[32];
+	size_t n = 0;
+	FILE *out;
+
+	if (helper.peer_uid == (uid_t)-1)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred))
+		snprintf(who, sizeof(who), "unknown uid");
+	else if (cred.uid == 0 || cred.uid == helper.peer_uid)
+		return true;
+	else
+		snprintf(who, sizeof(who), "uid %lu", (unsigned long)cred.uid);
+	say(LOG_WARNING, "refused a client of %s (pid %ld): only root and %s may connect", who,
+	    (long)cred.pid, helper.user);
+	out = open_memstream(&text, &n);
+	if (out != NULL) {
+		wire_write_err(out, WIRE_ERR_FAILED, "%s may not use clustermon-kprobe (only root and %s)",
+			       who, helper.user);
+		fclose(out);
+		send_all(fd, text, n);
+		free(text);
+	}
+	close(fd);
+	return false;
+}
+
 static void accept_client(int listener)
 {
 	struct timeval tv = { .tv_sec = 2 };
 	int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0 || !peer_allowed(fd))
 		return;
 	if (helper.nclients == MAX_CLIENTS) {
 		refuse_client(fd);
@@ -656,6 +696,8 @@ static int open_socket(void)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct group *gr = NULL;
+	mode_t old_umask;
+	bool bound;
 	int fd;
 
 	if (strlen(helper.socket_path) >= sizeof(addr.sun_path)) {
@@ -672,10 +714,16 @@ static int open_socket(void)
 	make_parent_dir(addr.sun_path);
 	claim_socket_path(&addr);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
-	    listen(fd, 16) != 0)
+	/* The socket file is made 0600 (umask 0177 over bind): nobody else
+	 * connects in the instant before the chmod below opens it to the group. */
+	old_umask = umask(0177);
+	bound = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	umask(old_umask);
+	if (!bound || listen(fd, 16) != 0)
 		fatal("cannot listen on %s: %s", addr.sun_path);
-	/* Owner and group may read counters and manage probes; nobody else. */
+	/* Owner and group may read counters and manage probes; nobody else.
+	 * By name: a socket's fd does not reach its file's mode; the name is in
+	 * the socket's directory, root's, where nobody else swaps it. */
 	if (chmod(addr.sun_path, gr ? 0660 : 0600) != 0 ||
 	    (gr != NULL && chown(addr.sun_path, 0, gr->gr_gid) != 0))
 		fatal("cannot set the mode of %s: %s", addr.sun_path);
@@ -727,7 +775,7 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n");
+		"[-g GROUP] [-u USER] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n");
 	exit(2);
 }
 
@@ -736,7 +784,7 @@ static void parse_args(int argc, char **argv)
 	char why[128];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fs:b:g:t:rnS:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:u:t:rnS:h")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
@@ -750,6 +798,7 @@ static void parse_args(int argc, char **argv)
 		case 's': helper.socket_path = optarg; break;
 		case 'b': helper.bpffs_dir = optarg; break;
 		case 'g': helper.group = optarg; break;
+		case 'u': helper.user = optarg; break;
 		case 't': helper.trace_dir = optarg; break;
 		default: usage();
 		}
@@ -779,6 +828,15 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv);
 	openlog("clustermon-kprobe", LOG_PID, LOG_DAEMON);
+	if (helper.user != NULL) {
+		struct passwd *pw = getpwnam(helper.user);
+
+		if (pw == NULL) {
+			errno = ENOENT;
+			fatal("unknown user %s: %s", helper.user);
+		}
+		helper.peer_uid = pw->pw_uid;
+	}
 	libbpf_set_print(libbpf_log);
 	if (geteuid() != 0)
 		say(LOG_WARNING, "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON");

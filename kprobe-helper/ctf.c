@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -202,21 +203,38 @@ int ctf_metadata(const struct ctf_trace *t, char *buf, size_t len)
 	return off < len ? (int)off : -1;
 }
 
-int ctf_write_metadata(const struct ctf_trace *t, const char *dir)
+int ctf_create_file(int dirfd, const char *name, unsigned mode)
+{
+	/* O_EXCL|O_NOFOLLOW: a name that exists, a symbolic link included, is
+	 * refused (EEXIST), never followed or truncated. */
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+	/* The mode went through the umask: set it on the file itself. */
+	if (fd >= 0 && fchmod(fd, (mode_t)mode) != 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+int ctf_write_metadata(const struct ctf_trace *t, int dirfd, uint64_t *bytes)
 {
 	size_t cap = 8192 + (size_t)t->nclasses * (256 + CTF_MAX_FIELDS * 96);
-	char *text = malloc(cap), path[4096];
+	char *text = malloc(cap);
 	int n, fd, rc = -1, saved;
 
 	if (text == NULL)
 		return -1;
 	n = ctf_metadata(t, text, cap);
-	if (n < 0 || snprintf(path, sizeof(path), "%s/metadata", dir) >= (int)sizeof(path)) {
+	if (n < 0) {
 		free(text);
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = ctf_create_file(dirfd, "metadata", 0644);
 	if (fd >= 0) {
 		rc = ctf_write_all(fd, text, (size_t)n);
 		saved = errno;
@@ -225,6 +243,8 @@ int ctf_write_metadata(const struct ctf_trace *t, const char *dir)
 		else
 			errno = saved;
 	}
+	if (rc == 0 && bytes != NULL)
+		*bytes = (uint64_t)n;
 	free(text);
 	return rc;
 }

@@ -71,8 +71,15 @@ int ctf_class_check(const struct ctf_event_class *c, char *why, size_t whylen);
 
 /* The TSDL text into buf: its length, or -1 when it does not fit. */
 int ctf_metadata(const struct ctf_trace *t, char *buf, size_t len);
-/* Writes DIR/metadata: 0 or -1 with errno. */
-int ctf_write_metadata(const struct ctf_trace *t, const char *dir);
+/*
+ * Creates the file name in the directory dirfd, mode as given (whatever
+ * the umask): never one that exists, never through a symbolic link
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, so EEXIST). The fd, or -1 with errno.
+ */
+int ctf_create_file(int dirfd, const char *name, unsigned mode);
+/* Creates and writes "metadata" in the directory dirfd (ctf_create_file),
+ * its size into *bytes (may be NULL): 0 or -1 with errno. */
+int ctf_write_metadata(const struct ctf_trace *t, int dirfd, uint64_t *bytes);
 
 /* One CPU's stream file, packets assembled in memory. */
 struct ctf_stream {
@@ -93,8 +100,9 @@ struct ctf_stream {
 #define CTF_MIN_PACKET 4096
 #define CTF_MAX_PACKET (1u << 20)
 
-/* Creates DIR/cpuN with packets of at most packet_bytes: 0 or -1 errno. */
-int ctf_stream_open(struct ctf_stream *s, const char *dir, uint32_t cpu, const uint8_t uuid[16],
+/* Creates "cpuN" in the directory dirfd (ctf_create_file: EEXIST when
+ * it exists), packets of at most packet_bytes: 0 or -1 errno. */
+int ctf_stream_open(struct ctf_stream *s, int dirfd, uint32_t cpu, const uint8_t uuid[16],
 		    size_t packet_bytes);
 /*
  * Appends an event; a full packet is written out first. A timestamp below

@@ -41,10 +41,10 @@ int ctf_write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-int ctf_stream_open(struct ctf_stream *s, const char *dir, uint32_t cpu, const uint8_t uuid[16],
+int ctf_stream_open(struct ctf_stream *s, int dirfd, uint32_t cpu, const uint8_t uuid[16],
 		    size_t packet_bytes)
 {
-	char path[4096];
+	char name[32];
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -52,14 +52,11 @@ int ctf_stream_open(struct ctf_stream *s, const char *dir, uint32_t cpu, const u
 		errno = EINVAL;
 		return -1;
 	}
-	if (snprintf(path, sizeof(path), "%s/cpu%u", dir, cpu) >= (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	snprintf(name, sizeof(name), "cpu%u", cpu);
 	s->pkt = malloc(packet_bytes);
 	if (s->pkt == NULL)
 		return -1;
-	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	s->fd = ctf_create_file(dirfd, name, 0644);
 	if (s->fd < 0) {
 		free(s->pkt);
 		s->pkt = NULL;

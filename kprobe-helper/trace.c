@@ -3,6 +3,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -75,51 +76,211 @@ static int event_class(struct trace_session *t, char *why, size_t whylen)
 	return tpformat_parse(text, &t->cls, &t->payload, why, whylen);
 }
 
-int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen)
+/*
+ * The trace base is reached from "/" one component at a time, each opened
+ * O_DIRECTORY|O_NOFOLLOW and checked on its fd: a directory owned by root
+ * (or by the helper's own uid), writable by nobody else. An ancestor may be
+ * writable by others only when it is sticky (/tmp): then nobody but its
+ * owner renames or removes what is in it. Whoever may write in a directory
+ * on the way could otherwise swap what comes after it for a symbolic link
+ * between the check and the use.
+ */
+static bool trusted_owner(const struct stat *st)
 {
-	char path[TRACE_DIR_MAX];
-	struct stat st;
+	return st->st_uid == 0 || st->st_uid == geteuid();
+}
 
-	if (snprintf(path, sizeof(path), "%s", base) >= (int)sizeof(path)) {
-		snprintf(why, whylen, "trace directory %.200s: name too long", base);
+static const char *owner_name(void)
+{
+	return geteuid() == 0 ? "root" : "root or the helper's user";
+}
+
+/* Why the directory path (opened as fd, stat st) is no trace base, or
+ * on the way to one; NULL when it is fine. */
+static const char *distrust(const struct stat *st, bool base)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "is not a directory";
+	if (!trusted_owner(st))
+		return NULL;  /* said by the caller, with the owner's name */
+	if (base && (st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return "is writable by its group or others";
+	if (!base && (st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0)
+		return "is writable by its group or others (and not sticky)";
+	return NULL;
+}
+
+/* The next component of path after *p (slashes skipped): its length, 0 at
+ * the end. */
+static size_t component(const char **p)
+{
+	while (**p == '/')
+		(*p)++;
+	return strcspn(*p, "/");
+}
+
+int trace_open_base(const char *base, gid_t gid, char *why, size_t whylen)
+{
+	char path[TRACE_DIR_MAX], name[256];
+	const char *p = base, *bad;
+	size_t len, done = 1;   /* path is "/" so far */
+	struct stat st;
+	int fd, next;
+
+	if (base[0] != '/') {
+		snprintf(why, whylen, "trace base %.200s is not an absolute path", base);
 		return -1;
 	}
-	for (char *slash = strchr(path + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			goto fail;
-		*slash = '/';
+	if (strlen(base) >= sizeof(path)) {
+		snprintf(why, whylen, "trace base %.200s: name too long", base);
+		return -1;
 	}
-	if (mkdir(path, 0750) == 0) {
-		/* mkdir's mode passed through the umask; the group is -g's. */
-		if (chmod(path, 0750) != 0 || chown(path, (uid_t)-1, gid) != 0)
-			goto fail;
-		return 0;
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	strcpy(path, "/");
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(why, whylen, "cannot open /: %s", strerror(errno));
+		goto fail;
 	}
-	if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	if (errno == EEXIST)
-		errno = ENOTDIR;
+	while ((len = component(&p)) > 0) {
+		const char *rest;
+		bool last, made = false;
+
+		if (len >= sizeof(name)) {
+			snprintf(why, whylen, "trace base %.200s: name too long", base);
+			goto fail;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+		rest = p;
+		last = component(&rest) == 0;
+		/* the directory we are in, before going further */
+		bad = distrust(&st, false);
+		if (bad != NULL || !trusted_owner(&st)) {
+			if (bad != NULL)
+				snprintf(why, whylen, "trace base %.200s: %.200s %s", base, path, bad);
+			else
+				snprintf(why, whylen, "trace base %.200s: %.200s is not owned by %s",
+					 base, path, owner_name());
+			goto fail;
+		}
+		if (strcmp(name, "..") == 0 || strcmp(name, ".") == 0) {
+			snprintf(why, whylen, "trace base %.200s: has a . or .. component", base);
+			goto fail;
+		}
+		snprintf(path + done, sizeof(path) - done, "%s%s", done > 1 ? "/" : "", name);
+		done = strlen(path);
+		if (mkdirat(fd, name, last ? 0750 : 0755) == 0)
+			made = true;
+		else if (errno != EEXIST)
+			goto fail_errno;
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			if ((errno == ELOOP || errno == ENOTDIR) &&
+			    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				snprintf(why, whylen, last ? "trace base %.200s is a symbolic link"
+							   : "trace base %.200s: %.200s is a symbolic link",
+					 base, path);
+			else if (errno == ELOOP || errno == ENOTDIR)
+				snprintf(why, whylen, last ? "trace base %.200s is not a directory"
+							   : "trace base %.200s: %.200s is not a directory",
+					 base, path);
+			else
+				goto fail_errno;
+			goto fail;
+		}
+		close(fd);
+		fd = next;
+		/* A directory made here: its mode (mkdirat's passed through the
+		 * umask) and group set on the fd, never by name. */
+		if (made && (fchmod(fd, last ? 0750 : 0755) != 0 ||
+			     (last && gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) != 0)))
+			goto fail_errno;
+		if (fstat(fd, &st) != 0)
+			goto fail_errno;
+	}
+	bad = distrust(&st, true);
+	if (bad != NULL || !trusted_owner(&st)) {
+		if (bad != NULL)
+			snprintf(why, whylen, "trace base %.200s %s", base, bad);
+		else
+			snprintf(why, whylen, "trace base %.200s is not owned by %s", base,
+				 owner_name());
+		goto fail;
+	}
+	return fd;
+fail_errno:
+	snprintf(why, whylen, "trace base %.200s: cannot create or open %.200s: %s", base, path,
+		 strerror(errno));
 fail:
-	snprintf(why, whylen, "cannot create %.200s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	return -1;
 }
 
+int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen)
+{
+	int fd = trace_open_base(base, gid, why, whylen);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The session's directory: trace-ID-STAMP-RANDOM, made with mkdirat in the
+ * base's fd, so nothing but the helper made it (EEXIST is a refusal, never
+ * a directory to use), and a name nobody knows before the reply says it:
+ * 64 bits from getrandom after the UTC stamp (kept for people sorting by
+ * name). The session keeps the directory's fd and makes its files in it.
+ */
 static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *why,
 		    size_t whylen)
 {
-	char stamp[32];
+	char stamp[32], name[96];
 	time_t now = time(NULL);
+	uint8_t rnd[8];
 	struct tm tm;
+	struct stat st;
+	int basefd;
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	if (trace_make_base(base, gid, why, whylen) != 0)
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		snprintf(why, whylen, "cannot name the trace directory: getrandom: %s",
+			 strerror(errno));
 		return -1;
-	if (snprintf(t->dir, sizeof(t->dir), "%s/trace-%u-%s", base, t->id, stamp) >=
-		    (int)sizeof(t->dir) ||
-	    (mkdir(t->dir, 0755) != 0 && errno != EEXIST)) {
+	}
+	snprintf(name, sizeof(name), "trace-%u-%s-", t->id, stamp);
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "%02x", rnd[i]);
+	basefd = trace_open_base(base, gid, why, whylen);
+	if (basefd < 0)
+		return -1;
+	if (snprintf(t->dir, sizeof(t->dir), "%s/%s", base, name) >= (int)sizeof(t->dir)) {
+		snprintf(why, whylen, "trace directory under %.200s: name too long", base);
+		close(basefd);
+		return -1;
+	}
+	if (mkdirat(basefd, name, 0755) != 0) {
 		snprintf(why, whylen, "cannot create %.200s: %s", t->dir, strerror(errno));
+		close(basefd);
+		return -1;
+	}
+	t->dirfd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(basefd);
+	if (t->dirfd < 0 || fstat(t->dirfd, &st) != 0) {
+		snprintf(why, whylen, "cannot open %.200s: %s", t->dir, strerror(errno));
+		return -1;
+	}
+	if (!trusted_owner(&st)) {  /* swapped in the instant after mkdirat */
+		snprintf(why, whylen, "%.200s is not the helper's", t->dir);
+		return -1;
+	}
+	/* mkdirat's mode went through the umask: set on the fd, never by name. */
+	if (fchmod(t->dirfd, 0755) != 0) {
+		snprintf(why, whylen, "cannot set the mode of %.200s: %s", t->dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -128,8 +289,7 @@ static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *
 static int write_metadata(struct trace_session *t, char *why, size_t whylen)
 {
 	struct ctf_trace ct = { .nclasses = 1, .classes = &t->cls };
-	char spec[SPEC_MAX_TEXT + 1], filter[64], path[4200];
-	struct stat st;
+	char spec[SPEC_MAX_TEXT + 1], filter[64];
 
 	if (getrandom(ct.uuid, sizeof(ct.uuid), 0) != sizeof(ct.uuid))
 		memset(ct.uuid, t->id & 0xff, sizeof(ct.uuid));
@@ -141,12 +301,10 @@ static int write_metadata(struct trace_session *t, char *why, size_t whylen)
 	snprintf(ct.description, sizeof(ct.description), "%s%s", spec, filter);
 	ct.clock_offset_ns = realtime_offset_ns();
 	memcpy(t->uuid, ct.uuid, sizeof(t->uuid));
-	if (ctf_write_metadata(&ct, t->dir) != 0) {
+	if (ctf_write_metadata(&ct, t->dirfd, &t->meta_bytes) != 0) {
 		snprintf(why, whylen, "cannot write %.200s/metadata: %s", t->dir, strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/metadata", t->dir);
-	t->meta_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 	return 0;
 }
 
@@ -180,7 +338,11 @@ static int open_stream(struct trace_cpu *tc, unsigned cpu)
 {
 	if (tc->stream.pkt != NULL)
 		return 0;
-	return ctf_stream_open(&tc->stream, tc->t->dir, cpu, tc->t->uuid, TRACE_PACKET);
+	if (tc->t->dirfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return ctf_stream_open(&tc->stream, tc->t->dirfd, cpu, tc->t->uuid, TRACE_PACKET);
 }
 
 static void fail(struct trace_session *t, const char *what)
@@ -362,6 +524,9 @@ static int load(struct trace_session *t, char *why, size_t whylen)
 
 static void release(struct trace_session *t)
 {
+	if (t->dirfd >= 0)
+		close(t->dirfd);  /* no file is made in it after this */
+	t->dirfd = -1;
 	bpf_link__destroy(t->link);
 	t->link = NULL;
 	ring_buffer__free(t->rb);
@@ -378,6 +543,7 @@ static void release(struct trace_session *t)
 int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
 		size_t whylen)
 {
+	t->dirfd = -1;
 	t->ncpu = possible_cpus();
 	t->cpus = calloc(t->ncpu, sizeof(*t->cpus));
 	if (t->cpus == NULL) {

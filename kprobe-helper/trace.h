@@ -55,6 +55,7 @@ struct trace_session {
 	uint64_t meta_bytes;
 	uint8_t uuid[16];
 	char dir[TRACE_DIR_MAX];
+	int dirfd;                /* dir, open while the session runs (-1 after) */
 	enum trace_state state;
 	char reason[160];
 	uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC */
@@ -62,12 +63,22 @@ struct trace_session {
 	bool out_of_budget;
 };
 
-/* Creates base and its missing parents: base 0750 in group gid ((gid_t)-1:
- * root's), so only the socket's group reads traces; parents 0755. An
- * existing base keeps its mode. 0, or -1 with why. */
+/*
+ * Opens the trace base, an absolute path, creating it and its missing
+ * parents: base 0750 in group gid ((gid_t)-1: root's), so only the socket's
+ * group reads traces; parents 0755. An existing base keeps its mode. Never
+ * follows a symbolic link, and refuses a base that is not a directory owned
+ * by root (or the helper's own uid) and writable by nobody else, or that
+ * has on its way a directory another user owns or may write in (sticky
+ * ones like /tmp excepted). The base's fd, or -1 with why.
+ */
+int trace_open_base(const char *base, gid_t gid, char *why, size_t whylen);
+/* trace_open_base without keeping the fd: 0, or -1 with why. */
 int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen);
 /* Loads, attaches and starts t (id, spec, filter, limits set), writing into
- * a new directory under base (trace_make_base). 0, or -1 with why (nothing
+ * a new directory under base (trace_open_base), named
+ * trace-ID-UTCSTAMP-RANDOM and made by the helper (never one that exists),
+ * its files made in it with O_EXCL|O_NOFOLLOW. 0, or -1 with why (nothing
  * left behind in the kernel; an empty directory may stay). */
 int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
 		size_t whylen);

@@ -2,12 +2,13 @@
 # helper.sh - clustermon-kprobe's control socket as a client sees it: every
 # request, refusals with their reasons, a truncated request never executed,
 # an oversized one refused with the connection closed, the socket's mode,
-# the trace directory it creates, one helper per socket, and nothing left in the kernel after SIGTERM.
+# the trace directory it creates, one helper per socket, nothing left in the kernel after SIGTERM,
+# and with -u only root and that user served (SO_PEERCRED).
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
-plan 35
+plan 41
 PATH=$PATH:/usr/sbin
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
 
@@ -101,4 +102,43 @@ as() { # as USER: helper_say hello as that user, its groups only
 check "a member of the socket's group is answered" contains "^ok clustermon-kprobe" "$(as nobody)"
 out=$(as daemon)
 check "a user outside the group is refused (Permission denied)" contains "Permission denied" "$out"
+
+# -u USER: only root and that user, by the kernel's word on the peer
+# (SO_PEERCRED), whatever group lets another uid reach the socket.
+# as_ids USER GROUP CODE: CODE (a helper_say or hear_first) as that uid
+# and gid, no other groups.
+as_ids() {
+	setpriv --reuid="$1" --regid="$2" --clear-groups \
+		bash -c "$(declare -f helper_say hear_first); HELPER_SOCK=$HELPER_SOCK $3" 2>&1
+}
+# hear_first: connects and prints what the helper says before any request.
+hear_first() {
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(3)
+s.connect(sys.argv[1])
+out = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode())' "$HELPER_SOCK"
+}
+check "without -u, another uid in the socket's group is answered, as before" \
+	contains "^ok clustermon-kprobe" "$(as_ids daemon nogroup "helper_say 'hello\n'")"
+stop_helper
+"$KPROBE_HELPER" -f -s "$HELPER_SOCK" -u no-such-user-cm 2>"$T/nouser.log"
+rc=$?
+[ $rc -ne 0 ] && contains "unknown user no-such-user-cm" "$(cat "$T/nouser.log")"
+ok $? "-u with an unknown user: the helper refuses to start (exit $rc)"
+start_helper -g nogroup -u nobody -t "$TD" || bail "clustermon-kprobe -g nogroup -u nobody did not start"
+check "with -u nobody, nobody is answered" contains "^ok clustermon-kprobe" \
+	"$(as_ids nobody nogroup "helper_say 'hello\n'")"
+check "and root" contains "^ok clustermon-kprobe" "$(helper_say 'hello\n')"
+out=$(as_ids daemon nogroup hear_first)
+is "$out" "err failed uid $(id -u daemon) may not use clustermon-kprobe (only root and nobody)" \
+	"a peer of another uid, in the socket's group, is refused with the reason"
+check "and the refusal is logged" contains "refused a client of uid $(id -u daemon)" "$(cat "$T/kprobe.log")"
 finish

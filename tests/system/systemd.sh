@@ -9,7 +9,7 @@
 for tool in systemd-analyze systemd-sysusers systemd-tmpfiles; do
 	command -v $tool >/dev/null || missing_all "$tool is missing (Debian: apt-get install systemd)"
 done
-plan 6
+plan 7
 units="$top_srcdir/contrib/systemd"
 sed "s|@sbindir@/clustermond|$CLUSTERMOND|" "$units/clustermond.service.in" >"$T/clustermond.service"
 sed "s|@sbindir@/clustermon-kprobe|$KPROBE_HELPER|" "$units/clustermon-kprobe.service.in" \
@@ -24,6 +24,13 @@ for u in clustermond clustermon-kprobe; do
 	[ $rc -eq 0 ] && [ -z "$out" ]; ok $? "$u.service passes systemd-analyze verify (exit $rc)"
 	[ -z "$out" ] || diag "$out"
 done
+# Issue 40: the helper needs neither CAP_CHOWN nor CAP_DAC_OVERRIDE (it is a
+# member of the socket's group and writes only in root-owned directories).
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$units/clustermon-kprobe.service.in")
+! grep -qE 'CAP_CHOWN|CAP_DAC_OVERRIDE' <<<"$caps" &&
+	grep -qx 'PrivateDevices=yes' "$units/clustermon-kprobe.service.in" &&
+	grep -qx 'StateDirectory=clustermon-kprobe' "$units/clustermon-kprobe.service.in"
+ok $? "the helper's unit: no CAP_CHOWN or CAP_DAC_OVERRIDE ($caps), PrivateDevices, a StateDirectory of its own"
 root="$T/root"
 mkdir -p "$root/etc"
 systemd-sysusers --root="$root" "$units/clustermon.sysusers" >/dev/null 2>&1

@@ -197,7 +197,8 @@ oper 1 4; is "$(get "$TR.15.1")" 4 "its session ran and finished"
 
 # --- the disk full ends the session, never the helper
 mkdir -p "$T/small"
-mount -t tmpfs -o size=64k cmtrace "$T/small" || bail "cannot mount a small tmpfs"
+# mode=0755: a tmpfs's root is 1777 by default, a base the helper refuses.
+mount -t tmpfs -o size=64k,mode=0755 cmtrace "$T/small" || bail "cannot mount a small tmpfs"
 HS2="$T/kprobe2.sock"
 "$KPROBE_HELPER" -f -s "$HS2" -t "$T/small" 2>>"$T/kprobe2.log" & H2=$!
 wait_for 5 test -S "$HS2"

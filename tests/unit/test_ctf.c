@@ -8,9 +8,11 @@
  * metadata's size check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctf.h"
@@ -39,6 +41,7 @@ struct sw_payload {
 } __attribute__((packed));
 
 static char dir[] = "/tmp/test_ctf.XXXXXX";
+static int dirfd = -1;
 
 /* Event i of cpu: ts 1000*i + cpu, alternating classes; records of
  * i % 100 == 99 are "lost" before event i on CPU 1, and 4 on CPU 0 before
@@ -47,14 +50,15 @@ static int write_trace(void)
 {
 	struct ctf_trace t = { .nclasses = 2, .classes = classes, .clock_offset_ns = -1 };
 	struct ctf_stream s[2];
+	uint64_t meta = 0;
 
 	memcpy(t.uuid, "0123456789abcdef", 16);
 	strcpy(t.hostname, "node\"7");
 	strcpy(t.description, "test trace");
-	if (ctf_write_metadata(&t, dir) != 0)
+	if (ctf_write_metadata(&t, dirfd, &meta) != 0 || meta == 0)
 		return -1;
 	for (uint32_t cpu = 0; cpu < 2; cpu++) {
-		if (ctf_stream_open(&s[cpu], dir, cpu, t.uuid, CTF_MIN_PACKET) != 0)
+		if (ctf_stream_open(&s[cpu], dirfd, cpu, t.uuid, CTF_MIN_PACKET) != 0)
 			return -1;
 		if (cpu == 0)
 			ctf_stream_lost(&s[cpu], 4);  /* before the first event */
@@ -173,6 +177,45 @@ static void test_babeltrace(void)
 	   v.discarded);
 }
 
+/* A symbolic link where a file is to be made: refused, its target
+ * untouched, whatever it points at. */
+static void test_no_follow(const struct ctf_trace *t)
+{
+	char target[64], link[64], sub[64];
+	struct ctf_stream s;
+	struct stat st;
+	int fd, subfd;
+
+	snprintf(sub, sizeof(sub), "%s/links", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (mkdir(sub, 0755) != 0 || fd < 0 || write(fd, "keep", 4) != 4 || close(fd) != 0) {
+		ok(0, "cannot make %s: %s", sub, strerror(errno));
+		return;
+	}
+	subfd = open(sub, O_RDONLY | O_DIRECTORY);
+	snprintf(link, sizeof(link), "%s/metadata", sub);
+	if (symlink(target, link) != 0)
+		diag("symlink %s: %s", link, strerror(errno));
+	snprintf(link, sizeof(link), "%s/cpu3", sub);
+	if (symlink(target, link) != 0)
+		diag("symlink %s: %s", link, strerror(errno));
+	snprintf(link, sizeof(link), "%s/cpu4", sub);
+	if (symlink("nowhere", link) != 0)   /* dangling: O_CREAT alone would create it */
+		diag("symlink %s: %s", link, strerror(errno));
+	ok(ctf_write_metadata(t, subfd, NULL) == -1 && errno == EEXIST,
+	   "metadata planted as a symbolic link is refused (EEXIST)");
+	ok(ctf_stream_open(&s, subfd, 3, t->uuid, CTF_MIN_PACKET) == -1 && errno == EEXIST,
+	   "so is cpu3");
+	ok(ctf_stream_open(&s, subfd, 4, t->uuid, CTF_MIN_PACKET) == -1 && errno == EEXIST,
+	   "and cpu4 pointing nowhere");
+	ok(stat(target, &st) == 0 && st.st_size == 4 && (st.st_mode & 07777) == 0600,
+	   "the target keeps its bytes and mode");
+	snprintf(link, sizeof(link), "%s/nowhere", sub);
+	ok(access(link, F_OK) != 0, "nothing is made where the dangling link points");
+	close(subfd);
+}
+
 static void test_refusals(void)
 {
 	struct ctf_event_class c = { "x", 1, { { "not an identifier", CTF_UNSIGNED, 4 } } };
@@ -194,15 +237,20 @@ static void test_refusals(void)
 	ok(ctf_metadata(&t, small, sizeof(small)) == -1, "metadata too big for the buffer: -1");
 	ok(ctf_payload_bytes(&classes[0]) == sizeof(struct sw_payload),
 	   "payload size is the packed sum of the fields (%zu)", ctf_payload_bytes(&classes[0]));
-	ok(ctf_stream_open(&s, dir, 9, t.uuid, 100) == -1 && errno == EINVAL,
+	ok(ctf_stream_open(&s, dirfd, 9, t.uuid, 100) == -1 && errno == EINVAL,
 	   "a packet smaller than %d bytes is refused", CTF_MIN_PACKET);
-	ok(ctf_stream_open(&s, dir, 9, t.uuid, CTF_MIN_PACKET) == 0, "a stream opens");
+	ok(ctf_stream_open(&s, dirfd, 9, t.uuid, CTF_MIN_PACKET) == 0, "a stream opens");
 	ok(ctf_stream_event(&s, 0, 1, 1, 1, big, sizeof(big)) == -1 && errno == EFBIG,
 	   "an event bigger than a packet: EFBIG");
 	ok(ctf_stream_event(&s, 0, 5, 1, 1, NULL, 0) == 0 &&
 		   ctf_stream_event(&s, 0, 3, 1, 1, NULL, 0) == 0 && s.reordered == 1 &&
 		   s.last_ts == 5, "an earlier timestamp is raised to the previous one");
 	ok(ctf_stream_close(&s) == 0 && s.pkt == NULL, "close flushes and frees");
+	ok(ctf_stream_open(&s, dirfd, 9, t.uuid, CTF_MIN_PACKET) == -1 && errno == EEXIST,
+	   "a stream file that exists is refused, never truncated (EEXIST)");
+	ok(ctf_write_metadata(&t, dirfd, NULL) == -1 && errno == EEXIST,
+	   "so is a metadata file that exists");
+	test_no_follow(&t);
 }
 
 /* sys_enter_write's format, a hole after __syscall_nr included. */
@@ -258,8 +306,8 @@ static void cleanup(void)
 
 int main(void)
 {
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
+	if (mkdtemp(dir) == NULL || (dirfd = open(dir, O_RDONLY | O_DIRECTORY)) < 0) {
+		perror(dir);
 		return 1;
 	}
 	test_babeltrace();
