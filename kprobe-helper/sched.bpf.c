@@ -287,25 +287,32 @@ static __always_inline void add_cgroup_wait(struct cm_cgroup_sched *c, __u64 wai
 	__sync_fetch_and_add(&c->wait.sum, wait);
 }
 
+/* prev's cgroup entry ran ran_ns, next's waited wait (NULL: nothing to
+ * charge there). */
+static __always_inline void charge_cgroups(struct cm_cgroup_sched *pc, __u64 ran_ns,
+					   struct cm_cgroup_sched *nc, __u64 wait)
+{
+	if (pc != NULL)
+		__sync_fetch_and_add(&pc->cpu_ns, ran_ns);
+	if (nc != NULL)
+		add_cgroup_wait(nc, wait);
+}
+
 /* prev's cgroup (recorded when it switched in) ran ran_ns; next's waited
  * wait (0: it was not waiting). Most switches hand the CPU between tasks of
  * one cgroup, and then one lookup serves both. */
 static __always_inline void account_cgroups(__u64 prev_cg, __u64 ran_ns, __u64 next_cg,
 					    __u64 wait)
 {
-	struct cm_cgroup_sched *c;
+	struct cm_cgroup_sched *pc = NULL, *nc = NULL;
 
 	if (!per_cgroup)
 		return;
-	if (ran_ns != 0 && (c = cgroup_entry(prev_cg)) != NULL) {
-		__sync_fetch_and_add(&c->cpu_ns, ran_ns);
-		if (wait != 0 && next_cg == prev_cg) {
-			add_cgroup_wait(c, wait);
-			return;
-		}
-	}
-	if (wait != 0 && (c = cgroup_entry(next_cg)) != NULL)
-		add_cgroup_wait(c, wait);
+	if (ran_ns != 0)
+		pc = cgroup_entry(prev_cg);
+	if (wait != 0)
+		nc = pc != NULL && next_cg == prev_cg ? pc : cgroup_entry(next_cg);
+	charge_cgroups(pc, ran_ns, nc, wait);
 }
 
 static __always_inline struct cm_cgroup_sched *cgroup_stored(struct cgroup *cg)
@@ -318,20 +325,16 @@ static __always_inline struct cm_cgroup_sched *cgroup_stored(struct cgroup *cg)
 static __always_inline void account_cgroups_stored(struct task_struct *prev, __u64 ran_ns,
 						   struct task_struct *next, __u64 wait)
 {
-	struct cgroup *pc = prev->cgroups->dfl_cgrp, *nc = next->cgroups->dfl_cgrp;
-	struct cm_cgroup_sched *c;
+	struct cgroup *pcg = prev->cgroups->dfl_cgrp, *ncg = next->cgroups->dfl_cgrp;
+	struct cm_cgroup_sched *pc = NULL, *nc = NULL;
 
 	if (!per_cgroup)
 		return;
-	if (ran_ns != 0 && (c = cgroup_stored(pc)) != NULL) {
-		__sync_fetch_and_add(&c->cpu_ns, ran_ns);
-		if (wait != 0 && nc == pc) {
-			add_cgroup_wait(c, wait);
-			return;
-		}
-	}
-	if (wait != 0 && (c = cgroup_stored(nc)) != NULL)
-		add_cgroup_wait(c, wait);
+	if (ran_ns != 0)
+		pc = cgroup_stored(pcg);
+	if (wait != 0)
+		nc = pc != NULL && ncg == pcg ? pc : cgroup_stored(ncg);
+	charge_cgroups(pc, ran_ns, nc, wait);
 }
 
 /* The wait ending now, if the task was waiting (0 if not), counted in the

@@ -106,18 +106,25 @@ static int bpf_call(int cmd, union bpf_attr *attr)
 /* fd must be a BPF map of this type, key and value size, with entries
  * entries and the mmapable flag if mmapable: the helper's word is not
  * taken for what its fds are. */
+/* What the kernel says fd is (a struct bpf_map_info, bpf_link_info, ...). */
+static int obj_info(int fd, void *info, uint32_t len)
+{
+	union bpf_attr attr;
+
+	memset(info, 0, len);
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (uint32_t)fd;
+	attr.info.info_len = len;
+	attr.info.info = (uint64_t)(uintptr_t)info;
+	return bpf_call(BPF_OBJ_GET_INFO_BY_FD, &attr);
+}
+
 int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_t entries,
 		     bool mmapable)
 {
 	struct bpf_map_info info;
-	union bpf_attr attr;
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = (uint32_t)fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (uint64_t)(uintptr_t)&info;
-	if (bpf_call(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0)
+	if (obj_info(fd, &info, sizeof(info)) != 0)
 		return -1;
 	if (info.type != type || info.key_size != key || info.value_size != value ||
 	    info.max_entries != entries || (mmapable && !(info.map_flags & BPF_F_MMAPABLE)))
@@ -128,14 +135,8 @@ int helpermap_check(int fd, uint32_t type, uint32_t key, uint32_t value, uint64_
 int helpermap_check_iter(int fd)
 {
 	struct bpf_link_info info;
-	union bpf_attr attr;
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = (uint32_t)fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (uint64_t)(uintptr_t)&info;
-	if (bpf_call(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0)
+	if (obj_info(fd, &info, sizeof(info)) != 0)
 		return -1;
 	return info.type == BPF_LINK_TYPE_ITER ? 0 : -1;
 }
