@@ -63,13 +63,15 @@
  * under its trace directory, until duration milliseconds (default 10000)
  * or bytes on disk (default 64 MiB) are reached, or a stop. buffer is the
  * ring buffer size per CPU (a power of two, 4 KiB..256 MiB, default 256
- * KiB). Lines of a traces reply:
+ * KiB). A session the helper's budgets (its -B, -Q, -R) have no room for
+ * is refused with err busy and the reason; one that reaches the quota or
+ * the reserve while it runs ends, finished. Lines of a traces reply:
  *
  *   trace ID STATE RECORDS LOST BYTES ELAPSED-MS DIR REASON...
  *
- * STATE is running, finished (duration, size or stop: REASON says which)
- * or failed (REASON says why: the disk full, a write error); sessions that
- * ended are listed until their ID is used again.
+ * STATE is running, finished (duration, size, quota, reserve or stop:
+ * REASON says which) or failed (REASON says why: the disk full, a write
+ * error); sessions that ended are listed until their ID is used again.
  *
  * Pure C, shared by the helper and the subagent: every request and every
  * reply line has a struct below, one formatter and one parser, so neither

@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 
+#include "budget.h"
 #include "dists.h"
 #include "probes.h"
 #include "sensors.h"
@@ -44,6 +45,7 @@
 /* Under a root-owned parent (the unit's StateDirectory): never in
  * /var/lib/clustermon, which the unprivileged clustermond owns. */
 #define DEFAULT_TRACE_DIR "/var/lib/clustermon-kprobe/traces"
+_Static_assert(MAX_TRACES <= BUDGET_SLOTS, "a budget slot for every running session");
 
 struct client {
 	int fd;
@@ -64,6 +66,7 @@ static struct {
 	size_t nprobes;
 	struct trace_session *traces[MAX_TRACES];
 	size_t ntraces;
+	struct trace_budget budget;   /* -B -Q -R -K -A */
 	struct client clients[MAX_CLIENTS];
 	size_t nclients;
 	/* fds the reply being built carries (a maps request), sent with its
@@ -301,6 +304,7 @@ static void do_trace(const struct wire_request *r, FILE *out)
 {
 	struct trace_session **old = find_trace(r->id), *t;
 	char why[256];
+	int rc;
 
 	if (old != NULL && (*old)->state == TRACE_RUNNING) {
 		wire_write_err(out, WIRE_ERR_BUSY, "trace %u is running (stop it first)", r->id);
@@ -319,8 +323,12 @@ static void do_trace(const struct wire_request *r, FILE *out)
 	t->spec = r->spec;
 	t->filter = r->filter;
 	t->limits = r->limits;
-	if (trace_start(t, helper.trace_dir, helper.gid, why, sizeof(why)) != 0) {
-		wire_write_err(out, WIRE_ERR_FAILED, "%s", why);
+	t->budget = &helper.budget;
+	rc = trace_start(t, helper.trace_dir, helper.gid, why, sizeof(why));
+	if (rc != 0) {
+		if (rc == -2)
+			say(LOG_NOTICE, "trace %u refused: %s", t->id, why);
+		wire_write_err(out, rc == -2 ? WIRE_ERR_BUSY : WIRE_ERR_FAILED, "%s", why);
 		free(t);
 		return;
 	}
@@ -329,6 +337,22 @@ static void do_trace(const struct wire_request *r, FILE *out)
 	helper.traces[helper.ntraces++] = t;
 	say(LOG_INFO, "trace %u started into %s", t->id, t->dir);
 	reply_started(out, t->dir);
+}
+
+/* Retention (-K, -A) after a session ended, and at start. */
+static void retain_traces(void)
+{
+	char why[256];
+	int fd = trace_open_base(helper.trace_dir, helper.gid, why, sizeof(why)), n;
+
+	if (fd < 0)
+		return;
+	n = budget_retain(&helper.budget, fd, time(NULL));
+	close(fd);
+	if (n > 0)
+		say(LOG_INFO, "removed %d finished trace%s under %s (-K %u, -A %llu)", n,
+		    n == 1 ? "" : "s", helper.trace_dir, helper.budget.lim.keep,
+		    (unsigned long long)helper.budget.lim.max_age_s);
 }
 
 static void do_stop(const struct wire_request *r, FILE *out)
@@ -342,6 +366,7 @@ static void do_stop(const struct wire_request *r, FILE *out)
 	if ((*t)->state == TRACE_RUNNING) {
 		trace_drain(*t, cm_clock_ns());
 		trace_end(*t, TRACE_FINISHED, "stopped");
+		retain_traces();
 	}
 	wire_write_ok(out, WIRE_OK_PLAIN);
 }
@@ -361,6 +386,7 @@ static int trace_lines(FILE *out)
 static int drain_traces(void)
 {
 	uint64_t now = cm_clock_ns();
+	bool ended = false;
 	int timeout = -1;
 
 	for (size_t i = 0; i < helper.ntraces; i++) {
@@ -373,12 +399,15 @@ static int drain_traces(void)
 		if (t->state != TRACE_RUNNING) {
 			say(LOG_INFO, "trace %u %s: %s", t->id,
 			    t->state == TRACE_FAILED ? "failed" : "finished", t->reason);
+			ended = true;
 			continue;
 		}
 		left = trace_next_drain_ms(t, now);
 		if (timeout < 0 || left < timeout)
 			timeout = left;
 	}
+	if (ended)
+		retain_traces();
 	return timeout;
 }
 
@@ -775,7 +804,8 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP] [-u USER] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n");
+		"[-g GROUP] [-u USER] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n"
+		"       [-B RING-BYTES] [-Q DISK-BYTES] [-R RESERVE-PERCENT] [-K KEEP] [-A SECONDS]\n");
 	exit(2);
 }
 
@@ -784,7 +814,8 @@ static void parse_args(int argc, char **argv)
 	char why[128];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fs:b:g:u:t:rnS:h")) != -1) {
+	budget_defaults(&helper.budget.lim);
+	while ((opt = getopt(argc, argv, "fs:b:g:u:t:rnS:B:Q:R:K:A:h")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
@@ -800,6 +831,15 @@ static void parse_args(int argc, char **argv)
 		case 'g': helper.group = optarg; break;
 		case 'u': helper.user = optarg; break;
 		case 't': helper.trace_dir = optarg; break;
+		case 'B': case 'Q': case 'R': case 'K': case 'A':
+			if (budget_option(opt, optarg, &helper.budget.lim) != 0) {
+				fprintf(stderr, "clustermon-kprobe: -%c %s: not a %s\n", opt, optarg,
+					opt == 'R' ? "percentage of 0 to 90" :
+					opt == 'B' || opt == 'Q' ? "size (BYTES, or N with K, M, G or T)" :
+					"number");
+				exit(2);
+			}
+			break;
 		default: usage();
 		}
 	}
@@ -847,6 +887,8 @@ int main(int argc, char **argv)
 	/* A trace must not be the first to find the directory missing. */
 	if (trace_make_base(helper.trace_dir, helper.gid, why, sizeof(why)) != 0)
 		say(LOG_WARNING, "%s; traces fail until it can be created", why);
+	else
+		retain_traces();
 	if (!helper.foreground && daemon(0, 0) != 0)
 		fatal("cannot become a daemon%s: %s", "");
 	clock_gettime(CLOCK_REALTIME, &now);

@@ -235,7 +235,7 @@ int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen)
  * 64 bits from getrandom after the UTC stamp (kept for people sorting by
  * name). The session keeps the directory's fd and makes its files in it.
  */
-static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *why,
+static int make_dir(struct trace_session *t, const char *base, int basefd, char *why,
 		    size_t whylen)
 {
 	char stamp[32], name[96];
@@ -243,7 +243,6 @@ static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *
 	uint8_t rnd[8];
 	struct tm tm;
 	struct stat st;
-	int basefd;
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
@@ -255,21 +254,15 @@ static int make_dir(struct trace_session *t, const char *base, gid_t gid, char *
 	snprintf(name, sizeof(name), "trace-%u-%s-", t->id, stamp);
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), "%02x", rnd[i]);
-	basefd = trace_open_base(base, gid, why, whylen);
-	if (basefd < 0)
-		return -1;
 	if (snprintf(t->dir, sizeof(t->dir), "%s/%s", base, name) >= (int)sizeof(t->dir)) {
 		snprintf(why, whylen, "trace directory under %.200s: name too long", base);
-		close(basefd);
 		return -1;
 	}
 	if (mkdirat(basefd, name, 0755) != 0) {
 		snprintf(why, whylen, "cannot create %.200s: %s", t->dir, strerror(errno));
-		close(basefd);
 		return -1;
 	}
 	t->dirfd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(basefd);
 	if (t->dirfd < 0 || fstat(t->dirfd, &st) != 0) {
 		snprintf(why, whylen, "cannot open %.200s: %s", t->dir, strerror(errno));
 		return -1;
@@ -361,7 +354,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	size_t skip = t->payload > 0 && !t->builtin_switch ? TP_COMMON_BYTES : 0;
 	size_t want = skip + t->payload;
 	struct ctf_stream *s = &tc->stream;
-	uint64_t need;
+	uint64_t need, total;
 
 	if (t->state == TRACE_FAILED || size < sizeof(*r) || r->len != want ||
 	    size < sizeof(*r) + want)
@@ -372,9 +365,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	need = ctf_event_bytes(t->payload) + (s->used + ctf_event_bytes(t->payload) > s->cap ?
 						       TRACE_PREFIX : 0);
-	if (t->out_of_budget || trace_bytes(t) + baselines(t) + need > t->limits.max_bytes) {
+	total = trace_bytes(t) + baselines(t) + need;
+	if (!t->out_of_budget)
+		t->limit = total > t->limits.max_bytes ? "size: MaxBytes reached"
+			   : t->budget != NULL ? budget_charge(t->budget, t->budget_slot, total)
+			   : NULL;
+	if (t->limit != NULL) {
 		t->out_of_budget = true;
-		t->dropped_at_end++;     /* beyond MaxBytes: counted as lost */
+		t->dropped_at_end++;     /* beyond MaxBytes, -Q or -R: counted as lost */
 		ctf_stream_lost(s, 1);
 		return 0;
 	}
@@ -540,10 +538,42 @@ static void release(struct trace_session *t)
 	t->skel = NULL;
 }
 
+/* Opens the base and asks the budget: the base's fd, -1 (why said), or -2
+ * (no room now). */
+static int admit(struct trace_session *t, const char *base, gid_t gid, char *why,
+		 size_t whylen)
+{
+	uint64_t start = t->limits.max_bytes < BUDGET_START_BYTES ? t->limits.max_bytes
+								    : BUDGET_START_BYTES;
+	int basefd = trace_open_base(base, gid, why, whylen);
+
+	if (basefd < 0 || t->budget == NULL ||
+	    budget_admit(t->budget, basefd, t->ncpu, t->limits.buffer_bytes, start, why,
+			 whylen) == 0)
+		return basefd;
+	close(basefd);
+	return -2;
+}
+
+/* Booked once it runs: its ring buffers and its metadata. */
+static void book(struct trace_session *t)
+{
+	const char *name = strrchr(t->dir, '/');
+
+	if (t->budget == NULL)
+		return;
+	t->budget_slot = budget_take(t->budget, name + 1,
+				     (uint64_t)t->ncpu * t->limits.buffer_bytes);
+	budget_charge(t->budget, t->budget_slot, t->meta_bytes);
+}
+
 int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
 		size_t whylen)
 {
+	int basefd;
+
 	t->dirfd = -1;
+	t->budget_slot = -1;
 	t->ncpu = possible_cpus();
 	t->cpus = calloc(t->ncpu, sizeof(*t->cpus));
 	if (t->cpus == NULL) {
@@ -554,13 +584,19 @@ int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
 		t->cpus[c].t = t;
 		t->cpus[c].stream.fd = -1;
 	}
-	if (event_class(t, why, whylen) != 0 || make_dir(t, base, gid, why, whylen) != 0 ||
-	    write_metadata(t, why, whylen) != 0 || load(t, why, whylen) != 0) {
+	basefd = admit(t, base, gid, why, whylen);
+	if (basefd < 0 || event_class(t, why, whylen) != 0 ||
+	    make_dir(t, base, basefd, why, whylen) != 0 || write_metadata(t, why, whylen) != 0 ||
+	    load(t, why, whylen) != 0) {
+		if (basefd >= 0)
+			close(basefd);
 		release(t);
 		free(t->cpus);
 		t->cpus = NULL;
-		return -1;
+		return basefd == -2 ? -2 : -1;
 	}
+	close(basefd);
+	book(t);
 	t->state = TRACE_RUNNING;
 	return 0;
 }
@@ -590,12 +626,14 @@ void trace_drain(struct trace_session *t, uint64_t now_ns)
 {
 	if (t->state != TRACE_RUNNING)
 		return;
+	if (t->budget != NULL)
+		budget_look(t->budget, t->dirfd);
 	apply_lost(t);
 	ring_buffer__consume(t->rb);
 	if (t->state == TRACE_FAILED)
 		trace_end(t, TRACE_FAILED, t->reason);
 	else if (t->out_of_budget)
-		trace_end(t, TRACE_FINISHED, "size: MaxBytes reached");
+		trace_end(t, TRACE_FINISHED, t->limit);
 	else if (trace_ms_left(t, now_ns) == 0)
 		trace_end(t, TRACE_FINISHED, "duration: DurationMs reached");
 }
@@ -621,6 +659,9 @@ void trace_end(struct trace_session *t, enum trace_state st, const char *reason)
 		snprintf(t->reason, sizeof(t->reason), "%s", keep);
 	}
 	t->end_ns = cm_clock_ns();
+	if (t->budget != NULL)
+		budget_release(t->budget, t->budget_slot, trace_bytes(t));
+	t->budget_slot = -1;
 	release(t);
 }
 

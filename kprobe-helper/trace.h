@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "budget.h"
 #include "common/clustermon_kprobe.h"
 #include "common/clock.h"     /* cm_clock_ns(): the records' clock */
 #include "ctf.h"
@@ -61,6 +62,9 @@ struct trace_session {
 	uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC */
 	uint64_t records, lost, dropped_at_end;
 	bool out_of_budget;
+	const char *limit;        /* why, when out_of_budget: MaxBytes, -Q, -R */
+	struct trace_budget *budget;  /* the node's (NULL: none); set by the caller */
+	int budget_slot;          /* its booking there, -1 while none */
 };
 
 /*
@@ -75,10 +79,11 @@ struct trace_session {
 int trace_open_base(const char *base, gid_t gid, char *why, size_t whylen);
 /* trace_open_base without keeping the fd: 0, or -1 with why. */
 int trace_make_base(const char *base, gid_t gid, char *why, size_t whylen);
-/* Loads, attaches and starts t (id, spec, filter, limits set), writing into
- * a new directory under base (trace_open_base), named
+/* Loads, attaches and starts t (id, spec, filter, limits, budget set),
+ * writing into a new directory under base (trace_open_base), named
  * trace-ID-UTCSTAMP-RANDOM and made by the helper (never one that exists),
- * its files made in it with O_EXCL|O_NOFOLLOW. 0, or -1 with why (nothing
+ * its files made in it with O_EXCL|O_NOFOLLOW. 0; -2 with why when the
+ * budget has no room for it now (budget_admit); or -1 with why (nothing
  * left behind in the kernel; an empty directory may stay). */
 int trace_start(struct trace_session *t, const char *base, gid_t gid, char *why,
 		size_t whylen);
@@ -93,7 +98,8 @@ int trace_ms_left(const struct trace_session *t, uint64_t now_ns);
 #define TRACE_DRAIN_MS 50
 /* Milliseconds until the session must be drained next. */
 int trace_next_drain_ms(const struct trace_session *t, uint64_t now_ns);
-/* Ends a running session: detach, drain, close (reason a short text). */
+/* Ends a running session: detach, drain, close (reason a short text); its
+ * budget is released. */
 void trace_end(struct trace_session *t, enum trace_state st, const char *reason);
 /* Frees what an ended session still holds. */
 void trace_free(struct trace_session *t);

@@ -29,8 +29,10 @@ done
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$units/clustermon-kprobe.service.in")
 ! grep -qE 'CAP_CHOWN|CAP_DAC_OVERRIDE' <<<"$caps" &&
 	grep -qx 'PrivateDevices=yes' "$units/clustermon-kprobe.service.in" &&
-	grep -qx 'StateDirectory=clustermon-kprobe' "$units/clustermon-kprobe.service.in"
-ok $? "the helper's unit: no CAP_CHOWN or CAP_DAC_OVERRIDE ($caps), PrivateDevices, a StateDirectory of its own"
+	grep -qx 'StateDirectory=clustermon-kprobe' "$units/clustermon-kprobe.service.in" &&
+	grep -q '^MemoryMax=' "$units/clustermon-kprobe.service.in" &&
+	grep -q '^LimitMEMLOCK=' "$units/clustermon-kprobe.service.in"
+ok $? "the helper's unit: no CAP_CHOWN or CAP_DAC_OVERRIDE ($caps), PrivateDevices, a StateDirectory of its own, MemoryMax= and LimitMEMLOCK="
 root="$T/root"
 mkdir -p "$root/etc"
 systemd-sysusers --root="$root" "$units/clustermon.sysusers" >/dev/null 2>&1

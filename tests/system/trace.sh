@@ -200,7 +200,8 @@ mkdir -p "$T/small"
 # mode=0755: a tmpfs's root is 1777 by default, a base the helper refuses.
 mount -t tmpfs -o size=64k,mode=0755 cmtrace "$T/small" || bail "cannot mount a small tmpfs"
 HS2="$T/kprobe2.sock"
-"$KPROBE_HELPER" -f -s "$HS2" -t "$T/small" 2>>"$T/kprobe2.log" & H2=$!
+# -R 0: no free-space reserve (tracebudget.sh tests it), so the disk fills.
+"$KPROBE_HELPER" -f -s "$HS2" -t "$T/small" -R 0 2>>"$T/kprobe2.log" & H2=$!
 wait_for 5 test -S "$HS2"
 say2() { HELPER_SOCK=$HS2 helper_say "$1"; }
 contains "ok started" "$(say2 'trace 1 sched_switch duration=20000\n')"; ok $? "a session on a 64 KiB tmpfs starts"
