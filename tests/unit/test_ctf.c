@@ -181,7 +181,7 @@ static void test_babeltrace(void)
  * untouched, whatever it points at. */
 static void test_no_follow(const struct ctf_trace *t)
 {
-	char target[64], link[64], sub[64];
+	char target[64], link[128], sub[64];
 	struct ctf_stream s;
 	struct stat st;
 	int fd, subfd;
