@@ -28,6 +28,7 @@ CG=$V2/$PFX-rq
 mkdir "$CG" || bail "cannot make $CG"
 trap 'xargs -r kill -9 <"$CG/cgroup.procs" 2>/dev/null; sleep 0.2; rmdir "$CG"; cleanup' EXIT
 CGID=$(stat -c %i "$CG")
+diag "helper options: ${CGRQ_HELPER_ARGS:-none}"
 
 start_master || bail "snmpd did not start"
 printf 'cgroupMatch %s-*\nsampleInterval cgroup 200\nhelperSocket %s\n' "$PFX" "$HELPER_SOCK" >"$T/cg.conf"
@@ -38,7 +39,7 @@ wait_for 10 have_row || bail "no row for $PFX-rq"
 absent() { snmpget -v2c -c public -On "$TARGET" "$1" 2>&1 | grep -qi "no such"; }
 check "without the helper clusterMonCgroupRunqlatWaits is absent" absent "$clusterMonCgroupRunqlatWaits.$I"
 
-start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
+start_helper ${CGRQ_HELPER_ARGS:-} || bail "clustermon-kprobe ${CGRQ_HELPER_ARGS:-} did not start: $(cat "$T/kprobe.log")"
 
 # The loops: each moves itself into the cgroup, pinned to CPU 1, then sleeps
 # on a pipe until the test says go (so no wait of theirs comes before the
