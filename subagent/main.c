@@ -23,6 +23,7 @@
 #include "mib/publish.h"
 #include "privdrop.h"
 #include "sampler.h"
+#include "logq.h"
 
 #define APP_NAME "clustermond"
 
@@ -112,6 +113,17 @@ static void drain_wake_pipe(int fd, void *data)
 		;
 }
 
+/* Other threads' log lines (logq.h) wake the loop like a signal. */
+static void wake_for_log(void)
+{
+	if (write(wake_pipe[1], "x", 1) < 0) { /* pipe full: already awake */ }
+}
+
+static void emit_log(int priority, const char *line)
+{
+	snmp_log(priority, "%s\n", line);
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -128,6 +140,7 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	register_readfd(wake_pipe[0], drain_wake_pipe, NULL);
+	logq_set_wake(wake_for_log);
 }
 
 static void setup_netsnmp(const struct options *o)
@@ -198,6 +211,7 @@ static void run(void)
 			update_config();
 		}
 		agent_check_and_process(1);
+		logq_drain(emit_log);
 	}
 }
 

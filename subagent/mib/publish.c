@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "../imagefile.h"
+#include "../logq.h"
 #include "../sampler.h"
 
 #define DEFAULT_DIR "/run/clustermon/snapshot"
@@ -85,7 +86,7 @@ static void add_reg(uint32_t kind, const struct mib_group *g, const uint32_t *ta
 	struct cm_image_reg *r;
 
 	if (P.layout.nregs == CM_IMAGE_MAX_REGS || g->base_len + tail_len > CM_IMAGE_MAX_OID) {
-		snmp_log(LOG_WARNING, "clustermond: image: too many objects; some stay AgentX-only\n");
+		logq_printf(LOG_WARNING, "clustermond: image: too many objects; some stay AgentX-only");
 		return;
 	}
 	r = &P.layout.reg[P.layout.nregs++];
@@ -291,10 +292,10 @@ static uint64_t generation(const struct mib_group *g)
 static void give_up(const char *what, size_t bytes, int err, uint64_t now)
 {
 	if (!P.complained)
-		snmp_log(LOG_ERR, "clustermond: snapshotFile %s: cannot %s (%zu bytes): %s; "
-			 "not publishing, retrying every %llu s\n",
-			 P.f != NULL ? image_file_path(P.f) : P.path[0] ? P.path : "none", what, bytes,
-			 strerror(err), RETRY_NS / 1000000000ull);
+		logq_printf(LOG_ERR, "clustermond: snapshotFile %s: cannot %s (%zu bytes): %s; "
+			    "not publishing, retrying every %llu s",
+			    P.f != NULL ? image_file_path(P.f) : P.path[0] ? P.path : "none", what, bytes,
+			    strerror(err), RETRY_NS / 1000000000ull);
 	P.complained = true;
 	P.retry_at = now + RETRY_NS;
 	image_file_close(P.f);
@@ -342,8 +343,8 @@ static int publish_section(unsigned i, uint64_t now)
 	if (!s->done) /* a new file: every chunk goes */
 		cm_isec_mark_all(&s->b, true);
 	if (len == 0) {
-		snmp_log(LOG_ERR, "clustermond: image: cannot publish %s: out of memory\n",
-			 s->g->name);
+		logq_printf(LOG_ERR, "clustermond: image: cannot publish %s: out of memory",
+			    s->g->name);
 		/* Half-changed: made again from nothing next time. */
 		cm_isec_free(&s->b);
 		s->done = false;
@@ -395,9 +396,9 @@ static void open_file(const char *path, uint64_t now)
 	if (P.f == NULL) {
 		err = errno;
 		if (!P.complained)
-			snmp_log(LOG_ERR, "clustermond: snapshotFile %s: cannot make the image "
-				 "(%zu bytes): %s; not publishing, retrying every %llu s\n", path,
-				 bytes, strerror(err), RETRY_NS / 1000000000ull);
+			logq_printf(LOG_ERR, "clustermond: snapshotFile %s: cannot make the image "
+				    "(%zu bytes): %s; not publishing, retrying every %llu s", path,
+				    bytes, strerror(err), RETRY_NS / 1000000000ull);
 		P.complained = true;
 		P.retry_at = now + RETRY_NS;
 		return;
@@ -417,8 +418,8 @@ static void verify(uint64_t now)
 	P.verify_at = now + VERIFY_NS;
 	if (image_file_intact(P.f))
 		return;
-	snmp_log(LOG_WARNING, "clustermond: snapshotFile %s: changed by another process; "
-		 "publishing a new one\n", image_file_path(P.f));
+	logq_printf(LOG_WARNING, "clustermond: snapshotFile %s: changed by another process; "
+		    "publishing a new one", image_file_path(P.f));
 	image_file_abandon(P.f);
 	P.f = NULL;
 	P.retry_at = 0;
@@ -464,8 +465,8 @@ static void publish_all(uint64_t now, uint32_t floor)
 		return;
 	}
 	if (P.complained || !P.announced)
-		snmp_log(LOG_INFO, "clustermond: publishing the image at %s\n",
-			 image_file_path(P.f));
+		logq_printf(LOG_INFO, "clustermond: publishing the image at %s",
+			    image_file_path(P.f));
 	P.complained = false;
 	P.announced = true;
 	/* Readers stop serving after 2 * floor without a beat: a beat every

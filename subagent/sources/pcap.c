@@ -15,6 +15,7 @@
 
 #include "../collect/capture.h"
 #include "../dist.h"
+#include "../logq.h"
 #include "sources.h"
 
 struct snapshot_slot pcap_slot = SNAPSHOT_SLOT_INIT;
@@ -61,11 +62,9 @@ static bool start(struct pcap_source *ps, const struct pcap_iface_conf *want, st
 	r->ifindex = if_nametoindex(want->ifname);
 	r->cap = capture_open(want->ifname, want->filter, err, sizeof(err));
 	if (r->cap == NULL) {
-		/* Not through net-snmp's log: that belongs to the SNMP thread. The
-		 * config check already refused interfaces and filters that are
-		 * wrong; what is left here is mostly a missing CAP_NET_RAW. */
-		syslog(LOG_ERR, "clustermond: pcapInterface %s: %s", want->ifname, err);
-		fprintf(stderr, "clustermond: pcapInterface %s: %s\n", want->ifname, err);
+		/* The config check already refused interfaces and filters that
+		 * are wrong; what is left here is mostly a missing CAP_NET_RAW. */
+		logq_printf(LOG_ERR, "clustermond: pcapInterface %s: %s", want->ifname, err);
 		return false;
 	}
 	capture_set_flush(r->cap, flush, ps);
