@@ -194,7 +194,8 @@ static long list_finished(const struct trace_budget *b, int basefd, struct found
 			n++;
 	}
 	closedir(d);
-	qsort(f, n, sizeof(*f), oldest_first);
+	if (n > 1)   /* qsort wants an array even for none */
+		qsort(f, n, sizeof(*f), oldest_first);
 	*out = f;
 	return (long)n;
 }
