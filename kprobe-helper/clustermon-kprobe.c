@@ -32,6 +32,7 @@
 
 #include "budget.h"
 #include "dists.h"
+#include "policy.h"
 #include "probes.h"
 #include "sensors.h"
 #include "trace.h"
@@ -67,6 +68,8 @@ static struct {
 	struct trace_session *traces[MAX_TRACES];
 	size_t ntraces;
 	struct trace_budget budget;   /* -B -Q -R -K -A */
+	const char *policy_path;      /* -P (NULL: POLICY_DEFAULT_PATH, may be absent) */
+	struct policy policy;         /* what may be hooked */
 	struct client clients[MAX_CLIENTS];
 	size_t nclients;
 	/* fds the reply being built carries (a maps request), sent with its
@@ -76,7 +79,7 @@ static struct {
 } helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
 	     .gid = (gid_t)-1, .peer_uid = (uid_t)-1, .sensors_on = SENSOR_ALL };
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reloading;
 
 static void say(int level, const char *fmt, ...)
 {
@@ -107,6 +110,51 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
+}
+
+static void on_hangup(int sig)
+{
+	(void)sig;
+	reloading = 1;
+}
+
+/* ------------------------------------------------------------ policy */
+
+/* Reads the policy (-P, or the default path, which may be absent): 0, or
+ * -1 with why, the policy in force unchanged. */
+static int load_policy(char *why, size_t whylen)
+{
+	const char *path = helper.policy_path ? helper.policy_path : POLICY_DEFAULT_PATH;
+	int rc = policy_load(path, helper.policy_path == NULL, &helper.policy, why, whylen);
+
+	if (rc < 0)
+		return -1;
+	say(LOG_INFO, "hooks allowed by %s (%zu rules)", rc == 1 ? "the built-in policy" : path,
+	    helper.policy.nrules);
+	return 0;
+}
+
+/* SIGHUP: the policy again, for the requests that follow (hooks made
+ * already stay); a file now bad leaves the old one in force. */
+static void reload_policy(void)
+{
+	char why[512];
+
+	reloading = 0;
+	if (load_policy(why, sizeof(why)) != 0)
+		say(LOG_ERR, "%s; the policy in force stays", why);
+}
+
+/* A hook the policy denies is refused, the rule named. */
+static bool hook_allowed(const struct wire_request *r, FILE *out)
+{
+	char why[WIRE_MAX_REASON + 1];
+
+	if (policy_allows_request(&helper.policy, r, why, sizeof(why)))
+		return true;
+	say(LOG_NOTICE, "refused: %s", why);
+	wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
+	return false;
 }
 
 /* ------------------------------------------------------------ probes */
@@ -485,6 +533,8 @@ static void serve_request(const char *line, FILE *out)
 		wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
 		return;
 	}
+	if (!hook_allowed(&r, out))
+		return;
 	if (dists_serve(&r, out))
 		return;
 	switch (r.verb) {
@@ -663,6 +713,9 @@ static void serve(int listener)
 	while (!stopping) {
 		size_t n = helper.nclients + 1;
 
+		if (reloading)
+			reload_policy();
+
 		pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
 		for (size_t i = 0; i < helper.nclients; i++)
 			pfd[i + 1] = (struct pollfd){ .fd = helper.clients[i].fd, .events = POLLIN };
@@ -805,7 +858,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
 		"[-g GROUP] [-u USER] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n"
-		"       [-B RING-BYTES] [-Q DISK-BYTES] [-R RESERVE-PERCENT] [-K KEEP] [-A SECONDS]\n");
+		"       [-B RING-BYTES] [-Q DISK-BYTES] [-R RESERVE-PERCENT] [-K KEEP] [-A SECONDS]\n"
+		"       [-P POLICY-FILE]\n");
 	exit(2);
 }
 
@@ -815,7 +869,7 @@ static void parse_args(int argc, char **argv)
 	int opt;
 
 	budget_defaults(&helper.budget.lim);
-	while ((opt = getopt(argc, argv, "fs:b:g:u:t:rnS:B:Q:R:K:A:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:u:t:rnS:B:Q:R:K:A:P:h")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
@@ -831,6 +885,7 @@ static void parse_args(int argc, char **argv)
 		case 'g': helper.group = optarg; break;
 		case 'u': helper.user = optarg; break;
 		case 't': helper.trace_dir = optarg; break;
+		case 'P': helper.policy_path = optarg; break;
 		case 'B': case 'Q': case 'R': case 'K': case 'A':
 			if (budget_option(opt, optarg, &helper.budget.lim) != 0) {
 				fprintf(stderr, "clustermon-kprobe: -%c %s: not a %s\n", opt, optarg,
@@ -868,6 +923,11 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv);
 	openlog("clustermon-kprobe", LOG_PID, LOG_DAEMON);
+	/* A bad policy is no policy: refused before anything is hooked. */
+	if (load_policy(why, sizeof(why)) != 0) {
+		say(LOG_ERR, "%s", why);
+		exit(1);
+	}
 	if (helper.user != NULL) {
 		struct passwd *pw = getpwnam(helper.user);
 
@@ -903,6 +963,8 @@ int main(int argc, char **argv)
 		    helper.sensors.cgroup_storage ? ", per-cgroup sums in cgroup storage" : "");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hangup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	say(LOG_INFO, "listening on %s", helper.socket_path);
 	serve(listener);
