@@ -22,15 +22,21 @@
  *                                   forked as a new tgid, or exec'd, so its
  *                                   name changed) since the last procs,
  *                                   which drains the list (one reader:
- *                                   clustermond); one line per TGID
+ *                                   clustermond); one line per TGID.
+ *                                   Only the trusted peer (below) drains.
  *   maps                         -> ok maps SLOTS RINGS NCPU, the line
- *                                   carrying (SCM_RIGHTS) read-only fds of
- *                                   the per-process accounting's maps:
+ *                                   carrying (SCM_RIGHTS) fds of the
+ *                                   per-process accounting's maps:
  *                                   proc_slots, ran_rings, cpu_state,
  *                                   proc_spill (clustermon_kprobe.h); the
  *                                   client reads them itself through mmap
  *                                   and keeps the connection open, so it
- *                                   sees the helper go (issue 30)
+ *                                   sees the helper go (issue 30).
+ *                                   proc_slots and ran_rings are WRITABLE
+ *                                   (the kernel mmaps a BPF array only
+ *                                   through a fd that may write; the
+ *                                   client maps them read-only), so only
+ *                                   the trusted peer gets them
  *   dist ID SPEC[ FILTERS]       -> ok attached | ok unchanged | err CLASS REASON
  *                                   (distspec.h: clusterMonDistTable's rows)
  *   undist ID                    -> ok | err invalid no dist ID
@@ -41,6 +47,14 @@
  *                                   (each cgroup's waits and CPU time) and
  *                                   cpu_state (what each CPU runs now),
  *                                   clustermon_kprobe.h
+ *
+ * The trusted peer is root, or the helper's -u user (clustermond's), by
+ * SO_PEERCRED; another peer (without -u, whoever the socket's group lets
+ * in) asking for maps or procs gets "err failed uid N may not ask for
+ * ...". Every uid holds at most half of the helper's 32 connections: one
+ * more gets "err busy uid N holds 16 of the 32 client slots ..." and is
+ * closed. An add, trace or dist of a hook the helper's policy denies gets
+ * "err invalid HOOK is denied by FILE:LINE (RULE)".
  *
  * CLASS is invalid (the request is wrong), unsupported (this kernel cannot
  * do it), failed (attaching failed) or busy. ID is 1..65535; adding an ID
@@ -188,9 +202,10 @@ enum wire_err_class { WIRE_ERR_INVALID, WIRE_ERR_UNSUPPORTED, WIRE_ERR_FAILED, W
 enum wire_proc_mark { WIRE_PROC_RAN = 1, WIRE_PROC_EXITED = 2, WIRE_PROC_NEW = 3 };
 enum wire_trace_state { WIRE_TRACE_RUNNING, WIRE_TRACE_FINISHED, WIRE_TRACE_FAILED };
 
-/* The maps reply hands over proc_slots, ran_rings, cpu_state and
- * proc_spill; the cgmaps reply cgroup_sched and cpu_state, read-only, with
- * SCM_RIGHTS on the line's first byte (clustermon_kprobe.h lays them out). */
+/* The maps reply hands over proc_slots, ran_rings (writable: to the
+ * trusted peer alone), cpu_state and proc_spill; the cgmaps reply
+ * cgroup_sched and cpu_state, read-only; with SCM_RIGHTS on the line's
+ * first byte (clustermon_kprobe.h lays them out). */
 #define WIRE_MAPS_FDS 4
 #define WIRE_CGMAPS_FDS 2
 

@@ -32,6 +32,8 @@
 
 #include "budget.h"
 #include "dists.h"
+#include "peers.h"
+#include "policy.h"
 #include "probes.h"
 #include "sensors.h"
 #include "trace.h"
@@ -49,6 +51,7 @@ _Static_assert(MAX_TRACES <= BUDGET_SLOTS, "a budget slot for every running sess
 
 struct client {
 	int fd;
+	struct peer peer;          /* who connected (SO_PEERCRED) */
 	size_t len;
 	char buf[2 * WIRE_MAX_REQUEST + 2];
 };
@@ -57,8 +60,9 @@ static struct {
 	bool foreground;
 	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
 	unsigned sensors_on;       /* -S: the SENSOR_ bits (-n: runqlat alone) */
-	const char *socket_path, *bpffs_dir, *group, *trace_dir, *user;
+	const char *socket_path, *bpffs_dir, *group, *trace_dir, *user, *trace_group;
 	gid_t gid;                 /* -g's group, (gid_t)-1 without -g */
+	gid_t trace_gid;           /* -G's group, -g's without -G: reads traces */
 	uid_t peer_uid;            /* -u's user, (uid_t)-1 without -u */
 	char instance[64];
 	struct sensors sensors;
@@ -67,6 +71,8 @@ static struct {
 	struct trace_session *traces[MAX_TRACES];
 	size_t ntraces;
 	struct trace_budget budget;   /* -B -Q -R -K -A */
+	const char *policy_path;      /* -P (NULL: POLICY_DEFAULT_PATH, may be absent) */
+	struct policy policy;         /* what may be hooked */
 	struct client clients[MAX_CLIENTS];
 	size_t nclients;
 	/* fds the reply being built carries (a maps request), sent with its
@@ -74,9 +80,10 @@ static struct {
 	int reply_fds[SENSORS_SHARED_MAPS];
 	size_t nreply_fds;
 } helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
-	     .gid = (gid_t)-1, .peer_uid = (uid_t)-1, .sensors_on = SENSOR_ALL };
+	     .gid = (gid_t)-1, .trace_gid = (gid_t)-1, .peer_uid = (uid_t)-1,
+	     .sensors_on = SENSOR_ALL };
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reloading;
 
 static void say(int level, const char *fmt, ...)
 {
@@ -107,6 +114,51 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
+}
+
+static void on_hangup(int sig)
+{
+	(void)sig;
+	reloading = 1;
+}
+
+/* ------------------------------------------------------------ policy */
+
+/* Reads the policy (-P, or the default path, which may be absent): 0, or
+ * -1 with why, the policy in force unchanged. */
+static int load_policy(char *why, size_t whylen)
+{
+	const char *path = helper.policy_path ? helper.policy_path : POLICY_DEFAULT_PATH;
+	int rc = policy_load(path, helper.policy_path == NULL, &helper.policy, why, whylen);
+
+	if (rc < 0)
+		return -1;
+	say(LOG_INFO, "hooks allowed by %s (%zu rules)", rc == 1 ? "the built-in policy" : path,
+	    helper.policy.nrules);
+	return 0;
+}
+
+/* SIGHUP: the policy again, for the requests that follow (hooks made
+ * already stay); a file now bad leaves the old one in force. */
+static void reload_policy(void)
+{
+	char why[512];
+
+	reloading = 0;
+	if (load_policy(why, sizeof(why)) != 0)
+		say(LOG_ERR, "%s; the policy in force stays", why);
+}
+
+/* A hook the policy denies is refused, the rule named. */
+static bool hook_allowed(const struct wire_request *r, FILE *out)
+{
+	char why[WIRE_MAX_REASON + 1];
+
+	if (policy_allows_request(&helper.policy, r, why, sizeof(why)))
+		return true;
+	say(LOG_NOTICE, "refused: %s", why);
+	wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
+	return false;
 }
 
 /* ------------------------------------------------------------ probes */
@@ -324,7 +376,7 @@ static void do_trace(const struct wire_request *r, FILE *out)
 	t->filter = r->filter;
 	t->limits = r->limits;
 	t->budget = &helper.budget;
-	rc = trace_start(t, helper.trace_dir, helper.gid, why, sizeof(why));
+	rc = trace_start(t, helper.trace_dir, helper.trace_gid, why, sizeof(why));
 	if (rc != 0) {
 		if (rc == -2)
 			say(LOG_NOTICE, "trace %u refused: %s", t->id, why);
@@ -343,7 +395,7 @@ static void do_trace(const struct wire_request *r, FILE *out)
 static void retain_traces(void)
 {
 	char why[256];
-	int fd = trace_open_base(helper.trace_dir, helper.gid, why, sizeof(why)), n;
+	int fd = trace_open_base(helper.trace_dir, helper.trace_gid, why, sizeof(why)), n;
 
 	if (fd < 0)
 		return;
@@ -424,10 +476,9 @@ static void reply_procs(FILE *out)
 		counted_reply(out, procs_lines);
 }
 
-/* The maps clustermond reads itself, read-only: at most one set per
- * reply. */
 /* Hands the fds share() gives over with this reply: one maps request
- * per reply, and only when the sensors run. */
+ * per reply, and only when the sensors run. The maps reply's are
+ * writable: serve_request gives them to the trusted peer alone (peers.h). */
 static bool share_fds(FILE *out, int (*share)(const struct sensors *, int *), size_t n,
 		      const char *what)
 {
@@ -476,7 +527,7 @@ static void reply_hello(FILE *out)
 	wire_write_reply(out, &r);
 }
 
-static void serve_request(const char *line, FILE *out)
+static void serve_request(const struct client *c, const char *line, FILE *out)
 {
 	struct wire_request r;
 	char why[256];
@@ -485,6 +536,12 @@ static void serve_request(const char *line, FILE *out)
 		wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
 		return;
 	}
+	if (!peer_may(&c->peer, r.verb, helper.user, why, sizeof(why))) {
+		wire_write_err(out, WIRE_ERR_FAILED, "%s", why);
+		return;
+	}
+	if (!hook_allowed(&r, out))
+		return;
 	if (dists_serve(&r, out))
 		return;
 	switch (r.verb) {
@@ -571,7 +628,7 @@ static bool serve_client(struct client *c)
 	if (out == NULL)
 		return false;
 	while ((st = wire_take_line(c->buf, &c->len, WIRE_MAX_REQUEST, line)) == WIRE_LINE)
-		serve_request(line, out);
+		serve_request(c, line, out);
 	if (st == WIRE_TOO_LONG) {
 		wire_write_err(out, WIRE_ERR_INVALID, "request longer than %d bytes", WIRE_MAX_REQUEST);
 		keep = false;
@@ -585,14 +642,14 @@ static bool serve_client(struct client *c)
 	return keep;
 }
 
-static void refuse_client(int fd)
+static void refuse_client(int fd, const char *why)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
 	if (out != NULL) {
-		wire_write_err(out, WIRE_ERR_BUSY, "too many clients");
+		wire_write_err(out, WIRE_ERR_BUSY, "%s", why);
 		fclose(out);
 		send_all(fd, text, len);
 		free(text);
@@ -604,26 +661,23 @@ static void refuse_client(int fd)
  * With -u, only root and that user may ask for BPF: the kernel's word on
  * who connected (SO_PEERCRED, the peer's credentials at connect), whatever
  * groups let it reach the socket. Without -u, whoever the socket's mode
- * lets in (root, and the -g group) is served, as before.
+ * lets in (root, and the -g group) is served, as before; only root and the
+ * -u user are trusted with maps and procs (peers.h).
  */
-static bool peer_allowed(int fd)
+static bool peer_allowed(int fd, const struct peer *p)
 {
-	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
-	socklen_t len = sizeof(cred);
 	char *text = NULL, who[32];
 	size_t n = 0;
 	FILE *out;
 
-	if (helper.peer_uid == (uid_t)-1)
+	if (helper.peer_uid == (uid_t)-1 || p->trusted)
 		return true;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred))
+	if (p->uid == (uid_t)-1)
 		snprintf(who, sizeof(who), "unknown uid");
-	else if (cred.uid == 0 || cred.uid == helper.peer_uid)
-		return true;
 	else
-		snprintf(who, sizeof(who), "uid %lu", (unsigned long)cred.uid);
+		snprintf(who, sizeof(who), "uid %lu", (unsigned long)p->uid);
 	say(LOG_WARNING, "refused a client of %s (pid %ld): only root and %s may connect", who,
-	    (long)cred.pid, helper.user);
+	    (long)p->pid, helper.user);
 	out = open_memstream(&text, &n);
 	if (out != NULL) {
 		wire_write_err(out, WIRE_ERR_FAILED, "%s may not use clustermon-kprobe (only root and %s)",
@@ -636,20 +690,42 @@ static bool peer_allowed(int fd)
 	return false;
 }
 
+/* A free slot within the peer's share (half of them at most), or why not. */
+static bool slot_for(const struct peer *p, char *why, size_t whylen)
+{
+	uid_t held[MAX_CLIENTS];
+
+	if (helper.nclients == MAX_CLIENTS) {
+		snprintf(why, whylen, "too many clients");
+		return false;
+	}
+	for (size_t i = 0; i < helper.nclients; i++)
+		held[i] = helper.clients[i].peer.uid;
+	return peer_share_ok(p->uid, held, helper.nclients, MAX_CLIENTS, why, whylen);
+}
+
 static void accept_client(int listener)
 {
 	struct timeval tv = { .tv_sec = 2 };
 	int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	struct peer p;
+	char why[128];
 
-	if (fd < 0 || !peer_allowed(fd))
+	if (fd < 0)
 		return;
-	if (helper.nclients == MAX_CLIENTS) {
-		refuse_client(fd);
+	peer_of(fd, helper.peer_uid, &p);
+	if (!peer_allowed(fd, &p))
+		return;
+	if (!slot_for(&p, why, sizeof(why))) {
+		say(LOG_NOTICE, "refused a client of uid %lu (pid %ld): %s", (unsigned long)p.uid,
+		    (long)p.pid, why);
+		refuse_client(fd, why);
 		return;
 	}
 	/* A client that stops reading must not stall the others for long. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	helper.clients[helper.nclients].fd = fd;
+	helper.clients[helper.nclients].peer = p;
 	helper.clients[helper.nclients].len = 0;
 	helper.nclients++;
 }
@@ -662,6 +738,9 @@ static void serve(int listener)
 
 	while (!stopping) {
 		size_t n = helper.nclients + 1;
+
+		if (reloading)
+			reload_policy();
 
 		pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
 		for (size_t i = 0; i < helper.nclients; i++)
@@ -759,6 +838,23 @@ static int open_socket(void)
 	return fd;
 }
 
+/* Who reads traces: -G's group (looked up before the socket is made), or
+ * the socket's (-g) as before. */
+static void set_trace_group(void)
+{
+	struct group *gr;
+
+	if (helper.trace_group == NULL) {
+		helper.trace_gid = helper.gid;
+		return;
+	}
+	if ((gr = getgrnam(helper.trace_group)) == NULL) {
+		errno = ENOENT;
+		fatal("unknown group %s: %s", helper.trace_group);
+	}
+	helper.trace_gid = gr->gr_gid;
+}
+
 /* Tracepoint ids come from tracefs; a bare system may not have it mounted. */
 static void mount_if_missing(const char *probe_file, const char *dir, const char *type)
 {
@@ -804,8 +900,10 @@ static void prepare_bpffs(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: clustermon-kprobe [-f] [-s CONTROL-SOCKET] [-b BPFFS-DIR] "
-		"[-g GROUP] [-u USER] [-t TRACE-DIR] [-r] [-n] [-S SENSORS]\n"
-		"       [-B RING-BYTES] [-Q DISK-BYTES] [-R RESERVE-PERCENT] [-K KEEP] [-A SECONDS]\n");
+		"[-g GROUP] [-G TRACE-GROUP] [-u USER] [-t TRACE-DIR] [-r] [-n]\n"
+		"       [-S SENSORS]"
+		" [-B RING-BYTES] [-Q DISK-BYTES] [-R RESERVE-PERCENT] [-K KEEP] [-A SECONDS]\n"
+		"       [-P POLICY-FILE]\n");
 	exit(2);
 }
 
@@ -815,7 +913,7 @@ static void parse_args(int argc, char **argv)
 	int opt;
 
 	budget_defaults(&helper.budget.lim);
-	while ((opt = getopt(argc, argv, "fs:b:g:u:t:rnS:B:Q:R:K:A:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:b:g:G:u:t:rnS:B:Q:R:K:A:P:h")) != -1) {
 		switch (opt) {
 		case 'f': helper.foreground = true; break;
 		case 'r': helper.raw_tracepoints = true; break;
@@ -829,8 +927,10 @@ static void parse_args(int argc, char **argv)
 		case 's': helper.socket_path = optarg; break;
 		case 'b': helper.bpffs_dir = optarg; break;
 		case 'g': helper.group = optarg; break;
+		case 'G': helper.trace_group = optarg; break;
 		case 'u': helper.user = optarg; break;
 		case 't': helper.trace_dir = optarg; break;
+		case 'P': helper.policy_path = optarg; break;
 		case 'B': case 'Q': case 'R': case 'K': case 'A':
 			if (budget_option(opt, optarg, &helper.budget.lim) != 0) {
 				fprintf(stderr, "clustermon-kprobe: -%c %s: not a %s\n", opt, optarg,
@@ -868,6 +968,11 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv);
 	openlog("clustermon-kprobe", LOG_PID, LOG_DAEMON);
+	/* A bad policy is no policy: refused before anything is hooked. */
+	if (load_policy(why, sizeof(why)) != 0) {
+		say(LOG_ERR, "%s", why);
+		exit(1);
+	}
 	if (helper.user != NULL) {
 		struct passwd *pw = getpwnam(helper.user);
 
@@ -883,9 +988,13 @@ int main(int argc, char **argv)
 	mount_if_missing("/sys/kernel/tracing/events", "/sys/kernel/tracing", "tracefs");
 	if (helper.bpffs_dir != NULL)
 		prepare_bpffs();
+	if (helper.trace_group != NULL)
+		set_trace_group();
 	listener = open_socket();
+	if (helper.trace_group == NULL)
+		set_trace_group();
 	/* A trace must not be the first to find the directory missing. */
-	if (trace_make_base(helper.trace_dir, helper.gid, why, sizeof(why)) != 0)
+	if (trace_make_base(helper.trace_dir, helper.trace_gid, why, sizeof(why)) != 0)
 		say(LOG_WARNING, "%s; traces fail until it can be created", why);
 	else
 		retain_traces();
@@ -903,6 +1012,8 @@ int main(int argc, char **argv)
 		    helper.sensors.cgroup_storage ? ", per-cgroup sums in cgroup storage" : "");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hangup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	say(LOG_INFO, "listening on %s", helper.socket_path);
 	serve(listener);

@@ -55,7 +55,7 @@ static void row_free(struct dist_row *r)
 static int field_of(const struct probe_spec *ev, const char *name, struct tp_numeric *out,
 		    char *why, size_t whylen)
 {
-	char text[8192], inner[200];
+	char text[TP_MAX_FORMAT], inner[200];
 
 	if (tpformat_read(ev->category, ev->name, text, sizeof(text), why, whylen) != 0)
 		return -1;
@@ -80,6 +80,12 @@ static int set_constants(struct dist_row *r, char *why, size_t whylen)
 		ro->mode = MODE_VALUE;
 		if (field_of(&r->spec.start, r->spec.field, &f, why, whylen) != 0)
 			return -1;
+		if (f.is_pointer) {   /* a kernel address: KASLR's secret */
+			snprintf(why, whylen, "%.60s:%.60s: field %s holds a kernel address (a "
+				 "pointer): not a value to serve", r->spec.start.category,
+				 r->spec.start.name, r->spec.field);
+			return -1;
+		}
 		ro->val_off = f.offset;
 		ro->val_size = f.size;
 		ro->val_signed = f.is_signed != 0;

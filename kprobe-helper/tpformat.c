@@ -149,6 +149,12 @@ int tpformat_read(const char *category, const char *name, char *text, size_t len
 		return -1;
 	}
 	n = fread(text, 1, len - 1, f);
+	if (n == len - 1 && fgetc(f) != EOF) {
+		fclose(f);
+		snprintf(why, whylen, "the format of %s:%s is longer than %zu bytes", category,
+			 name, len - 1);
+		return -1;
+	}
 	fclose(f);
 	text[n] = '\0';
 	return 0;
@@ -179,6 +185,7 @@ int tpformat_field(const char *text, const char *field, struct tp_numeric *out, 
 				out->offset = (unsigned)f.offset;
 				out->size = (unsigned)f.size;
 				out->is_signed = f.is_signed;
+				out->is_pointer = tpformat_is_pointer(text, f.decl, name);
 				return 0;
 			}
 		}
@@ -187,4 +194,33 @@ int tpformat_field(const char *text, const char *field, struct tp_numeric *out, 
 	}
 	snprintf(why, whylen, "the event has no field %s", field);
 	return -1;
+}
+
+int tpformat_pointers(const char *text, struct tp_span *spans, size_t max)
+{
+	char one[256], name[CTF_MAX_NAME + 1];
+	struct tp_field f;
+	size_t count = 0;
+	bool array;
+
+	for (const char *line = text; line != NULL && *line;) {
+		size_t n = strcspn(line, "\n");
+
+		if (n < sizeof(one)) {
+			memcpy(one, line, n);
+			one[n] = '\0';
+			if (parse_line(one, &f) && f.offset >= TP_COMMON_BYTES &&
+			    f.offset + f.size <= TP_COMMON_BYTES + TP_MAX_PAYLOAD &&
+			    decl_name(f.decl, name, sizeof(name), &array) &&
+			    tpformat_is_pointer(text, f.decl, name)) {
+				if (count == max)
+					return -1;
+				spans[count].offset = (uint16_t)(f.offset - TP_COMMON_BYTES);
+				spans[count++].bytes = (uint16_t)f.size;
+			}
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return (int)count;
 }

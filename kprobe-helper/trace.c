@@ -56,7 +56,8 @@ static bool is_sched_switch(const struct probe_spec *s)
  * the common context (their arguments are kernel pointers). */
 static int event_class(struct trace_session *t, char *why, size_t whylen)
 {
-	char text[8192];
+	char text[TP_MAX_FORMAT];
+	int n;
 
 	if (t->spec.kind == SPEC_RAW_TRACEPOINT) {
 		snprintf(t->cls.name, sizeof(t->cls.name), "%s", t->spec.name);
@@ -73,7 +74,27 @@ static int event_class(struct trace_session *t, char *why, size_t whylen)
 	snprintf(t->cls.name, sizeof(t->cls.name), "%.63s:%.63s", t->spec.category, t->spec.name);
 	if (tpformat_read(t->spec.category, t->spec.name, text, sizeof(text), why, whylen) != 0)
 		return -1;
-	return tpformat_parse(text, &t->cls, &t->payload, why, whylen);
+	if (tpformat_parse(text, &t->cls, &t->payload, why, whylen) != 0)
+		return -1;
+	if ((n = tpformat_pointers(text, t->zero, CTF_MAX_FIELDS)) < 0) {
+		snprintf(why, whylen, "more than %d pointer fields", CTF_MAX_FIELDS);
+		return -1;
+	}
+	t->nzero = (unsigned)n;
+	return 0;
+}
+
+/* The record's payload, its pointer fields zeroed (into buf when any). */
+static const uint8_t *without_pointers(const struct trace_session *t, const uint8_t *payload,
+				       uint8_t buf[TP_MAX_PAYLOAD])
+{
+	if (t->nzero == 0 || t->payload > TP_MAX_PAYLOAD)
+		return payload;
+	memcpy(buf, payload, t->payload);
+	for (unsigned i = 0; i < t->nzero; i++)
+		if ((size_t)t->zero[i].offset + t->zero[i].bytes <= t->payload)
+			memset(buf + t->zero[i].offset, 0, t->zero[i].bytes);
+	return buf;
 }
 
 /*
@@ -354,6 +375,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	size_t skip = t->payload > 0 && !t->builtin_switch ? TP_COMMON_BYTES : 0;
 	size_t want = skip + t->payload;
 	struct ctf_stream *s = &tc->stream;
+	uint8_t buf[TP_MAX_PAYLOAD];
 	uint64_t need, total;
 
 	if (t->state == TRACE_FAILED || size < sizeof(*r) || r->len != want ||
@@ -377,7 +399,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	if (ctf_stream_event(s, 0, r->ts, (int32_t)r->pid, (int32_t)r->tid,
-			     (const uint8_t *)(r + 1) + skip,
+			     without_pointers(t, (const uint8_t *)(r + 1) + skip, buf),
 			     t->payload) != 0) {
 		fail(t, errno == ENOSPC ? "disk full" : "writing the trace failed");
 		return -1;

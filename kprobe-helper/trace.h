@@ -19,6 +19,7 @@
 #include "common/clustermon_kprobe.h"
 #include "common/clock.h"     /* cm_clock_ns(): the records' clock */
 #include "ctf.h"
+#include "tpformat.h"
 #include "common/wire.h"
 
 /* Room for a session's directory name (PATH_MAX). */
@@ -52,6 +53,12 @@ struct trace_session {
 	struct ctf_event_class cls;
 	size_t payload;           /* bytes of fields after the common header */
 	bool builtin_switch;      /* sched_switch: trace_switch, cm_switch_rec */
+	/* Fields holding kernel addresses (tpformat_is_pointer), zeroed in
+	 * every record before the CTF writer sees it: in user space, where one
+	 * memset per field is exact and costs the traced event nothing; the
+	 * ring buffer they pass through is mapped by the helper alone. */
+	struct tp_span zero[CTF_MAX_FIELDS];
+	unsigned nzero;
 	uint64_t misses;          /* events the kernel did not run the program for */
 	uint64_t meta_bytes;
 	uint8_t uuid[16];

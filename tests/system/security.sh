@@ -1,13 +1,14 @@
 #!/bin/bash
 # security.sh - contrib/net-snmp/snmpd.conf.fragment, as shipped, in front of
 # clustermond: v2c reads but never writes, the v3 authPriv user writes the
-# threshold and history tables and nothing else, authNoPriv is refused, a
+# threshold, history, distribution and trace tables (an administrator's
+# credential) and nothing else, authNoPriv is refused, a
 # wrong community gets no answer, and the AgentX socket has the fragment's
 # modes. The fragment loads clustermon.so: nobody can load or unload snmpd
 # modules through dlmodTable, and the image the module reads is 0640.
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 18
 getent group Debian-snmp >/dev/null || bail "group Debian-snmp missing (Debian's snmpd package creates it)"
 # The fragment with this test's socket (in a directory snmpd makes, so the
 # directory mode applies) and port; the user's passphrases.
@@ -37,6 +38,13 @@ out=$(v3 authPriv snmpset "$TH.11.3" i 4 "$TH.2.3" o "$clusterMonMemTotalKB.0" "
 check "the v3 authPriv user creates a threshold row" contains "INTEGER: 4" "$out"
 out=$(v3 authPriv snmpset "$clusterMonHistoryCtlRowStatus.3" i 4 "$clusterMonHistoryCtlVariable.3" o "$clusterMonMemFreeKB.0")
 check "and a history row" contains "INTEGER: 4" "$out"
+out=$(v3 authPriv snmpset "$clusterMonDistRowStatus.3" i 5 "$clusterMonDistSpec.3" s \
+	"value tracepoint:syscalls:sys_exit_read ret")
+check "and a distribution row" contains "INTEGER: 5" "$out"
+out=$(v3 authPriv snmpset "$clusterMonTraceRowStatus.3" i 5 "$clusterMonTraceSpec.3" s sched_switch)
+check "and a trace row" contains "INTEGER: 5" "$out"
+check "which v2c may not" contains noAccess \
+	"$(set_ro "$clusterMonTraceRowStatus.4" i 5 "$clusterMonTraceSpec.4" s sched_switch)"
 out=$(v3 authPriv snmpset "$clusterMonSourceIntervalMs.1" u 50)
 check "but outside its write view (a sampling interval) gets noAccess" contains noAccess "$out"
 out=$(v3 authNoPriv snmpget "$clusterMonNodeName.0")

@@ -295,6 +295,38 @@ static void test_tpformat(void)
 	   "an odd-sized scalar becomes a byte array");
 }
 
+/* kmem:kmalloc as 6.x kernels write it (print fmt cut short). */
+static const char kmalloc_format[] =
+	"name: kmalloc\nID: 658\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long gfp_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long ip;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long ipx;\toffset:48;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"call_site=%pS ptr=%p bytes_req=%zu ip=%lx\", (void *)REC->call_site, "
+	"REC->ptr, REC->bytes_req, (unsigned long)REC->ipx, ( void * ) REC->ip\n";
+
+static void test_pointers(void)
+{
+	struct tp_span s[8];
+	struct tp_numeric f;
+	char why[128];
+	int n = tpformat_pointers(kmalloc_format, s, 8);
+
+	ok(n == 3 && s[0].offset == 0 && s[0].bytes == 8 && s[1].offset == 8 &&
+		   s[2].offset == 32, "call_site (cast to void *), ptr (void *) and ip are "
+	   "pointers; bytes_req, gfp_flags and ipx (cast to a number) are not (%d)", n);
+	ok(tpformat_pointers(kmalloc_format, s, 2) == -1, "more pointers than room: -1");
+	ok(tpformat_field(kmalloc_format, "ptr", &f, why, sizeof(why)) == 0 && f.is_pointer &&
+		   tpformat_field(kmalloc_format, "bytes_req", &f, why, sizeof(why)) == 0 &&
+		   !f.is_pointer, "tpformat_field says which field is a pointer");
+	ok(tpformat_pointers(write_format, s, 8) == 1 && s[0].offset == 16,
+	   "const char * buf is one; a __data_loc locator is not");
+}
+
 static void cleanup(void)
 {
 	char cmd[128];
@@ -313,6 +345,7 @@ int main(void)
 	test_babeltrace();
 	test_refusals();
 	test_tpformat();
+	test_pointers();
 	cleanup();
 	return done_testing();
 }
