@@ -7,12 +7,13 @@
 # session before the filesystem fills; retention (-K, -A) keeps only the
 # newest finished traces and removes old ones, never a running session's,
 # never a symbolic link or what it points to, a directory another user owns
-# or one holding files a session does not write.
+# or one holding files a session does not write; the ring budget holds with
+# 63 sessions running.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
-plan 29
+plan 33
 NCPU=$(awk -F- '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
 SYSCALLS="$top_builddir/tests/system/syscalls"
 GETPPID=tracepoint:syscalls:sys_enter_getppid
@@ -145,4 +146,26 @@ helper_say 'stop 10\n' >/dev/null
 wait_for 3 ended 10
 [ -d "$long" ] && [ ! -e "${dirs[2]}" ]; ok $? "stopped, the long session is the newest: the oldest kept one goes"
 contains "removed 1 finished trace under $R" "$(cat "$T/kprobe.log")"; ok $? "the helper logs what retention removed"
+stop_helper
+
+# --- 5. as many sessions as the helper runs (64): a ring budget of 63
+# sessions' buffers holds with 63 running (traces of calls init does not
+# make, spread over eight tracepoints: the kernel takes at most 64 programs
+# on one, and other tests may hold some).
+start_helper -t "$T/many" -B $((63 * NCPU * 65536)) || bail "clustermon-kprobe for 64 sessions did not start"
+calls=(getppid getpgid getuid geteuid getgid getegid getsid sched_yield)
+started=0
+for id in $(seq 101 163); do
+	tp=tracepoint:syscalls:sys_enter_${calls[id % 8]}
+	contains "^ok started" "$(helper_say "trace $id $tp pid=1 buffer=65536 duration=60000\n")" &&
+		started=$((started + 1))
+done
+is "$started" 63 "63 sessions of 64 KiB a CPU start under a budget of 63"
+out=$(helper_say "trace 164 $GETPPID pid=1 buffer=65536 duration=60000\n")
+contains "^err busy ring budget: $NCPU CPUs x 65536 bytes of buffer, with the running traces' $((63 * NCPU * 65536))," "$out"
+ok $? "with 63 running the 64th is refused by the budget: $out"
+helper_say 'stop 101\n' >/dev/null
+contains "^ok started" "$(helper_say "trace 164 $GETPPID pid=1 buffer=65536 duration=60000\n")"
+ok $? "once one stopped, it starts"
+is "$(helper_say 'traces\n' | grep -c ' running ')" 63 "and 63 run, never more than the budget"
 finish
