@@ -1,15 +1,16 @@
 #!/bin/bash
 # systemd.sh - contrib/systemd as installed: both units pass systemd-analyze
 # verify (every key known, every command executable) with this build's
-# binaries, and sysusers.d/tmpfiles.d make the user, its groups and the
-# directories in a scratch root.
+# binaries, their systemd-analyze security exposure is at most what issue 40
+# set (clustermond 2.5, the helper 3.5), and sysusers.d/tmpfiles.d make the
+# user, its groups and the directories in a scratch root.
 . "$(dirname "$0")/lib.sh"
 
 # Before the plan: TAP allows one plan line, and the skip is a plan (1..0).
 for tool in systemd-analyze systemd-sysusers systemd-tmpfiles; do
 	command -v $tool >/dev/null || missing_all "$tool is missing (Debian: apt-get install systemd)"
 done
-plan 7
+plan 11
 units="$top_srcdir/contrib/systemd"
 sed "s|@sbindir@/clustermond|$CLUSTERMOND|" "$units/clustermond.service.in" >"$T/clustermond.service"
 sed "s|@sbindir@/clustermon-kprobe|$KPROBE_HELPER|" "$units/clustermon-kprobe.service.in" \
@@ -33,6 +34,35 @@ caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$units/clustermon-kprobe.service.i
 	grep -q '^MemoryMax=' "$units/clustermon-kprobe.service.in" &&
 	grep -q '^LimitMEMLOCK=' "$units/clustermon-kprobe.service.in"
 ok $? "the helper's unit: no CAP_CHOWN or CAP_DAC_OVERRIDE ($caps), PrivateDevices, a StateDirectory of its own, MemoryMax= and LimitMEMLOCK="
+# Issue 40, part 5: the exposure systemd-analyze gives each unit as built
+# (0 is the least, 10 the most; Debian 12's snmpd.service has 9.6). The
+# targets are the issue's; docs/operations.md has the scores.
+exposure() {
+	systemd-analyze security --offline=true "$1" 2>&1 |
+		sed -n 's/^.*Overall exposure level for .*: \([0-9][0-9.]*\) .*$/\1/p'
+}
+at_most() { awk -v got="$1" -v max="$2" 'BEGIN { exit !(got != "" && got + 0 <= max + 0) }'; }
+for u in clustermond:2.5 clustermon-kprobe:3.5; do
+	got=$(exposure "$T/${u%:*}.service")
+	at_most "$got" "${u#*:}"
+	ok $? "${u%:*}.service: systemd-analyze security exposure ${got:-(none)}, at most ${u#*:}"
+	[ -n "$got" ] || diag "$(systemd-analyze security --offline=true "$T/${u%:*}.service" 2>&1 | tail -3)"
+done
+# What the scores rest on, each a line of its own: a unit edited past
+# them fails here with the key's name, not only with a number.
+d="$units/clustermond.service.in"
+grep -qx 'NoNewPrivileges=yes' "$d" && grep -qx 'UMask=0077' "$d" &&
+	grep -qx 'ProtectKernelTunables=yes' "$d" && grep -qx 'MemoryDenyWriteExecute=yes' "$d" &&
+	grep -qx 'SystemCallFilter=@system-service bpf perf_event_open' "$d" &&
+	! grep -qE '^CapabilityBoundingSet=.*(CAP_SYS_PTRACE|CAP_DAC_)' "$d" &&
+	! grep -q '^ProtectProc=invisible' "$d"
+ok $? "clustermond.service: no_new_privs, umask 0077, the Protect*/Restrict* set, @system-service with bpf and perf_event_open, no ptrace or DAC capability, every process's /proc visible"
+h="$units/clustermon-kprobe.service.in"
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$h")
+[ "$caps" = "CAP_BPF CAP_PERFMON CAP_SYS_ADMIN" ] && grep -qx 'NoNewPrivileges=yes' "$h" &&
+	grep -qx 'SystemCallFilter=@system-service bpf perf_event_open' "$h" &&
+	grep -qx 'UMask=0077' "$h" && grep -qx 'ProtectKernelTunables=yes' "$h"
+ok $? "clustermon-kprobe.service: CAP_BPF CAP_PERFMON CAP_SYS_ADMIN only (got: $caps), no_new_privs, umask 0077, @system-service with bpf and perf_event_open"
 root="$T/root"
 mkdir -p "$root/etc"
 systemd-sysusers --root="$root" "$units/clustermon.sysusers" >/dev/null 2>&1
