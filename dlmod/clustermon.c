@@ -22,7 +22,11 @@
  * its own memory when the section's sequence number moved on
  * (core/image.c), and checks every count, offset and length against what
  * it read. A short read makes the image invalid until the file is replaced.
- * It only reads, on snmpd's one thread, and never writes.
+ * It only reads, on snmpd's one thread, and never writes. It opens only a
+ * regular file at the path itself (O_NOFOLLOW), owned by root or
+ * clustermond's user (clustermonSnapshotOwner, default clustermon) and
+ * writable by that owner alone, and holds at most CM_IMAGE_MAX_READER_BYTES
+ * of it; a refusal is logged once, with its reason.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -31,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -41,6 +46,9 @@
 #include "mib/cm-oids.h"
 
 #define DEFAULT_IMAGE "/run/clustermon/snapshot/image"
+/* Who may own the image besides root: the user clustermond runs as
+ * (clustermonSnapshotOwner says another). */
+#define DEFAULT_OWNER "clustermon"
 #define CHECK_SECONDS 1
 #define RETRY_NS 20000000 /* a deferred change of registrations: 20 ms */
 
@@ -67,6 +75,7 @@ static const uint32_t root[] = { CM_OID_clusterMonObjects };
 
 static struct {
 	char path[PATH_MAX];
+	char owner[64];
 	int fd;
 	dev_t dev;
 	ino_t ino;
@@ -76,7 +85,8 @@ static struct {
 	unsigned nregs;
 	unsigned alarm;
 	unsigned retry;  /* the alarm of a deferred change, 0 when none */
-} M = { .path = DEFAULT_IMAGE, .fd = -1 };
+	bool told_big;   /* this file's too_big was logged */
+} M = { .path = DEFAULT_IMAGE, .owner = DEFAULT_OWNER, .fd = -1 };
 
 /* ------------------------------------------------------------ answers */
 
@@ -323,20 +333,74 @@ static void close_image(void)
 	cm_image_reader_free(&M.r);
 }
 
+/* Logs why the file at the path is not served, once for each file and
+ * reason (the check runs every second). */
+static void refuse(const char *why)
+{
+	static char told[PATH_MAX + 160];
+	static dev_t dev;
+	static ino_t ino;
+	char line[sizeof(told)];
+	struct stat st = { 0 };
+
+	lstat(M.path, &st);
+	snprintf(line, sizeof(line), "%s: %s", M.path, why);
+	if (st.st_dev == dev && st.st_ino == ino && strcmp(line, told) == 0)
+		return;
+	dev = st.st_dev;
+	ino = st.st_ino;
+	strcpy(told, line);
+	snmp_log(LOG_WARNING, "clustermon.so: not serving %s\n", line);
+}
+
+/* Whom the image may belong to: root, or clustermond's user. */
+static bool owner_ok(uid_t uid)
+{
+	struct passwd *pw;
+
+	if (uid == 0)
+		return true;
+	pw = M.owner[0] ? getpwnam(M.owner) : NULL;
+	return pw != NULL && pw->pw_uid == uid;
+}
+
+/*
+ * The image is opened only when it is a regular file itself (O_NOFOLLOW: a
+ * symbolic link planted at the path is refused, not followed), owned by
+ * root or clustermond's user, and writable by its owner alone: whoever
+ * else could write it could feed snmpd what they like.
+ */
 static void open_image(void)
 {
 	struct stat st;
-	int fd = open(M.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	char why[128];
+	int fd = open(M.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ELOOP)
+			refuse("a symbolic link (the image must be the file itself)");
 		return;
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		refuse("not a regular file");
+		close(fd);
+		return;
+	}
+	if (!owner_ok(st.st_uid) || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		if (!owner_ok(st.st_uid))
+			snprintf(why, sizeof(why), "owned by uid %u, neither root nor %s",
+				 (unsigned)st.st_uid, M.owner[0] ? M.owner : "(none)");
+		else
+			snprintf(why, sizeof(why), "mode %04o: writable by its group or others",
+				 (unsigned)(st.st_mode & 07777));
+		refuse(why);
 		close(fd);
 		return;
 	}
 	M.fd = fd;
 	M.dev = st.st_dev;
 	M.ino = st.st_ino;
+	M.told_big = false;
 	cm_image_reader_init(&M.r, read_fd, NULL);
 }
 
@@ -346,7 +410,8 @@ static bool replaced(void)
 {
 	struct stat st;
 
-	return stat(M.path, &st) != 0 || st.st_dev != M.dev || st.st_ino != M.ino;
+	/* lstat: a link put in the file's place is a replacement too. */
+	return lstat(M.path, &st) != 0 || st.st_dev != M.dev || st.st_ino != M.ino;
 }
 
 /* Copies the header again; true when it is valid and fresh. */
@@ -356,8 +421,18 @@ static bool reread(void)
 
 	if (M.fd < 0 || fstat(M.fd, &st) != 0)
 		return false;
-	return cm_image_reader_refresh(&M.r, (uint64_t)st.st_size) &&
-	       cm_image_reader_fresh(&M.r, cm_clock_ns());
+	if (!M.r.too_big && cm_image_reader_refresh(&M.r, (uint64_t)st.st_size) &&
+	    cm_image_reader_fresh(&M.r, cm_clock_ns()))
+		return true;
+	if (M.r.too_big && !M.told_big) {
+		char why[128];
+
+		M.told_big = true;
+		snprintf(why, sizeof(why), "its sections would take more than %u MiB to copy",
+			 CM_IMAGE_MAX_READER_BYTES >> 20);
+		refuse(why);
+	}
+	return false;
 }
 
 /* Brings the header copy up to date, following the path to a new file
@@ -382,6 +457,18 @@ static void check(unsigned alarm, void *arg)
 	sync_registrations(refresh());
 }
 
+static void parse_owner(const char *token, char *line)
+{
+	(void)token;
+	if (line == NULL || strlen(line) >= sizeof(M.owner) || strpbrk(line, " \t") != NULL) {
+		config_perror("clustermonSnapshotOwner: expected one user name");
+		return;
+	}
+	strcpy(M.owner, line);
+	close_image();
+	check(0, NULL);
+}
+
 static void parse_image_path(const char *token, char *line)
 {
 	(void)token;
@@ -397,6 +484,7 @@ static void parse_image_path(const char *token, char *line)
 void init_clustermon(void)
 {
 	snmpd_register_config_handler("clustermonSnapshot", parse_image_path, NULL, "PATH");
+	snmpd_register_config_handler("clustermonSnapshotOwner", parse_owner, NULL, "USER");
 	M.alarm = snmp_alarm_register(CHECK_SECONDS, SA_REPEAT, check, NULL);
 	check(0, NULL);
 }
@@ -410,4 +498,5 @@ void deinit_clustermon(void)
 	unregister_all();
 	close_image();
 	unregister_config_handler("snmpd", "clustermonSnapshot");
+	unregister_config_handler("snmpd", "clustermonSnapshotOwner");
 }

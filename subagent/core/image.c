@@ -394,7 +394,25 @@ void cm_image_reader_free(struct cm_image_reader *r)
 	r->tab = NULL;
 	r->stage = NULL;
 	r->tab_room = r->stage_room = 0;
+	r->held = 0;
 	r->valid = false;
+}
+
+/* What copying every section of the header could take at most: each
+ * section's room and chunk numbers, the table of the largest and a stage
+ * as large. Records change under the reader; grow() holds the bound then. */
+static uint64_t reader_need(const struct cm_image_header *h)
+{
+	uint64_t need = 0, largest = 0;
+
+	for (uint32_t i = 0; i < h->nsections; i++) {
+		uint64_t cap = h->sec[i].cap;
+
+		need += cap + 4 * cm_image_chunks(cap);
+		if (cap > largest)
+			largest = cap;
+	}
+	return need + largest + 4 * cm_image_chunks(largest);
 }
 
 bool cm_image_reader_refresh(struct cm_image_reader *r, uint64_t file_size)
@@ -403,6 +421,8 @@ bool cm_image_reader_refresh(struct cm_image_reader *r, uint64_t file_size)
 	r->valid = file_size >= sizeof(r->h) &&
 		   r->read(r->ctx, &r->h, CM_IMAGE_HEAD_BYTES, 0) == CM_IMAGE_HEAD_BYTES &&
 		   counts_ok(&r->h, false);
+	if (r->valid && reader_need(&r->h) > CM_IMAGE_MAX_READER_BYTES)
+		r->valid = false, r->too_big = true;
 	return r->valid;
 }
 
@@ -431,17 +451,22 @@ static bool read_record(struct cm_image_reader *r, unsigned i, struct cm_image_s
 	return r->read(r->ctx, s, sizeof(*s), at) == sizeof(*s);
 }
 
-/* Grows *p to hold n bytes. */
-static bool grow(void **p, size_t *have, size_t n)
+/* Grows *p to hold n bytes, within the reader's budget. */
+static bool grow(struct cm_image_reader *r, void **p, size_t *have, size_t n)
 {
 	void *q;
 
 	if (n <= *have)
 		return true;
+	if (n - *have > CM_IMAGE_MAX_READER_BYTES - r->held) {
+		r->too_big = true;
+		return false;
+	}
 	q = realloc(*p, n);
 	if (q == NULL)
 		return false;
 	*p = q;
+	r->held += n - *have;
 	*have = n;
 	return true;
 }
@@ -542,7 +567,7 @@ static bool same_record(const struct cm_image_section *a, const struct cm_image_
 static unsigned char *destination(struct cm_image_reader *r, struct cm_image_copy *c,
 				  const struct cm_image_section *s, bool fresh)
 {
-	if (!grow((void **)&c->p, &c->room, s->len))
+	if (!grow(r, (void **)&c->p, &c->room, s->len))
 		return NULL;
 	if (fresh) {
 		c->placed = c->ok = false;
@@ -550,7 +575,7 @@ static unsigned char *destination(struct cm_image_reader *r, struct cm_image_cop
 	}
 	if (!c->ok)
 		return c->p;
-	return grow((void **)&r->stage, &r->stage_room, changed_bytes(r, c, s)) ? r->stage : NULL;
+	return grow(r, (void **)&r->stage, &r->stage_room, changed_bytes(r, c, s)) ? r->stage : NULL;
 }
 
 /* The copy now holds s's place, each chunk as numbered in r->tab. */
@@ -584,8 +609,8 @@ static enum cm_image_find copy_section(struct cm_image_reader *r, unsigned i,
 		return CM_IMAGE_FOUND;
 	if (s->len == 0)
 		return CM_IMAGE_NONE; /* never published */
-	if (!record_ok(r, s) || !grow((void **)&r->tab, &r->tab_room, 4 * n) ||
-	    !grow((void **)&c->seqs, &c->seqs_room, 4 * n))
+	if (!record_ok(r, s) || !grow(r, (void **)&r->tab, &r->tab_room, 4 * n) ||
+	    !grow(r, (void **)&c->seqs, &c->seqs_room, 4 * n))
 		return CM_IMAGE_BUSY;
 	if (r->read(r->ctx, r->tab, 4 * n, s->seqs_off) != 4 * n) {
 		r->valid = false;

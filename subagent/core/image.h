@@ -55,6 +55,15 @@
 /* Bytes of a section a reader copies at most: a bound on what it allocates
  * whatever the file claims. */
 #define CM_IMAGE_MAX_SECTION_BYTES (256u * 1024u * 1024u)
+/* Bytes a reader holds at most for one image, whatever the file claims:
+ * the copies of every section, their chunk numbers and the scratch (issue
+ * 40: 16 sections of 256 MiB in a sparse file would otherwise make snmpd
+ * allocate 4 GiB and more). A header whose sections could need more is
+ * refused (r->too_big), and so is a copy that would take the reader over
+ * it. 256 MiB: the image of 20,000 sockets is 88 MB, both buffers of every
+ * group with room to grow (docs/operations.md), and a reader copies one
+ * buffer and stages its changes; 64 MiB would refuse that node. */
+#define CM_IMAGE_MAX_READER_BYTES (256u * 1024u * 1024u)
 
 enum cm_image_state { CM_IMAGE_LIVE = 1, CM_IMAGE_STOPPED = 2, CM_IMAGE_SUPERSEDED = 3 };
 
@@ -192,13 +201,18 @@ struct cm_image_reader {
 	unsigned char *stage;
 	size_t stage_room;
 	uint64_t chunks_read;      /* chunks copied since init (tests, benchmarks) */
+	size_t held;               /* bytes allocated for the above, at most
+				    * CM_IMAGE_MAX_READER_BYTES */
+	bool too_big;              /* refused: more than CM_IMAGE_MAX_READER_BYTES */
 };
 
 void cm_image_reader_init(struct cm_image_reader *r, cm_image_read_fn read, void *ctx);
 /* Frees the copies; the reader may be refreshed again after it. */
 void cm_image_reader_free(struct cm_image_reader *r);
 /* Copies the header again; file_size bounds every offset in it. Returns
- * r->valid: false for a short read, a foreign or damaged header. */
+ * r->valid: false for a short read, a foreign or damaged header, or one
+ * whose sections would take more than CM_IMAGE_MAX_READER_BYTES to copy
+ * (then r->too_big is set too). */
 bool cm_image_reader_refresh(struct cm_image_reader *r, uint64_t file_size);
 /* The registrations, copied and checked into out[]; their number, or -1
  * when the file does not hold them whole or one is malformed. */

@@ -589,6 +589,39 @@ static void test_reader(struct cm_image_header *h)
 	cm_image_reader_free(&r);
 }
 
+/* Issue 40: sizes in the image drive what snmpd allocates. A header whose
+ * sections claim more than the reader's budget is refused, whatever the
+ * (sparse) file's size; an image in the budget is served. (grow() holds
+ * the budget too when records change under the reader.) */
+static void test_budget(struct cm_image_header *h)
+{
+	static struct cm_image_value v;
+	struct cm_image_reader r;
+	struct cm_image_header saved = *h;
+	uint64_t huge = 1ull << 40;
+	bool served;
+
+	memset(&F, 0, sizeof(F));
+	F.p = (unsigned char *)h;
+	F.n = image_size;
+	F.h = h;
+	for (unsigned i = 0; i < h->nsections; i++)
+		h->sec[i].cap = CM_IMAGE_MAX_SECTION_BYTES;
+	cm_image_reader_init(&r, file_read, NULL);
+	ok(!cm_image_reader_refresh(&r, huge) && r.too_big && r.held == 0,
+	   "sections claiming %u x 256 MiB: refused as too big, nothing allocated",
+	   (unsigned)h->nsections);
+	*h = saved;
+	cm_image_reader_free(&r);
+	cm_image_reader_init(&r, file_read, NULL);
+	served = cm_image_reader_refresh(&r, image_size) && !r.too_big &&
+		 cm_image_reader_get(&r, NAME(ROOT, 3, 20, 1, 10, 2), &v) == CM_IMAGE_FOUND;
+	ok(served && r.held > 0 && r.held <= CM_IMAGE_MAX_READER_BYTES,
+	   "the image as built is in the budget (%zu bytes held)", r.held);
+	*h = saved;
+	cm_image_reader_free(&r);
+}
+
 /* cm_image_put_section's stores: what a dirty map costs in system calls
  * (dirty chunks across gaps of up to four clean ones share a store, the
  * chunk numbers one store each way, the length only when it changed), and
@@ -682,6 +715,7 @@ int main(int argc, char **argv)
 	test_fresh(h);
 	test_malformed(h);
 	test_reader(h);
+	test_budget(h);
 	test_spans();
 	free(h);
 	return done_testing();
