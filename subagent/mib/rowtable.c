@@ -294,7 +294,8 @@ static int rs_error(enum rs_verdict v)
 
 /* RowStatus rules, the table's consistency check and a runtime for one
  * staged row; on failure *culprit is the varbind to blame. */
-static int settle(struct rt_table *t, struct rt_stage *s, netsnmp_request_info **culprit)
+static int settle(struct rt_table *t, struct rt_stage *s, netsnmp_request_info **culprit,
+		  size_t *created)
 {
 	const struct rt_ops *ops = t->ops;
 	enum row_status next;
@@ -321,6 +322,10 @@ static int settle(struct rt_table *t, struct rt_stage *s, netsnmp_request_info *
 	}
 	if (ops->prepare(s->row, s->old) != 0)
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
+	/* The table's cap counts the rows this request creates before this
+	 * one: a PDU of many new rows cannot pass it either. */
+	if (s->old == NULL && ops->max_rows != 0 && t->n + ++*created > ops->max_rows)
+		return SNMP_ERR_RESOURCEUNAVAILABLE;
 	/* Room for a new row now, so ACTION cannot fail. */
 	if (s->old == NULL && grow(t) != 0)
 		return SNMP_ERR_RESOURCEUNAVAILABLE;
@@ -332,7 +337,7 @@ static struct rt_pending *stage_all(struct rt_table *t, netsnmp_agent_request_in
 {
 	struct rt_pending *p;
 	netsnmp_request_info *culprit = NULL;
-	size_t count = 0;
+	size_t count = 0, created = 0;
 	int err = SNMP_ERR_NOERROR;
 
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
@@ -347,7 +352,7 @@ static struct rt_pending *stage_all(struct rt_table *t, netsnmp_agent_request_in
 		culprit = r;
 	}
 	for (size_t i = 0; i < p->n && !err; i++)
-		err = settle(t, &p->st[i], &culprit);
+		err = settle(t, &p->st[i], &culprit, &created);
 	if (err) {
 		netsnmp_set_request_error(reqinfo, culprit, err);
 		discard(t, p);
@@ -628,6 +633,14 @@ static void parse_directive(const char *token, char *line)
 	struct rt_row *row, **grown;
 	const char *why;
 
+	if (t->ops->max_rows != 0 && t->nconf >= t->ops->max_rows) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s: more than %zu rows (%s holds at most %zu)", token,
+			 t->ops->max_rows, t->ops->name, t->ops->max_rows);
+		conf_error("%s", msg);
+		return;
+	}
 	row = rt_new_row(t, (uint32_t)t->nconf + 1);
 	grown = realloc(t->conf_rows, (t->nconf + 1) * sizeof(*grown));
 	if (grown != NULL)

@@ -38,6 +38,10 @@ struct rt_ops {
 	unsigned min_col, max_col; /* columns after the index column */
 	unsigned status_col, storage_col;
 	int default_storage;       /* of a row made by SNMP; 0: nonVolatile */
+	/* Rows the table holds at most, config lines included (0: no cap): a
+	 * SET creating one more is resourceUnavailable, a config line past it
+	 * an error at its file:line. */
+	size_t max_rows;
 	void (*defaults)(struct rt_row *row);
 	/* Type, length and range of a value for a column: an SNMP_ERR_* status
 	 * (notWritable for read-only columns). */

@@ -42,6 +42,12 @@ enum {
 enum state { STATE_ARMED = 1, STATE_RISEN = 2, STATE_FALLEN = 3 };
 
 #define LEVEL_DIGITS_MAX 20
+/* Issue 40: each row samples on the SNMP thread and may send a trap per
+ * crossing. At most this many rows (config lines included), each at most
+ * every THRESHOLD_INTERVAL_MIN_MS: 10,240 samples a second at worst, where
+ * 65,535 rows at 10 ms were 6.5 million. */
+#define THRESHOLD_MAX_ROWS 1024u
+#define THRESHOLD_INTERVAL_MIN_MS 100u
 
 struct threshold_row {
 	struct rt_row hdr;
@@ -122,7 +128,7 @@ static int check(unsigned col, const netsnmp_variable_list *var)
 	case COL_SAMPLE_TYPE:
 		return check_integer(var, THRESHOLD_ABSOLUTE, THRESHOLD_DELTA);
 	case COL_INTERVAL:
-		return rt_check_unsigned(var, RING_INTERVAL_MIN_MS, RING_INTERVAL_MAX_MS);
+		return rt_check_unsigned(var, THRESHOLD_INTERVAL_MIN_MS, RING_INTERVAL_MAX_MS);
 	case COL_RISING:
 	case COL_FALLING:
 		return check_level(var);
@@ -307,6 +313,9 @@ static int restore(struct rt_row *r, char *line)
 	t->have_falling = f[4] != 0;
 	t->falling = f[5];
 	t->startup = f[6] >= STARTUP_RISING && f[6] <= STARTUP_BOTH ? (int)f[6] : STARTUP_BOTH;
+	/* A row saved before the floor was 100 ms comes back at the floor. */
+	if (t->interval_ms >= RING_INTERVAL_MIN_MS && t->interval_ms < THRESHOLD_INTERVAL_MIN_MS)
+		t->interval_ms = THRESHOLD_INTERVAL_MIN_MS;
 	if (t->var_len < 2 || t->interval_ms < 10 || t->interval_ms > 3600000 ||
 	    (t->have_rising && t->have_falling && t->falling > t->rising))
 		return -1;
@@ -407,7 +416,8 @@ static int conf_word(const char *w, struct threshold_row *t)
 		return t->rising = n, t->have_rising = true, 0;
 	if (strncmp(w, "falling=", 8) == 0)
 		return t->falling = n, t->have_falling = true, 0;
-	if (strncmp(w, "interval=", 9) == 0 && n >= 10 && n <= 3600000)
+	if (strncmp(w, "interval=", 9) == 0 && n >= THRESHOLD_INTERVAL_MIN_MS &&
+	    n <= RING_INTERVAL_MAX_MS)
 		return t->interval_ms = (uint32_t)n, 0;
 	return -1;
 }
@@ -430,7 +440,7 @@ static const char *conf_fill(struct rt_row *row, char *line)
 		return why;
 	for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
 		if (conf_word(w, t) != 0)
-			return "a word is not rising=N, falling=N, delta, interval=10..3600000 or "
+			return "a word is not rising=N, falling=N, delta, interval=100..3600000 or "
 			       "startup=rising|falling|both";
 	if (!t->have_rising || !t->have_falling)
 		return "rising=N and falling=N are both required";
@@ -449,6 +459,7 @@ static void changed(void)
 static const struct rt_ops ops = {
 	.name = "clusterMonThresholdTable",
 	.row_size = sizeof(struct threshold_row),
+	.max_rows = THRESHOLD_MAX_ROWS,
 	.min_col = COL_VARIABLE, .max_col = COL_OWNER,
 	.status_col = COL_STATUS, .storage_col = COL_STORAGE,
 	.defaults = defaults, .check = check, .set = set, .ready = ready,

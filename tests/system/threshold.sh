@@ -6,7 +6,7 @@
 # rows survive a restart of clustermond, volatile ones do not.
 . "$(dirname "$0")/lib.sh"
 
-plan 44
+plan 45
 # The loop: started stopped, continued and stopped again by the test; ends
 # by itself after two minutes whatever happens to the test.
 python3 -c 'import time
@@ -93,6 +93,7 @@ refused "StorageType readOnly" wrongValue "$TH.10.5" i 5
 refused "a level with letters" wrongValue "$TH.5.5" s 12ab
 refused "a level of 21 digits" wrongLength "$TH.5.5" s 123456789012345678901
 refused "an interval of 5 ms" wrongValue "$TH.4.5" u 5
+refused "an interval of 99 ms (the floor is 100, issue 40)" wrongValue "$TH.4.5" u 99
 refused "an INTEGER interval" wrongType "$TH.4.5" i 100
 refused "index 0" noCreation "$TH.11.0" i 4
 refused "index 65536" noCreation "$TH.11.65536" i 4
