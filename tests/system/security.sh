@@ -1,14 +1,15 @@
 #!/bin/bash
 # security.sh - contrib/net-snmp/snmpd.conf.fragment, as shipped, in front of
-# clustermond: v2c reads but never writes, the v3 authPriv user writes the
-# threshold, history, distribution and trace tables (an administrator's
-# credential) and nothing else, authNoPriv is refused, a
+# clustermond: v2c reads but never writes, only from localhost and without
+# the process and TCP connection tables (issue 40), which the v3 user reads;
+# the v3 authPriv user writes the threshold, history, distribution and trace
+# tables (an administrator's credential) and nothing else, authNoPriv is refused, a
 # wrong community gets no answer, and the AgentX socket has the fragment's
 # modes. The fragment loads clustermon.so: nobody can load or unload snmpd
 # modules through dlmodTable, and the image the module reads is 0640.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 23
 getent group Debian-snmp >/dev/null || bail "group Debian-snmp missing (Debian's snmpd package creates it)"
 # The fragment with this test's socket (in a directory snmpd makes, so the
 # directory mode applies) and port; the user's passphrases.
@@ -32,6 +33,23 @@ v3() { # v3 LEVEL COMMAND ARGS...: as cmadmin
 TH=$clusterMonThresholdEntry
 check "v2c public reads the MIB" get "$clusterMonNodeName.0"
 check "v2c public gets noAccess on a SET" contains noAccess "$(set_ro "$TH.11.3" i 4 "$TH.2.3" o "$clusterMonMemTotalKB.0" "$TH.5.3" s 9 "$TH.6.3" s 1)"
+# Processes and connections name users, commands and peers: v3 only.
+start_idle() { sleep 300 & IDLE=$!; }
+start_idle
+wait_for 5 sh -c "snmpget -v3 -u cmadmin -l authPriv -a SHA-256 -A cm-auth-passphrase -x AES -X cm-priv-passphrase -t 2 -r 0 -On '$TARGET' '$clusterMonProcName.$IDLE' 2>&1 | grep -q STRING"
+check "v2c public reads no row of clusterMonProcTable" \
+	contains "No Such Object" "$(get_raw "$clusterMonProcName.$IDLE")"
+no_v2c_rows() { ! snmpwalk -v2c -c public -t 2 -r 0 -On "$TARGET" "$1" 2>&1 | grep -q "^$1\."; }
+open_conns 3
+check "nor of clusterMonProcTopTable or clusterMonTcpConnTable" \
+	sh -c "$(declare -f no_v2c_rows); TARGET='$TARGET'; no_v2c_rows '$clusterMonProcTopTable' && no_v2c_rows '$clusterMonTcpConnTable'"
+check "but reads the TCP totals (clusterMonTcpActiveOpens)" contains Counter64 "$(get_raw "$clusterMonTcpActiveOpens.0")"
+check "the v3 authPriv user reads that process's row" contains "STRING" \
+	"$(v3 authPriv snmpget "$clusterMonProcName.$IDLE")"
+kill "$IDLE" 2>/dev/null; wait "$IDLE" 2>/dev/null
+check "the fragment lets v2c in from localhost only (no 'default' source)" \
+	sh -c "! grep -qE '^[[:space:]]*rocommunity[[:space:]].*[[:space:]]default([[:space:]]|\$)' '$top_srcdir/contrib/net-snmp/snmpd.conf.fragment' &&
+	       grep -qE '^rocommunity[[:space:]]+public[[:space:]]+localhost[[:space:]]' '$top_srcdir/contrib/net-snmp/snmpd.conf.fragment'"
 out=$(snmpget -v2c -c wrong -t 1 -r 0 "$TARGET" "$clusterMonNodeName.0" 2>&1)
 check "a wrong community gets no answer" contains Timeout "$out"
 out=$(v3 authPriv snmpset "$TH.11.3" i 4 "$TH.2.3" o "$clusterMonMemTotalKB.0" "$TH.5.3" s 9 "$TH.6.3" s 1)
