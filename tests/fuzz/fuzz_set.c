@@ -114,6 +114,9 @@ static const struct target targets[] = {
 	/* clusterMonDistTable (in clusterMonDistributions) */
 	{ 9, 3, 17, 1, { T_I, T_I, T_S, T_I, T_I, T_U, T_S, T_U, T_U, T_C, T_C, T_C, T_I, T_S,
 			 T_I, T_I, T_I } },
+	/* clusterMonTraceTable (in clusterMonTraces): Spec (2) to RowStatus (10) */
+	{ 12, 1, 17, 1, { T_I, T_I, T_S, T_I, T_I, T_U, T_U, T_U, T_U, T_I, T_I, T_S, T_C, T_C,
+			  T_C, T_I, T_S } },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -504,9 +507,13 @@ static const struct column writable[] = {
 	{ 11, 1, 2 }, { 11, 1, 3 }, { 11, 1, 4 }, { 11, 1, 5 }, { 11, 1, 6 }, { 11, 1, 7 },
 	{ 11, 1, 10 }, { 11, 1, 11 }, { 11, 1, 12 },
 	{ 10, 1, 2 }, { 10, 1, 3 }, { 10, 1, 4 }, { 10, 1, 6 }, { 10, 1, 7 }, { 10, 1, 8 },
+	{ 12, 1, 2 }, { 12, 1, 3 }, { 12, 1, 4 }, { 12, 1, 5 }, { 12, 1, 6 }, { 12, 1, 7 },
+	{ 12, 1, 8 }, { 12, 1, 9 }, { 12, 1, 10 },
 };
 #define NWRITABLE (sizeof(writable) / sizeof(writable[0]))
-static const struct column statuses[] = { { 8, 1, 12 }, { 11, 1, 11 }, { 10, 1, 8 } };
+static const struct column statuses[] = { { 8, 1, 12 }, { 11, 1, 11 }, { 10, 1, 8 },
+						{ 12, 1, 10 } };
+#define NSTATUSES (sizeof(statuses) / sizeof(statuses[0]))
 
 static size_t column_prefix(const struct column *c, oid *out)
 {
@@ -649,10 +656,10 @@ static struct sources_conf pristine_conf = { .proc_filter = { .uid = -1 } };
  * scalars are put back directly. */
 static void reset(void)
 {
-	netsnmp_pdu *req[3] = { NULL, NULL, NULL }, *resp;
+	netsnmp_pdu *req[NSTATUSES] = { NULL }, *resp;
 
-	walk(statuses, 3, add_destroy, req);
-	for (size_t i = 0; i < 3; i++) {
+	walk(statuses, NSTATUSES, add_destroy, req);
+	for (size_t i = 0; i < NSTATUSES; i++) {
 		if (req[i] == NULL)
 			continue;
 		resp = exchange(req[i]);
@@ -784,18 +791,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifdef FUZZ_SMOKE_MAIN
 /* Whole varbinds: createAndGo, createAndWait, active, destroy on row 1
- * of the threshold, history and probe tables; the other subagent failing
- * ACTION and RESERVE2. */
+ * of the threshold, history, probe and trace tables; anywhere in
+ * clusterMonObjects. */
 static const char *const fuzz_splices[] = {
 	"\x03\x0b\x01\x01\x04", "\x03\x0b\x01\x01\x05", "\x03\x0b\x01\x01\x01",
 	"\x04\x08\x01\x01\x04", "\x04\x08\x01\x01\x06", "\x02\x0c\x01\x01\x05",
-	"\x02\x0c\x01\x01\x01", "\x08\x01\x01\x01\x01", "\x08\x01\x01\x01\x02",
+	"\x02\x0c\x01\x01\x01", "\x09\x01\x01\x01\x01", "\x09\x01\x01\x01\x02",
+	"\x08\x0a\x01\x01\x04", "\x08\x0a\x01\x01\x05", "\x08\x0a\x01\x01\x06",
 	"\x01", "\x05", "\xf0", "\xff",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = {
 	"set/thresholds.bin", "set/history.bin", "set/probes.bin", "set/scalars.bin",
-	"set/dists.bin",
+	"set/dists.bin", "set/traces.bin",
 	"set/all.bin",
 };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);

@@ -82,7 +82,7 @@ seeds[config]="config/all.conf"
 # The quotes around FUZZ_TOP are meant literally: they make the macro a C string.
 # shellcheck disable=SC2089
 sources[set]="$here/fuzz_set.c -DFUZZ_TOP=\"$top\" $libs $agent_libs"
-seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/dists.bin set/all.bin"
+seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/dists.bin set/traces.bin set/all.bin"
 
 rc=0
 for t in ${FUZZ_TARGETS:-parsers netlink wire config set image}; do

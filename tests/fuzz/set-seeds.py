@@ -9,15 +9,16 @@ import os
 import sys
 
 SET, GET, GETNEXT = 0, 6, 7
-SRC, PROC, PROBE, THR, HIST, HDATA, PCPU, DIST, WILD, OTHER = range(10)
+SRC, PROC, PROBE, THR, HIST, HDATA, PCPU, DIST, TRACE, WILD, OTHER = range(11)
 NOINDEX = 0xF0
 # int_values[] and unsigned_values[] positions
 ACTIVE, NIS, CAGO, CAWAIT, DESTROY, VOLATILE, MINUS1, CPU8191 = 1, 2, 4, 5, 6, 2, 8, 10
-U10, U60, U100, U1000, U3600000, U65535, U1000000 = 3, 4, 5, 6, 7, 9, 13
+U10, U60, U100, U1000, U3600000, U65535, U100000, U1000000 = 3, 4, 5, 6, 7, 9, 11, 13
 # strings[] and variables[] positions
 S_100, S_1, S_007, S_MAX, S_KPROBE, S_LATENCY, S_BADSPEC, S_GLOB, S_BRACKET, S_OWNER = \
     3, 2, 4, 5, 12, 16, 19, 20, 21, 22
 S_DLAT, S_DVAL, S_DKEY, S_DBAD, S_CGROUP, S_CGBAD = 31, 32, 33, 34, 35, 36
+S_TRACE, S_RAWTP = 14, 15
 V_INTERVAL, V_UID, V_THR_VALUE, V_HIST_GRANTED = 0, 4, 10, 12
 
 
@@ -77,6 +78,21 @@ SEEDS = {
         req(GETNEXT, vb(DIST, 2, NOINDEX, 0)),
         req(SET, vb(DIST, 15, 1, DESTROY)),
     ],
+    # clusterMonTraceTable: Spec 2, FilterPid 3, FilterCpu 4, SampleEvery 5,
+    # DurationMs 6, MaxBytes 7, BufferBytes 8, StorageType 9, RowStatus 10.
+    "traces.bin": [
+        req(SET, vb(TRACE, 10, 1, CAWAIT), vb(TRACE, 2, 1, S_TRACE)),
+        req(SET, vb(TRACE, 6, 1, U1000), vb(TRACE, 7, 1, U100000), vb(TRACE, 8, 1, U65535)),
+        req(SET, vb(TRACE, 10, 1, ACTIVE)),
+        req(SET, vb(TRACE, 10, 2, CAGO), vb(TRACE, 2, 2, S_RAWTP), vb(TRACE, 3, 2, MINUS1),
+            vb(TRACE, 4, 2, CPU8191), vb(TRACE, 5, 2, U1000000)),
+        req(SET, vb(TRACE, 2, 1, S_BADSPEC)),
+        req(SET, vb(TRACE, 8, 1, U10), vb(TRACE, 6, 1, U3600000)),
+        req(SET, vb(TRACE, 9, 1, VOLATILE), vb(OTHER, 0, 0, 2)),
+        req(GET, vb(TRACE, 11, 1, 0), vb(TRACE, 15, 1, 0), vb(TRACE, 16, 1, 0)),
+        req(GETNEXT, vb(TRACE, 2, NOINDEX, 0)),
+        req(SET, vb(TRACE, 10, 1, DESTROY)),
+    ],
     "scalars.bin": [
         req(SET, vb(SRC, 3, 1, U1000)),
         req(SET, vb(SRC, 3, 4, U1000)),
@@ -90,10 +106,11 @@ SEEDS = {
     ],
 }
 
-# All four in one: later requests meet the rows earlier ones left, and
+# All of them in one: later requests meet the rows earlier ones left, and
 # libFuzzer starts with room for long inputs.
 SEEDS["all.bin"] = [r for name in ("thresholds.bin", "history.bin", "probes.bin",
-                                   "dists.bin", "scalars.bin") for r in SEEDS[name]]
+                                   "dists.bin", "traces.bin", "scalars.bin")
+                    for r in SEEDS[name]]
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "fixtures", "set")
