@@ -76,6 +76,10 @@ seeds[image]="image/seed.bin"
 sources[wire]="$here/fuzz_wire.c $libs"
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt wire/procs.txt wire/dists.txt"
 
+# The helper's CTF writer: a trace session's formats, classes and records.
+sources[ctf]="$here/fuzz_ctf.c $libs"
+seeds[ctf]="ctf/sched_switch.bin ctf/raw.bin"
+
 sources[config]="$here/fuzz_config.c $libs $agent_libs"
 seeds[config]="config/all.conf"
 
@@ -85,7 +89,7 @@ sources[set]="$here/fuzz_set.c -DFUZZ_TOP=\"$top\" $libs $agent_libs"
 seeds[set]="set/thresholds.bin set/history.bin set/probes.bin set/scalars.bin set/dists.bin set/traces.bin set/all.bin"
 
 rc=0
-for t in ${FUZZ_TARGETS:-parsers netlink wire config set image}; do
+for t in ${FUZZ_TARGETS:-parsers netlink wire config set image ctf}; do
 	mkdir -p "$out/$t/corpus"
 	for s in ${seeds[$t]}; do cp "$top/tests/fixtures/$s" "$out/$t/corpus/$(echo "$s" | tr / _)"; done
 	# shellcheck disable=SC2086,SC2090

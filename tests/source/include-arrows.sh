@@ -23,9 +23,11 @@ tests/unit/test_ctf.c -> kprobe-helper/tpformat.h
 tests/unit/test_policy.c -> kprobe-helper/policy.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/ctf.h
 tests/fuzz/fuzz_wire.c -> kprobe-helper/tpformat.h
+tests/fuzz/fuzz_ctf.c -> kprobe-helper/ctf.h
+tests/fuzz/fuzz_ctf.c -> kprobe-helper/tpformat.h
 '
 # (The helper's CTF writer and tracefs format parser have their unit test and
-# fuzz target outside kprobe-helper/; its hook policy, a unit test.)
+# fuzz targets outside kprobe-helper/; its hook policy, a unit test.)
 
 resolve() { # FILE INCLUDE: the included file, relative to the top
 	local dir
