@@ -14,7 +14,7 @@
  * order and their timestamps and discarded counts never go back; the file
  * holds s.bytes and every accepted event. The metadata is TSDL text of the
  * length ctf_metadata said. Files go in a private directory, on /dev/shm
- * when there is one, and are removed after each input.
+ * when there is one, removed after each input (the directory at exit).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,20 +70,38 @@ static uint64_t rd(const uint8_t *p, int bytes)
 	return v;
 }
 
+static char dir_path[64];
+
+/* The directory goes at exit, with what an input cut short left in it. */
+static void remove_dir(void)
+{
+	char path[96];
+
+	for (unsigned cpu = 0; cpu < 8; cpu++) {
+		snprintf(path, sizeof(path), "%s/cpu%u", dir_path, cpu);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/metadata", dir_path);
+	unlink(path);
+	rmdir(dir_path);
+}
+
 static int dirfd_once(void)
 {
 	static int fd = -1;
-	char path[] = "/dev/shm/clustermon-fuzz-ctf.XXXXXX";
-	char alt[] = "/tmp/clustermon-fuzz-ctf.XXXXXX";
 
 	if (fd >= 0)
 		return fd;
-	if (mkdtemp(path) != NULL)
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	else if (mkdtemp(alt) != NULL)
-		fd = open(alt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(dir_path, sizeof(dir_path), "/dev/shm/clustermon-fuzz-ctf.XXXXXX");
+	if (mkdtemp(dir_path) == NULL) {
+		snprintf(dir_path, sizeof(dir_path), "/tmp/clustermon-fuzz-ctf.XXXXXX");
+		if (mkdtemp(dir_path) == NULL)
+			abort();
+	}
+	fd = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		abort();
+	atexit(remove_dir);
 	return fd;
 }
 
