@@ -10,7 +10,7 @@
 for tool in systemd-analyze systemd-sysusers systemd-tmpfiles; do
 	command -v $tool >/dev/null || missing_all "$tool is missing (Debian: apt-get install systemd)"
 done
-plan 11
+plan 12
 units="$top_srcdir/contrib/systemd"
 sed "s|@sbindir@/clustermond|$CLUSTERMOND|" "$units/clustermond.service.in" >"$T/clustermond.service"
 sed "s|@sbindir@/clustermon-kprobe|$KPROBE_HELPER|" "$units/clustermon-kprobe.service.in" \
@@ -70,6 +70,10 @@ grep -q '^clustermon:x:[0-9]*:[0-9]*:.*:/nonexistent:' "$root/etc/passwd"
 ok $? "sysusers.d makes the system user clustermon"
 grep -q '^Debian-snmp:x:[0-9]*:.*clustermon' "$root/etc/group"
 ok $? "and puts it in Debian-snmp (the AgentX socket's group)"
+grep -q '^clustermon-traces:x:[0-9]*:$' "$root/etc/group" &&
+	grep -q -- '-G clustermon-traces' "$units/clustermon-kprobe.service.in" &&
+	grep -qx 'SupplementaryGroups=clustermon clustermon-traces' "$units/clustermon-kprobe.service.in"
+ok $? "and the trace readers' group, empty, which the helper's unit gives its traces (-G) and is a member of"
 systemd-tmpfiles --create --root="$root" "$units/clustermon.tmpfiles" >/dev/null 2>&1
 is "$(stat -c %a "$root/run/clustermon")" 755 "tmpfiles.d makes /run/clustermon for the helper's socket"
 uid=$(awk -F: '$1 == "clustermon" { print $3 }' "$root/etc/passwd")
