@@ -59,10 +59,18 @@ expect "no process named nosuchdaemon" 2 CRITICAL -m proc -n nosuchdaemon -c 1:
 
 # cputop: OK says the CPU only; CRITICAL (any busy CPU is above 0) names
 # the busiest process, rank 1 of clusterMonProcTopTable.
+# A busy loop of the test's own: over a sampling interval an idle machine
+# may be 0.00% busy, which -c 0 rightly calls OK.
+cp "$(command -v sh)" "$T/cmtbusy"
+"$T/cmtbusy" -c 'while :; do :; done' & busy=$!
+(sleep 120; kill "$busy") >/dev/null 2>&1 &
+busy_seen() { [ "$(get "$clusterMonCpuTotalUtil.0")" -gt 0 ] 2>/dev/null; }
+wait_for 10 busy_seen
 expect "cputop within its range" 0 OK -m cputop -w 100 -c 100
 expect "cputop CRITICAL" 2 CRITICAL -m cputop -c 0
 contains "top process .* (pid [0-9]*) [0-9.]*% of a CPU |" "$out"
 ok $? "and names the top process: $out"
+kill "$busy"; wait "$busy" 2>/dev/null
 expect "a histogram percentile" 0 OK -m hist -n cpu.util -q 90 -w 0:100000
 expect "CPU utilisation over v3 authPriv" 0 OK -P 3 -U cmadmin -L authPriv -a SHA-256 \
 	-A cm-auth-passphrase -x AES -X cm-priv-passphrase -m cpu -w 100 -c 100
