@@ -160,37 +160,51 @@ int tpformat_read(const char *category, const char *name, char *text, size_t len
 	return 0;
 }
 
+/* The payload fields of a format text, one a call from *line on (advanced
+ * past the field's line): true with f, its name and whether it is an array;
+ * false at the end. Lines too long to be a field are passed over. */
+static bool next_field(const char **line, struct tp_field *f, char *name, bool *array)
+{
+	char one[256];
+
+	while (*line != NULL && **line) {
+		const char *at = *line;
+		size_t n = strcspn(at, "\n");
+
+		*line = strchr(at, '\n');
+		*line = *line ? *line + 1 : NULL;
+		if (n >= sizeof(one))
+			continue;
+		memcpy(one, at, n);
+		one[n] = '\0';
+		if (parse_line(one, f) && f->offset >= TP_COMMON_BYTES &&
+		    decl_name(f->decl, name, CTF_MAX_NAME + 1, array))
+			return true;
+	}
+	return false;
+}
+
 int tpformat_field(const char *text, const char *field, struct tp_numeric *out, char *why,
 		   size_t whylen)
 {
-	char one[256], name[CTF_MAX_NAME + 1];
+	char name[CTF_MAX_NAME + 1];
+	const char *line = text;
 	struct tp_field f;
 	bool array;
 
-	for (const char *line = text; line != NULL && *line;) {
-		size_t n = strcspn(line, "\n");
-
-		if (n < sizeof(one)) {
-			memcpy(one, line, n);
-			one[n] = '\0';
-			if (parse_line(one, &f) && f.offset >= TP_COMMON_BYTES &&
-			    decl_name(f.decl, name, sizeof(name), &array) &&
-			    strcmp(name, field) == 0) {
-				if (array || (f.size != 1 && f.size != 2 && f.size != 4 &&
-					      f.size != 8) || f.offset > 4096) {
-					snprintf(why, whylen, "field %s (%.60s) is not a number",
-						 field, f.decl);
-					return -1;
-				}
-				out->offset = (unsigned)f.offset;
-				out->size = (unsigned)f.size;
-				out->is_signed = f.is_signed;
-				out->is_pointer = tpformat_is_pointer(text, f.decl, name);
-				return 0;
-			}
+	while (next_field(&line, &f, name, &array)) {
+		if (strcmp(name, field) != 0)
+			continue;
+		if (array || (f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8) ||
+		    f.offset > 4096) {
+			snprintf(why, whylen, "field %s (%.60s) is not a number", field, f.decl);
+			return -1;
 		}
-		line = strchr(line, '\n');
-		line = line ? line + 1 : NULL;
+		out->offset = (unsigned)f.offset;
+		out->size = (unsigned)f.size;
+		out->is_signed = f.is_signed;
+		out->is_pointer = tpformat_is_pointer(text, f.decl, name);
+		return 0;
 	}
 	snprintf(why, whylen, "the event has no field %s", field);
 	return -1;
@@ -198,29 +212,20 @@ int tpformat_field(const char *text, const char *field, struct tp_numeric *out, 
 
 int tpformat_pointers(const char *text, struct tp_span *spans, size_t max)
 {
-	char one[256], name[CTF_MAX_NAME + 1];
+	char name[CTF_MAX_NAME + 1];
+	const char *line = text;
 	struct tp_field f;
 	size_t count = 0;
 	bool array;
 
-	for (const char *line = text; line != NULL && *line;) {
-		size_t n = strcspn(line, "\n");
-
-		if (n < sizeof(one)) {
-			memcpy(one, line, n);
-			one[n] = '\0';
-			if (parse_line(one, &f) && f.offset >= TP_COMMON_BYTES &&
-			    f.offset + f.size <= TP_COMMON_BYTES + TP_MAX_PAYLOAD &&
-			    decl_name(f.decl, name, sizeof(name), &array) &&
-			    tpformat_is_pointer(text, f.decl, name)) {
-				if (count == max)
-					return -1;
-				spans[count].offset = (uint16_t)(f.offset - TP_COMMON_BYTES);
-				spans[count++].bytes = (uint16_t)f.size;
-			}
-		}
-		line = strchr(line, '\n');
-		line = line ? line + 1 : NULL;
+	while (next_field(&line, &f, name, &array)) {
+		if (f.offset + f.size > TP_COMMON_BYTES + TP_MAX_PAYLOAD ||
+		    !tpformat_is_pointer(text, f.decl, name))
+			continue;
+		if (count == max)
+			return -1;
+		spans[count].offset = (uint16_t)(f.offset - TP_COMMON_BYTES);
+		spans[count++].bytes = (uint16_t)f.size;
 	}
 	return (int)count;
 }
