@@ -68,6 +68,7 @@ __attribute__((visibility("default"))) void init_clustermon(void);
 __attribute__((visibility("default"))) void deinit_clustermon(void);
 static void close_image(void);
 static bool refresh(void);
+static bool owner_ok(uid_t uid);
 
 /* clusterMonObjects: the image may name subtrees under it only. */
 static const uint32_t root[] = { CM_OID_clusterMonObjects };
@@ -83,6 +84,9 @@ static struct {
 	struct cm_image_reg reg[CM_IMAGE_MAX_REGS];
 	netsnmp_handler_registration *handle[CM_IMAGE_MAX_REGS];
 	unsigned nregs;
+	int sec_of[CM_IMAGE_MAX_REGS];  /* each registration's section, or -1 */
+	uint64_t reads[CM_IMAGE_MAX_SECTIONS]; /* requests answered from each */
+	uint64_t beat;                  /* checks made: the demand record's beat */
 	unsigned alarm;
 	unsigned retry;  /* the alarm of a deferred change, 0 when none */
 	bool told_big;   /* this file's too_big was logged */
@@ -222,6 +226,8 @@ static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 
 	(void)reg;
 	live = refresh();
+	if (M.sec_of[r - M.reg] >= 0)
+		M.reads[M.sec_of[r - M.reg]]++;
 	for (netsnmp_request_info *q = requests; q != NULL; q = q->next) {
 		if (q->processed)
 			continue;
@@ -265,6 +271,7 @@ static void register_one(unsigned i)
 	if (reg == NULL)
 		return;
 	reg->handler->myvoid = &M.reg[i];
+	M.sec_of[i] = cm_image_reader_section_of(&M.r, M.reg[i].oid, M.reg[i].len);
 	if (netsnmp_register_handler(reg) == MIB_REGISTERED_OK)
 		M.handle[i] = reg;
 	else
@@ -281,6 +288,43 @@ static void retry_later(void)
 		M.retry = snmp_alarm_register_hr(tv, 0, check, NULL);
 }
 
+/* Its section's sources sleep (core/image.h): the subagent answers it. */
+static bool withdrawn(const struct cm_image_reg *r)
+{
+	int k = cm_image_reader_section_of(&M.r, r->oid, r->len);
+
+	return k >= 0 && (M.r.h.sec[k].flags & CM_SEC_WITHDRAWN) != 0;
+}
+
+/*
+ * Tells clustermond what we serve and served (core/image.h's demand
+ * record), in the file it made for that beside the image: only a regular
+ * file (O_NOFOLLOW) owned as the image must be, never waiting (O_NONBLOCK
+ * on a file that is no FIFO), and nothing read back.
+ */
+static void tell_demand(void)
+{
+	struct cm_image_demand d = { .magic = CM_IMAGE_DEMAND_MAGIC, .version = CM_IMAGE_VERSION };
+	char path[PATH_MAX + sizeof(CM_IMAGE_DEMAND_SUFFIX)];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", M.path, CM_IMAGE_DEMAND_SUFFIX);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	d.beat = ++M.beat;
+	for (unsigned i = 0; i < M.nregs; i++)
+		if (M.handle[i] != NULL && M.sec_of[i] >= 0)
+			d.serving |= 1u << M.sec_of[i];
+	memcpy(d.reads, M.reads, sizeof(d.reads));
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && owner_ok(st.st_uid) &&
+	    pwrite(fd, &d, sizeof(d), 0) != (ssize_t)sizeof(d)) {
+		/* a full disk or a cut file: clustermond sees no reader, and withdraws */
+	}
+	close(fd);
+}
+
 /* Registers what a live image names, nothing while there is none. */
 static void sync_registrations(bool live)
 {
@@ -290,7 +334,7 @@ static void sync_registrations(bool live)
 	int nregs = live ? cm_image_reader_regs(&M.r, got) : 0;
 
 	for (int i = 0; i < nregs; i++)
-		if (under_root(&got[i]))
+		if (under_root(&got[i]) && !withdrawn(&got[i]))
 			want[n++] = got[i];
 	if (n == M.nregs && memcmp(want, M.reg, n * sizeof(want[0])) == 0)
 		return;
@@ -455,6 +499,7 @@ static void check(unsigned alarm, void *arg)
 	if (alarm != 0 && alarm == M.retry)
 		M.retry = 0; /* a one-shot alarm, gone once it ran */
 	sync_registrations(refresh());
+	tell_demand();
 }
 
 static void parse_owner(const char *token, char *line)

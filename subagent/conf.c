@@ -68,12 +68,13 @@ static const char *unknown_source(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-/* sampleInterval SOURCE MILLISECONDS */
+/* sampleInterval SOURCE MILLISECONDS [always] */
 static void parse_sample_interval(const char *token, char *line)
 {
 	char *save = NULL;
 	char *name = strtok_r(line, " \t", &save);
 	char *ms = strtok_r(NULL, " \t", &save);
+	char *mode = strtok_r(NULL, " \t", &save);
 	char *extra = strtok_r(NULL, " \t", &save);
 	unsigned index;
 	uint32_t value;
@@ -82,7 +83,12 @@ static void parse_sample_interval(const char *token, char *line)
 
 	(void)token;
 	if (name == NULL || ms == NULL || extra != NULL) {
-		conf_error("sampleInterval: expected SOURCE MILLISECONDS%s", "");
+		conf_error("sampleInterval: expected SOURCE MILLISECONDS [always]%s", "");
+		return;
+	}
+	if (mode != NULL && strcmp(mode, "always") != 0) {
+		conf_error("sampleInterval: '%s' is not \"always\" (a source samples on demand "
+			   "unless pinned to its timer)", mode);
 		return;
 	}
 	index = source_index_by_name(name);
@@ -105,6 +111,7 @@ static void parse_sample_interval(const char *token, char *line)
 		return;
 	}
 	staged.sources.interval_ms[index] = value;
+	staged.sources.always[index] = mode != NULL;
 }
 
 /* snapshotFile PATH|none */

@@ -300,3 +300,49 @@ const char *image_file_path(const struct image_file *f)
 {
 	return f->path;
 }
+
+int image_file_flags(struct image_file *f, unsigned sec, uint32_t flags)
+{
+	uint64_t at = offsetof(struct cm_image_header, sec) +
+		      (uint64_t)sec * sizeof(struct cm_image_section) +
+		      offsetof(struct cm_image_section, flags);
+
+	if (sec >= f->h.nsections || f->h.sec[sec].flags == flags)
+		return 0;
+	f->h.sec[sec].flags = flags;
+	return pwrite_all(f->fd, &f->h.sec[sec].flags, sizeof(flags), at);
+}
+
+/*
+ * The demand file beside the image: made by us, mode 0620 so the reader's
+ * group (the directory's, setgid in the packages) may write it and nobody
+ * else. Opened for reading only, never following a link, and only when it
+ * is a regular file of ours: the reader writes it, not we.
+ */
+int image_demand_open(const char *image_path)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s%s", image_path, CM_IMAGE_DEMAND_SUFFIX) >=
+	    (int)sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0620);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    ((st.st_mode & 07777) != 0620 && fchmod(fd, 0620) != 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int image_demand_read(int fd, struct cm_image_demand *out)
+{
+	unsigned char buf[sizeof(*out) + 1];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+
+	return n < 0 ? -1 : cm_image_demand_check(buf, (size_t)n, out);
+}

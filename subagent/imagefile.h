@@ -55,5 +55,12 @@ void image_file_close(struct image_file *f);
 /* Frees f and leaves the file alone (it is not ours any more). */
 void image_file_abandon(struct image_file *f);
 const char *image_file_path(const struct image_file *f);
+/* Section sec's CM_SEC_* flags, written when they change. */
+int image_file_flags(struct image_file *f, unsigned sec, uint32_t flags);
+/* The demand file of the image at image_path (core/image.h), made when
+ * there is none: a descriptor to read it with, or -1. */
+int image_demand_open(const char *image_path);
+/* The reader's last record: 0, or -1 when there is none or it is garbage. */
+int image_demand_read(int fd, struct cm_image_demand *out);
 
 #endif

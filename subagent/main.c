@@ -113,8 +113,9 @@ static void drain_wake_pipe(int fd, void *data)
 		;
 }
 
-/* Other threads' log lines (logq.h) wake the loop like a signal. */
-static void wake_for_log(void)
+/* Other threads' log lines (logq.h), and a sample someone waited for
+ * (mib_defer_poll), wake the loop like a signal. */
+static void wake_loop(void)
 {
 	if (write(wake_pipe[1], "x", 1) < 0) { /* pipe full: already awake */ }
 }
@@ -140,7 +141,8 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	register_readfd(wake_pipe[0], drain_wake_pipe, NULL);
-	logq_set_wake(wake_for_log);
+	logq_set_wake(wake_loop);
+	sampler_on_sample(wake_loop);
 }
 
 static void setup_netsnmp(const struct options *o)
@@ -211,6 +213,7 @@ static void run(void)
 			update_config();
 		}
 		agent_check_and_process(1);
+		mib_defer_poll();
 		logq_drain(emit_log);
 	}
 }

@@ -50,6 +50,12 @@ struct source {
 	_Atomic uint32_t interval_ms;
 	_Atomic uint32_t last_cost_us;
 	_Atomic uint64_t samples, late, errors;
+	/* Demand (sampler.h): sampled while demand_until_ns is ahead of the
+	 * clock or the source is pinned to its timer; idle otherwise. */
+	_Atomic uint64_t demand_until_ns;
+	_Atomic bool always;
+	_Atomic bool idle;
+	_Atomic bool waited;     /* woken by a demand: tell on_sample after */
 	uint64_t next_due_ns;    /* these two under S.lock */
 	uint64_t last_start_ns;
 	struct pending *queue;   /* under S.lock, oldest first */
@@ -66,6 +72,7 @@ static struct {
 	bool started[SAMPLER_THREADS];
 	bool running;
 	bool stop;
+	void (*on_sample)(void);  /* after a sample that someone waited for */
 	struct source src[SOURCE_LAST + 1];
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -86,6 +93,7 @@ int sampler_add(const struct source_ops *ops, const char *root)
 	s->ops = ops;
 	if (s->interval_ms == 0)
 		s->interval_ms = ops->default_interval_ms;
+	s->always = ops->pinned;
 	snprintf(dist_name, sizeof(dist_name), "sample.cost.%s", ops->name);
 	s->cost_dist = dist_register(dist_name, "us", 32);
 	return 0;
@@ -161,7 +169,87 @@ int sampler_stats(unsigned index, struct source_stats *out)
 	out->samples = atomic_load_explicit(&s->samples, memory_order_relaxed);
 	out->late = atomic_load_explicit(&s->late, memory_order_relaxed);
 	out->errors = atomic_load_explicit(&s->errors, memory_order_relaxed);
+	out->state = atomic_load(&s->always) ? SOURCE_STATE_TIMER
+		     : atomic_load(&s->idle) ? SOURCE_STATE_IDLE : SOURCE_STATE_DEMAND;
 	return 0;
+}
+
+/* ------------------------------------------------------------ demand */
+
+/* How long one read keeps a source sampling. */
+static uint64_t hold_ns(const struct source *s, uint64_t at_least_ns)
+{
+	uint64_t n = (uint64_t)atomic_load(&s->interval_ms) * 1000000u * SOURCE_DEMAND_INTERVALS;
+
+	if (n < (uint64_t)SOURCE_DEMAND_MIN_MS * 1000000u)
+		n = (uint64_t)SOURCE_DEMAND_MIN_MS * 1000000u;
+	return n > at_least_ns ? n : at_least_ns;
+}
+
+/* The SNMP thread takes S.lock only here, when an idle source wakes: once
+ * per idle spell, never on a read of a sampling source. */
+static void wake_idle(struct source *s, uint64_t now)
+{
+	pthread_mutex_lock(&S.lock);
+	if (atomic_load(&s->idle)) {
+		atomic_store(&s->idle, false);
+		atomic_store(&s->waited, true);
+		s->next_due_ns = now;
+		if (S.running)
+			pthread_cond_broadcast(&S.wake);
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
+unsigned sampler_demand(unsigned mask, uint64_t at_least_ns)
+{
+	uint64_t now = cm_clock_ns();
+	unsigned woken = 0;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
+		struct source *s = &S.src[i];
+		uint64_t until, old;
+
+		if (!(mask & (1u << i)) || s->ops == NULL)
+			continue;
+		until = now + hold_ns(s, at_least_ns);
+		old = atomic_load_explicit(&s->demand_until_ns, memory_order_relaxed);
+		while (old < until && !atomic_compare_exchange_weak(&s->demand_until_ns, &old, until))
+			;
+		if (atomic_load(&s->idle)) {
+			wake_idle(s, now);
+			woken |= 1u << i;
+		}
+	}
+	return woken;
+}
+
+void sampler_set_always(unsigned index, bool always)
+{
+	if (!sampler_has(index))
+		return;
+	atomic_store(&S.src[index].always, always);
+	if (always && atomic_load(&S.src[index].idle))
+		wake_idle(&S.src[index], cm_clock_ns());
+}
+
+uint64_t sampler_samples(unsigned index)
+{
+	return sampler_has(index) ? atomic_load(&S.src[index].samples) : 0;
+}
+
+void sampler_on_sample(void (*fn)(void))
+{
+	S.on_sample = fn;
+}
+
+/* With the lock held: nobody wants s now, so it stops until someone does. */
+static bool goes_idle_locked(struct source *s, uint64_t now)
+{
+	if (atomic_load(&s->always) || atomic_load(&s->demand_until_ns) > now)
+		return false;
+	atomic_store(&s->idle, true);
+	return s->ops->sample_idle == NULL;
 }
 
 /* ------------------------------------------------------------ the entrance */
@@ -218,6 +306,7 @@ static void configure_one(unsigned i, const struct sources_conf *c)
 	uint32_t ms = c->interval_ms[i];
 
 	sampler_set_interval(i, ms != 0 ? ms : S.src[i].ops->default_interval_ms);
+	sampler_set_always(i, c->always[i] || S.src[i].ops->pinned);
 	if (S.src[i].ops->configure == NULL)
 		return;
 	p = pending_new(true, c, sizeof(*c));
@@ -253,16 +342,19 @@ int sampler_post(unsigned index, const struct source_cmd *cmd, size_t len)
 }
 
 /* Runs one source without the lock held; the deadlines take it. The cost
- * distribution is fed outside it: its lock is shared with the SNMP thread. */
-static void run_source(struct source *s, uint64_t start)
+ * distribution is fed outside it: its lock is shared with the SNMP thread.
+ * A source with an always-on part runs only that part while idle
+ * (sample_idle), and that is not counted as one of its samples. */
+static void run_source(struct source *s, uint64_t start, bool full)
 {
-	int rc = s->ops->sample(s->ctx);
+	int rc = full ? s->ops->sample(s->ctx) : s->ops->sample_idle(s->ctx);
 	uint64_t cost_ns = cm_clock_ns() - start;
 	uint64_t interval_ns;
 	bool late;
 
 	atomic_store_explicit(&s->last_cost_us, (uint32_t)(cost_ns / 1000u), memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
+	if (full)
+		atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
 	if (rc != 0)
 		atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
 	pthread_mutex_lock(&S.lock);
@@ -273,14 +365,22 @@ static void run_source(struct source *s, uint64_t start)
 	if (s->next_due_ns <= start)
 		s->next_due_ns = start + interval_ns;
 	pthread_mutex_unlock(&S.lock);
-	if (late)
+	if (late && full)
 		atomic_fetch_add_explicit(&s->late, 1, memory_order_relaxed);
 	dist_add(s->cost_dist, cost_ns / 1000u);
+	if (full && atomic_exchange(&s->waited, false) && S.on_sample != NULL)
+		S.on_sample();
 }
 
 static unsigned thread_of(unsigned index)
 {
 	return S.src[index].ops->own_thread ? index : 0;
+}
+
+/* Idle with nothing to do on a timer: only a demand wakes it. */
+static bool unscheduled(const struct source *s)
+{
+	return atomic_load(&s->idle) && s->ops->sample_idle == NULL;
 }
 
 /* With the lock held: this thread's source due first. */
@@ -291,7 +391,7 @@ static struct source *earliest_locked(unsigned thread)
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		struct source *s = &S.src[i];
 
-		if (s->ops != NULL && thread_of(i) == thread &&
+		if (s->ops != NULL && thread_of(i) == thread && !unscheduled(s) &&
 		    (best == NULL || s->next_due_ns < best->next_due_ns))
 			best = s;
 	}
@@ -353,8 +453,10 @@ static uint64_t run_due_locked(unsigned thread)
 		now = cm_clock_ns();
 		if (s->next_due_ns > now)
 			return s->next_due_ns;
+		if (goes_idle_locked(s, now))
+			continue;
 		pthread_mutex_unlock(&S.lock);
-		run_source(s, now);
+		run_source(s, now, !atomic_load(&s->idle));
 		pthread_mutex_lock(&S.lock);
 	}
 }
@@ -376,12 +478,18 @@ static void *sampler_main(void *arg)
 
 	prefer_sampling();
 	pthread_mutex_lock(&S.lock);
-	while ((due = run_due_locked(thread)) != UINT64_MAX) {
-		struct timespec until = {
-			.tv_sec = (time_t)(due / 1000000000u),
-			.tv_nsec = (long)(due % 1000000000u),
-		};
+	while (!S.stop) {
+		struct timespec until;
 
+		due = run_due_locked(thread);
+		if (S.stop)
+			break;
+		if (due == UINT64_MAX) { /* every source of the thread idle */
+			pthread_cond_wait(&S.wake, &S.lock);
+			continue;
+		}
+		until.tv_sec = (time_t)(due / 1000000000u);
+		until.tv_nsec = (long)(due % 1000000000u);
 		pthread_cond_timedwait(&S.wake, &S.lock, &until);
 	}
 	pthread_mutex_unlock(&S.lock);
@@ -410,7 +518,7 @@ void sampler_prime(void)
 		if (s->ops == NULL)
 			continue;
 		s->next_due_ns = cm_clock_ns();
-		run_source(s, s->next_due_ns);
+		run_source(s, s->next_due_ns, true);
 	}
 }
 

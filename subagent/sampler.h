@@ -15,8 +15,21 @@
 
 #include "sources/source_ops.h"
 
+/* clusterMonSourceState: sampling on its timer whatever happens (pinned
+ * with sampleInterval's "always"), sampling because someone read it
+ * lately, or idle: nobody did, and it takes no samples until someone
+ * does. */
+enum source_state { SOURCE_STATE_TIMER = 1, SOURCE_STATE_DEMAND = 2, SOURCE_STATE_IDLE = 3 };
+
+/* A read keeps a source sampling for this many of its intervals, and no
+ * less than SOURCE_DEMAND_MIN_MS: long enough for the fast path's demand,
+ * reported once a second, to arrive before the source stops. */
+#define SOURCE_DEMAND_INTERVALS 2u
+#define SOURCE_DEMAND_MIN_MS 3000u
+
 struct source_stats {
 	const char *name;
+	enum source_state state;
 	uint32_t interval_ms;
 	uint32_t last_cost_us;
 	uint64_t samples;
@@ -38,6 +51,22 @@ int sampler_set_interval(unsigned index, uint32_t ms);
 uint32_t sampler_interval(unsigned index);
 uint32_t sampler_default_interval(unsigned index);
 int sampler_stats(unsigned index, struct source_stats *out);
+/* Samples taken so far (clusterMonSourceSamples). */
+uint64_t sampler_samples(unsigned index);
+
+/*
+ * Demand: a source samples while someone reads what it publishes. Any
+ * thread may call sampler_demand with the sources (a bit per enum
+ * source_index) a read needs; each keeps sampling for its hold (see above)
+ * or at_least_ns, whichever is longer. Returns the sources that were idle
+ * and wake now: their snapshots are older than one interval until their
+ * next sample, after which the sampler calls the function given to
+ * sampler_on_sample (from a sampler thread: it must only wake someone).
+ */
+unsigned sampler_demand(unsigned mask, uint64_t at_least_ns);
+void sampler_on_sample(void (*fn)(void));
+/* Pins a source to its timer (sampleInterval's "always"), or not. */
+void sampler_set_always(unsigned index, bool always);
 
 /*
  * The one way into the sources (see sources/sources.h for the two types).

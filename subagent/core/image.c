@@ -443,6 +443,31 @@ bool cm_image_reader_fresh(const struct cm_image_reader *r, uint64_t now_ns)
 	return r->valid && cm_image_fresh(&r->h, now_ns);
 }
 
+int cm_image_reader_section_of(const struct cm_image_reader *r, const uint32_t *oid, size_t len)
+{
+	for (uint32_t i = 0; r->valid && i < r->h.nsections; i++) {
+		const struct cm_image_section *s = &r->h.sec[i];
+
+		if (s->base_len <= len && s->base_len <= CM_IMAGE_MAX_OID &&
+		    memcmp(s->base, oid, s->base_len * sizeof(*oid)) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+int cm_image_demand_check(const void *buf, size_t len, struct cm_image_demand *out)
+{
+	if (len != sizeof(*out))
+		return -1;
+	memcpy(out, buf, sizeof(*out));
+	if (memcmp(out->magic, CM_IMAGE_DEMAND_MAGIC, sizeof(out->magic)) != 0 ||
+	    out->version != CM_IMAGE_VERSION)
+		return -1;
+	if (CM_IMAGE_MAX_SECTIONS < 32)
+		out->serving &= (1u << CM_IMAGE_MAX_SECTIONS) - 1;
+	return 0;
+}
+
 /* The section's record as the file holds it now. */
 static bool read_record(struct cm_image_reader *r, unsigned i, struct cm_image_section *s)
 {

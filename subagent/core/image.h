@@ -44,7 +44,9 @@
 #include <stdint.h>
 
 #define CM_IMAGE_MAGIC "CMIMAGE\0"
-#define CM_IMAGE_VERSION 2u
+/* 3: sections carry flags (CM_SEC_WITHDRAWN), which a reader of 2 would
+ * not honour. */
+#define CM_IMAGE_VERSION 3u
 /* Bytes of a section's data one sequence number covers. */
 #define CM_IMAGE_CHUNK 4096u
 #define CM_IMAGE_MAX_SECTIONS 16u
@@ -67,6 +69,33 @@
 
 enum cm_image_state { CM_IMAGE_LIVE = 1, CM_IMAGE_STOPPED = 2, CM_IMAGE_SUPERSEDED = 3 };
 
+/* cm_image_section.flags. WITHDRAWN: a source behind the section sleeps
+ * (nobody read it lately) or is about to: a reader unregisters the
+ * section's subtrees at its next check, so reads reach the subagent, which
+ * wakes the source and answers from its next sample. */
+#define CM_SEC_WITHDRAWN 1u
+
+/*
+ * Demand, the other way: the reader tells the writer what it serves, in a
+ * file beside the image (its path + CM_IMAGE_DEMAND_SUFFIX) that the writer
+ * makes, owned by the writer, writable by the reader's group. The reader
+ * rewrites it whole at each check; the writer reads it as untrusted input:
+ * the most a liar can do is keep sources sampling, as they would on a
+ * timer. serving is written after the registrations change, within one
+ * check, so a section is never served without its bit.
+ */
+#define CM_IMAGE_DEMAND_SUFFIX ".demand"
+#define CM_IMAGE_DEMAND_MAGIC "CMDEMND\0"
+struct cm_image_demand {
+	char magic[8];
+	uint32_t version;      /* CM_IMAGE_VERSION */
+	uint32_t serving;      /* bit i: section i registered and answered */
+	uint64_t beat;         /* moves at each check of the reader's */
+	uint64_t reads[CM_IMAGE_MAX_SECTIONS]; /* requests answered from each */
+};
+/* 0 when buf[0..len) is a demand record this version writes, else -1. */
+int cm_image_demand_check(const void *buf, size_t len, struct cm_image_demand *out);
+
 /* How a registration answers a GET for an instance the image lacks, as the
  * subagent's own handler would: noSuchInstance for the instances of known
  * objects, noSuchObject for columns a table does not have. */
@@ -77,7 +106,7 @@ struct cm_image_section {
 	uint32_t base[CM_IMAGE_MAX_OID];
 	uint32_t seq;       /* odd while the writer changes the section */
 	uint32_t len;       /* bytes of data in use */
-	uint32_t pad;
+	uint32_t flags;     /* CM_SEC_* */
 	uint64_t cap;       /* bytes of the data area: whole chunks */
 	uint64_t off;       /* the data area, from the start of the file */
 	uint64_t seqs_off;  /* u32 per chunk of the data area: the section's
@@ -219,6 +248,8 @@ bool cm_image_reader_refresh(struct cm_image_reader *r, uint64_t file_size);
 int cm_image_reader_regs(struct cm_image_reader *r, struct cm_image_reg *out);
 /* Served now: valid, live, and its heartbeat recent. */
 bool cm_image_reader_fresh(const struct cm_image_reader *r, uint64_t now_ns);
+/* The section whose base is a prefix of oid[0..len), or -1. */
+int cm_image_reader_section_of(const struct cm_image_reader *r, const uint32_t *oid, size_t len);
 /* The instance name exactly (GET), from the copy of its section, which is
  * first brought up to date if the file's moved on. */
 enum cm_image_find cm_image_reader_get(struct cm_image_reader *r, const uint32_t *name,

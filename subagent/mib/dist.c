@@ -152,6 +152,9 @@ static const struct mib_group dist_group = {
 	 * cumulative histograms need not be republished at 100 Hz. */
 	.sources = (1u << (SOURCE_LAST + 1)) - 2,
 	.publish_min_ms = 250,
+	/* The sampler feeds the costs and the helper's read (probes, on its
+	 * timer) the rest: a read wakes no source. */
+	.demand = MIB_DEMAND_NONE,
 	.release = dist_release,
 	.set_request = dist_set_request,
 };

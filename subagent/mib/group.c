@@ -9,6 +9,7 @@
  */
 #include "group.h"
 #include "../core/log2hist.h"
+#include "../sampler.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -352,16 +353,12 @@ void mib_oid_unsign(oid *name, size_t len)
 			name[i] = (oid)((uint64_t)name[i] & 0xffffffffu);
 }
 
-static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
-			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+void mib_group_serve(const struct mib_group *g, netsnmp_agent_request_info *reqinfo,
+			    netsnmp_request_info *requests)
 {
-	const struct mib_group *g = handler->myvoid;
 	void *view = g->acquire ? g->acquire() : NULL;
 	netsnmp_request_info *last = requests;
 
-	(void)reg;
-	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
-		mib_oid_unsign(r->requestvb->name, r->requestvb->name_length);
 	if (g->set_request != NULL && is_set_mode(reqinfo->mode)) {
 		g->set_request(reqinfo, requests);
 		goto out;
@@ -380,6 +377,48 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 out:
 	if (g->release)
 		g->release(view);
+}
+
+unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len)
+{
+	const struct mib_object *o = NULL;
+	unsigned d;
+
+	if (len > g->base_len && snmp_oid_compare(name, g->base_len, g->base, g->base_len) == 0)
+		o = find_object(g, name[g->base_len]);
+	d = o != NULL && o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : g->sources;
+	return d & MIB_DEMAND_NONE ? 0 : d;
+}
+
+unsigned mib_group_demand(const struct mib_group *g)
+{
+	unsigned d = 0;
+
+	for (size_t i = 0; i < g->nobjects; i++) {
+		const struct mib_object *o = &g->objects[i];
+
+		d |= o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : g->sources;
+	}
+	return d & ~MIB_DEMAND_NONE;
+}
+
+static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct mib_group *g = handler->myvoid;
+	unsigned need = 0;
+
+	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
+		mib_oid_unsign(r->requestvb->name, r->requestvb->name_length);
+		need |= mib_demand_of(g, r->requestvb->name, r->requestvb->name_length);
+	}
+	if (!is_set_mode(reqinfo->mode)) {
+		unsigned woken = need ? sampler_demand(need, 0) : 0;
+
+		if (woken != 0 && mib_defer(g, handler, reg, reqinfo, requests, woken) == 0)
+			return SNMP_ERR_NOERROR;
+	}
+	mib_group_serve(g, reqinfo, requests);
 	return SNMP_ERR_NOERROR;
 }
 
@@ -453,13 +492,25 @@ static bool numeric_type(u_char type)
 
 enum mib_read_rc mib_read_number(const oid *name, size_t len, uint64_t *out)
 {
+	return mib_read_number_every(name, len, out, 0);
+}
+
+enum mib_read_rc mib_read_number_every(const oid *name, size_t len, uint64_t *out,
+				       uint32_t every_ms)
+{
 	const struct mib_group *g = group_of(name, len);
 	netsnmp_variable_list vb;
 	enum mib_read_rc rc;
+	unsigned need;
 	void *view;
 
 	if (g == NULL)
 		return MIB_READ_ABSENT;
+	/* No waiting here: the first read after an idle spell sees the last
+	 * sample; the ones after it, every_ms apart, keep the source going. */
+	need = mib_demand_of(g, name, len);
+	if (need != 0 && every_ms != 0)
+		sampler_demand(need, (2ull * every_ms + 1000u) * 1000000u);
 	memset(&vb, 0, sizeof(vb));
 	view = g->acquire ? g->acquire() : NULL;
 	get_exact(g, view, &vb, name + g->base_len, len - g->base_len);

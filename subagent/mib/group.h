@@ -91,8 +91,13 @@ struct mib_table {
 	bool read_create;
 };
 
+/* A group's or object's demand (sampler.h) that wakes no source: it is
+ * served from what the sampler keeps up on its own. */
+#define MIB_DEMAND_NONE (1u << 31)
+
 struct mib_object {
 	unsigned arc;
+	unsigned demand;  /* sources a read of it wakes; 0: the group's */
 	int (*get)(void *view, struct mib_value *v);  /* a scalar ... */
 	const struct mib_table *table;                /* ... or a table */
 	const struct mib_setter *setter;              /* writable scalar */
@@ -116,7 +121,28 @@ struct mib_group {
 	 * encodings (0: as often as its sources sample). */
 	unsigned sources;
 	uint32_t publish_min_ms;
+	/* The sources a read wakes when they are idle (sampler.h's demand);
+	 * 0: .sources. A read that wakes one waits (delegated, the SNMP
+	 * thread goes on) for its next sample, so nobody is served rows
+	 * older than one interval. */
+	unsigned demand;
 };
+
+/* The sources a read of instance (or, for a GETNEXT, what follows) name
+ * needs; 0 when none. */
+unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len);
+/* Every source any object of g needs. */
+unsigned mib_group_demand(const struct mib_group *g);
+/* Answers a request's varbinds of group g from its view, now. */
+void mib_group_serve(const struct mib_group *g, netsnmp_agent_request_info *reqinfo,
+		     netsnmp_request_info *requests);
+/* Delegates the requests until every source of woken has sampled again
+ * (or MIB_DEFER_MAX_MS passed): 0, or -1 when they must be answered now. */
+#define MIB_DEFER_MAX_MS 2000u
+int mib_defer(const struct mib_group *g, netsnmp_mib_handler *handler,
+	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
+	      netsnmp_request_info *requests, unsigned woken);
+
 
 int mib_group_register(const struct mib_group *g);
 /* The registered groups in registration order; NULL past the last. */
@@ -131,6 +157,10 @@ enum mib_read_rc { MIB_READ_OK = 0, MIB_READ_ABSENT = -1, MIB_READ_NOT_NUMERIC =
  * answer it now: thresholds and histories sample their variables with it.
  */
 enum mib_read_rc mib_read_number(const oid *name, size_t len, uint64_t *out);
+/* The same, by a reader that comes back every every_ms: the sources behind
+ * the instance keep sampling for at least twice that. */
+enum mib_read_rc mib_read_number_every(const oid *name, size_t len, uint64_t *out,
+				       uint32_t every_ms);
 /* True when name has the shape of an instance of a registered object
  * (scalar.0, or a table column with an index of the right length), whether
  * or not that instance exists right now. */

@@ -274,7 +274,7 @@ static uint64_t tick(uint64_t now)
 		if (rt == NULL)
 			continue;
 		if (rt->next_due <= now) {
-			if (mib_read_number(h->var, h->var_len, &v) == MIB_READ_OK) {
+			if (mib_read_number_every(h->var, h->var_len, &v, rt->period_ms) == MIB_READ_OK) {
 				ring_add(&rt->ring, now, v);
 				generation++;
 			}

@@ -42,6 +42,12 @@
 /* Readers stop serving after two ticks without a beat, but never sooner
  * than a second: a busy SNMP thread must not make the values vanish. */
 #define STALE_FLOOR_MS 500u
+/* A section nobody read through the fast path for this long is withdrawn
+ * from it (section_flags); a reader whose beat stood still this long is
+ * gone. */
+#define WITHDRAW_NS (5ull * 1000000000u)
+#define READER_LIVE_NS (3ull * 1000000000u)
+#define IDLE_TICK_MS 250u
 /* How often the SNMP thread passes the configured path on. */
 #define FOLLOW_MS 1000u
 
@@ -50,6 +56,10 @@
 
 struct section {
 	const struct mib_group *g;
+	unsigned demand;    /* the sources its objects need (mib_group_demand) */
+	uint64_t reads;     /* the reader's count of requests it answered from it */
+	uint64_t read_ns;   /* when that last moved, or the section was woken */
+	bool was_asleep;
 	struct cm_isec b;   /* the section's data, kept up to date by change */
 	/* each table's view generation the section holds (0: none known) */
 	uint64_t since[MAX_OBJECTS];
@@ -69,6 +79,9 @@ static struct {
 	uint64_t beat_ns;                   /* the last heartbeat stored; 0: a new file */
 	bool complained, announced;
 	char path[PATH_MAX];                /* the publisher's: where it publishes */
+	int demand_fd;                      /* the image's demand file, or -1 */
+	char demand_of[PATH_MAX];           /* the image it was opened for */
+	uint64_t reader_beat, reader_beat_ns;
 	/* Shared with the SNMP thread, under lock. */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -76,7 +89,7 @@ static struct {
 	bool stop, running;
 	pthread_t thread;
 	unsigned alarm;                     /* the SNMP thread's FOLLOW_MS timer */
-} P = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .demand_fd = -1 };
 
 /* ------------------------------------------------------------ layout */
 
@@ -140,7 +153,7 @@ static void build_layout(void)
 		s->base_len = (uint32_t)g->base_len;
 		for (size_t k = 0; k < g->base_len; k++)
 			s->base[k] = (uint32_t)g->base[k];
-		P.s[P.layout.nsections] = (struct section){ .g = g };
+		P.s[P.layout.nsections] = (struct section){ .g = g, .demand = mib_group_demand(g) };
 		P.layout.nsections++;
 		add_regs(g);
 	}
@@ -444,14 +457,113 @@ static void follow_path(uint64_t now)
 		open_file(want, now);
 }
 
+/* The fastest source that samples; IDLE_TICK_MS while every one sleeps
+ * (the heartbeat, which readers wait for two ticks and at least a second,
+ * and the demand file still need a tick). */
 static uint32_t fastest_interval(void)
 {
-	uint32_t ms = SOURCE_INTERVAL_MAX_MS;
+	uint32_t ms = IDLE_TICK_MS;
+	struct source_stats st;
 
 	for (unsigned i = sampler_next(0); i != 0; i = sampler_next(i))
-		if (sampler_interval(i) < ms)
-			ms = sampler_interval(i);
+		if (sampler_stats(i, &st) == 0 && st.state != SOURCE_STATE_IDLE &&
+		    st.interval_ms < ms)
+			ms = st.interval_ms;
 	return ms < SOURCE_INTERVAL_MIN_MS ? SOURCE_INTERVAL_MIN_MS : ms;
+}
+
+/* ------------------------------------------------------------ demand */
+
+/* Any source behind the section asleep (sampler.h): its rows may be older
+ * than an interval. */
+static bool asleep(unsigned demand)
+{
+	struct source_stats st;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if ((demand & (1u << i)) && sampler_stats(i, &st) == 0 &&
+		    st.state == SOURCE_STATE_IDLE)
+			return true;
+	return false;
+}
+
+/* Every source behind the section samples on its timer: it never sleeps,
+ * and nothing is gained by withdrawing the section. */
+static bool pinned(unsigned demand)
+{
+	struct source_stats st;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if ((demand & (1u << i)) && sampler_stats(i, &st) == 0 &&
+		    st.state != SOURCE_STATE_TIMER)
+			return false;
+	return true;
+}
+
+/* Withdrawn from the reader while a source of it sleeps, and once nobody
+ * read it through the reader for WITHDRAW_NS: then the reader steps aside,
+ * its hold on the sources goes, and the next read reaches the subagent
+ * and wakes them. A section just woken gets WITHDRAW_NS to be registered
+ * and read again. */
+static uint32_t section_flags(struct section *s, uint64_t now)
+{
+	if (s->demand == 0 || pinned(s->demand))
+		return 0;
+	if (asleep(s->demand)) {
+		s->was_asleep = true;
+		return CM_SEC_WITHDRAWN;
+	}
+	if (s->was_asleep) {
+		s->was_asleep = false;
+		s->read_ns = now;
+	}
+	return now - s->read_ns > WITHDRAW_NS ? CM_SEC_WITHDRAWN : 0;
+}
+
+/* The reader's record, when one alive (its beat moved lately) wrote it. */
+static bool reader_says(uint64_t now, struct cm_image_demand *d)
+{
+	const char *path = image_file_path(P.f);
+
+	if (P.demand_fd < 0 || strcmp(P.demand_of, path) != 0) {
+		if (P.demand_fd >= 0)
+			close(P.demand_fd);
+		P.demand_fd = image_demand_open(path);
+		snprintf(P.demand_of, sizeof(P.demand_of), "%s", path);
+	}
+	if (P.demand_fd < 0 || image_demand_read(P.demand_fd, d) != 0)
+		return false;
+	if (d->beat != P.reader_beat) {
+		P.reader_beat = d->beat;
+		P.reader_beat_ns = now;
+	}
+	return now - P.reader_beat_ns < READER_LIVE_NS;
+}
+
+/* What the fast path served is demand like any AgentX read: sections it
+ * answered from, and those it has registered (it may answer from them
+ * any moment), keep their sources sampling. */
+static void follow_demand(uint64_t now)
+{
+	struct cm_image_demand d;
+	bool live = reader_says(now, &d);
+
+	for (unsigned i = 0; i < P.layout.nsections; i++) {
+		struct section *s = &P.s[i];
+
+		if (s->demand == 0)
+			continue;
+		if (live && d.reads[i] != s->reads) {
+			s->reads = d.reads[i];
+			s->read_ns = now;
+		}
+		if (live && (s->read_ns == now || (d.serving & (1u << i))))
+			sampler_demand(s->demand, 0);
+		if (image_file_flags(P.f, i, section_flags(s, now)) != 0)
+			give_up("write a section's flags", 0, errno, now);
+		if (P.f == NULL)
+			return;
+	}
 }
 
 /* Publishes what changed into a committed file, then beats. */
@@ -460,6 +572,9 @@ static void publish_all(uint64_t now, uint32_t floor)
 	for (unsigned i = 0; i < P.layout.nsections; i++)
 		if (publish_section(i, now) != 0)
 			return;
+	follow_demand(now);
+	if (P.f == NULL)
+		return;
 	if (image_file_commit(P.f) != 0) {
 		give_up("rename the image into place", 0, errno, now);
 		return;
@@ -600,9 +715,12 @@ void publish_stop(void)
 	pthread_join(P.thread, NULL);
 	pthread_cond_destroy(&P.wake);
 	image_file_close(P.f);
+	if (P.demand_fd >= 0)
+		close(P.demand_fd);
 	cm_image_enc_free(&P.enc);
 	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
 		cm_isec_free(&P.s[i].b);
 	memset(&P, 0, sizeof(P));
+	P.demand_fd = -1;
 	pthread_mutex_init(&P.lock, NULL);
 }

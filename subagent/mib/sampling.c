@@ -20,7 +20,8 @@ enum {
 	COL_SAMPLES = CM_ARC_clusterMonSourceSamples,
 	COL_LATE = CM_ARC_clusterMonSourceLateSamples,
 	COL_ERRORS = CM_ARC_clusterMonSourceErrors,
-	COL_METHOD = CM_ARC_clusterMonSourceMethod
+	COL_METHOD = CM_ARC_clusterMonSourceMethod,
+	COL_STATE = CM_ARC_clusterMonSourceState
 };
 
 /* Rows are the sources this build has, in index order; the view is unused. */
@@ -71,6 +72,8 @@ static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 		return mib_u64(v, ASN_COUNTER64, st.errors);
 	case COL_METHOD:
 		return mib_string(v, source_method(source_at(row)));
+	case COL_STATE:
+		return mib_u64(v, ASN_INTEGER, st.state);
 	default:
 		return MIB_ABSENT; /* the index is not-accessible */
 	}
@@ -112,7 +115,7 @@ static const struct mib_setter interval_setter = {
 
 static const struct mib_table source_table = {
 	.min_col = COL_NAME,
-	.max_col = COL_METHOD,
+	.max_col = COL_STATE,
 	.index_len = 1,
 	.rows = source_rows,
 	.row_index = source_index,

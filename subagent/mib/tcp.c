@@ -177,16 +177,23 @@ static const struct mib_table conn_table = {
 	.rows = conn_rows, .row_index = conn_index, .get = conn_get, .row_gen = conn_gen,
 };
 
+/* The node's counters come from the source's idle samples too: reading
+ * them wakes nobody. */
+#define NODE_COUNTER MIB_DEMAND_NONE
+
 static const struct mib_object tcp_objects[] = {
-	{ .arc = CM_ARC_clusterMonTcpActiveOpens, .get = get_active_opens },
-	{ .arc = CM_ARC_clusterMonTcpPassiveOpens, .get = get_passive_opens },
-	{ .arc = CM_ARC_clusterMonTcpRetransSegs, .get = get_retrans_segs },
-	{ .arc = CM_ARC_clusterMonTcpInErrs, .get = get_in_errs },
-	{ .arc = CM_ARC_clusterMonTcpOutRsts, .get = get_out_rsts },
-	{ .arc = CM_ARC_clusterMonTcpListenOverflows, .get = get_listen_overflows },
-	{ .arc = CM_ARC_clusterMonTcpListenDrops, .get = get_listen_drops },
-	{ .arc = CM_ARC_clusterMonTcpTimeouts, .get = get_timeouts },
-	{ .arc = CM_ARC_clusterMonTcpConnTable, .table = &conn_table },
+	{ .arc = CM_ARC_clusterMonTcpActiveOpens, .get = get_active_opens, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpPassiveOpens, .get = get_passive_opens, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpRetransSegs, .get = get_retrans_segs, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpInErrs, .get = get_in_errs, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpOutRsts, .get = get_out_rsts, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpListenOverflows, .get = get_listen_overflows, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpListenDrops, .get = get_listen_drops, .demand = NODE_COUNTER },
+	{ .arc = CM_ARC_clusterMonTcpTimeouts, .get = get_timeouts, .demand = NODE_COUNTER },
+	/* The Pid column: the tcp source finds a new socket's owner among the
+	 * processes the proc source saw run, so a read wakes both. */
+	{ .arc = CM_ARC_clusterMonTcpConnTable, .table = &conn_table,
+	  .demand = 1u << SOURCE_TCP | 1u << SOURCE_PROC },
 };
 
 static const struct mib_group tcp_group = {

@@ -362,7 +362,7 @@ static void sample(struct threshold_row *t, struct threshold_runtime *rt)
 	enum threshold_event ev;
 	uint64_t v;
 
-	if (mib_read_number(t->var, t->var_len, &v) != MIB_READ_OK)
+	if (mib_read_number_every(t->var, t->var_len, &v, t->interval_ms) != MIB_READ_OK)
 		return; /* gone for now (a process exited, a CPU went offline) */
 	ev = threshold_feed(&rt->machine, v);
 	if (ev == THRESHOLD_NONE)

@@ -666,6 +666,7 @@ const struct source_ops probes_source_ops = {
 	.name = "probes",
 	.slot = &probes_slot,
 	.default_interval_ms = 1000,
+	.pinned = true,
 	/* A stopped helper may hold an exchange for up to its timeout. */
 	.own_thread = true,
 	.init = probes_init,

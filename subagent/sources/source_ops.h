@@ -46,11 +46,18 @@ struct source_ops {
 	 * snapshot yet): "periodic". */
 	const char *(*method)(const struct snapshot *s);
 	uint32_t default_interval_ms;
+	/* Samples on its timer whether or not anyone reads it (sampler.h's
+	 * demand does not apply): the probes source keeps the helper's
+	 * attachments in step with the probe table. */
+	bool pinned;
 	/* Sources that may take milliseconds (the process table) get a thread
 	 * of their own so they never delay the 100 Hz ones. */
 	bool own_thread;
 	void *(*init)(const char *root);
 	int (*sample)(void *ctx);
+	/* May be NULL. What it samples on its timer while nobody reads the
+	 * rest (sampler.h's demand): the tcp source's node counters. */
+	int (*sample_idle)(void *ctx);
 	void (*fini)(void *ctx);
 	/* The whole configuration of a (re)load; the source takes its part. */
 	void (*configure)(void *ctx, const struct sources_conf *c);

@@ -265,6 +265,7 @@ extern const char *const cgroup_default_patterns[];
  * each source takes its part on its own thread. */
 struct sources_conf {
 	uint32_t interval_ms[SOURCE_LAST + 1]; /* 0: the source's default */
+	bool always[SOURCE_LAST + 1];          /* pinned to its timer */
 	char helper_socket[PROBE_SOCKET_MAX];  /* "": PROBES_DEFAULT_SOCKET */
 	struct proc_filter proc_filter;
 	struct pcap_conf pcap;

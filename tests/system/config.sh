@@ -4,7 +4,7 @@
 # SIGTERM exits cleanly and removes the pidfile.
 . "$(dirname "$0")/lib.sh"
 
-plan 23
+plan 24
 start_master || bail "snmpd did not start"
 
 bad "an interval below 10 ms" "sampleInterval cpu 5" "10..3600000"
@@ -14,7 +14,8 @@ bad "a non-number" "sampleInterval mem 1s" "'1s' is not a number"
 bad "a relative helper socket" "helperSocket run/x.sock" "absolute path"
 bad "a misspelt directive" "sampleIntervall cpu 100" "Unknown token: sampleIntervall"
 bad "an interval above an hour" "sampleInterval cpu 3600001" "10..3600000"
-bad "a word too many" "sampleInterval cpu 100 fast" "expected SOURCE MILLISECONDS"
+bad "a word too many" "sampleInterval cpu 100 always fast" "expected SOURCE MILLISECONDS"
+bad "a mode other than always" "sampleInterval cpu 100 fast" "is not \"always\""
 bad "a negative interval" "sampleInterval cpu -100" "is not a number"
 bad "procFilter without a word" "procFilter" "Blank line following procFilter"
 bad "procFilter with a word it does not know" "procFilter top=x" "'top=x' is not"

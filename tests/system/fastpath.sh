@@ -85,6 +85,13 @@ check "the module serves clusterMonHistSourceTable" grep -qF "${clusterMonHistSo
 check "but not clusterMonDistTable" test "$(grep -cF "${clusterMonDistEntry%.1}." "$T/regs")" -eq 0
 
 # --- staleness: a hung clustermond, a killed one, and its return
+# Reads keep the cpu source sampling, and its section with the module.
+cpu_by_module() {
+	get "$clusterMonCpuCount.0" >/dev/null &&
+		snmpwalk -v2c -c public -t 2 -On "$TARGET" .1.3.6.1.4.1.8072.1.2.1.1.4 2>/dev/null |
+		grep '"clustermon"' | grep -qF "${clusterMonCpuCount#.}."
+}
+wait_for 5 cpu_by_module || diag "the module does not serve clusterMonCpuCount"
 kill -STOP "$AGENT_PID"
 out=$(snmpget -v2c -c public -t 2 -r 0 -On -Oqv "$TARGET" "$clusterMonCpuCount.0" 2>&1)
 check "the module answers from the image while it is fresh" test "$out" -ge 1
@@ -94,6 +101,9 @@ lacks_value() { ! grep -qE '^[0-9]+$' <<<"$1"; }
 check "two intervals after clustermond hung nothing is served as current ($out)" lacks_value "$out"
 kill -CONT "$AGENT_PID"
 check "it serves again when clustermond resumes" wait_for 5 get "$clusterMonCpuCount.0"
+# Served by the module when killed, not about to be: a section offered in
+# the image's last second would be registered while the image is fresh.
+wait_for 5 cpu_by_module || diag "the module does not serve clusterMonCpuCount"
 kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 t0=$(date +%s%N)
 gone_ms=never

@@ -14,7 +14,7 @@
 plan 7
 CHURN_S=12 LOOPS=4   # four loops of about 100 processes a second, for 12 s at most
 start_master || bail "snmpd did not start"
-printf 'sampleInterval proc 10\n' >"$T/clustermond.conf"
+printf 'sampleInterval proc 10 always\n' >"$T/clustermond.conf"
 AGENT_WAIT=30 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
 wait_for 10 test -s "$IMAGE" || bail "clustermond published no image"
 

@@ -11,6 +11,9 @@
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
 OPS="truncate grow replace unlink partial garbage"
 plan $(( 3 * 6 + 4 ))
+# This test reads clusterMonCpuTable through the module: cpu pinned to its
+# timer, so its section is always offered (demand.sh tests the other way).
+echo "sampleInterval cpu 100 always" >>"$T/conf/clustermond.local.conf"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
 start_agent || bail "clustermond did not register"

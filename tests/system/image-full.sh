@@ -16,6 +16,8 @@ trap 'stop_agent; stop_master; umount "$SMALL" 2>/dev/null; cleanup' EXIT
 plan 13
 IMAGE="$SMALL/image"
 echo "snapshotFile $IMAGE" >"$T/conf/clustermond.local.conf"
+# Sampled unread (pinned): the sections must grow with the processes.
+printf 'sampleInterval cpu 100 always\nsampleInterval proc 1000 always\n' >>"$T/conf/clustermond.local.conf"
 # The tmpfs full but for 64 kB: less than any image takes.
 fill() { dd if=/dev/zero of="$SMALL/filler" bs=64k count=$(( $1 / 64 )) status=none 2>/dev/null; }
 fill $(( 4096 - 64 ))

@@ -13,6 +13,9 @@
 id nobody >/dev/null 2>&1 || skip_all "no user nobody on this machine"
 command -v python3 >/dev/null || missing_all "python3 is missing"
 plan 15
+# This test reads clusterMonCpuTable through the module: cpu pinned to its
+# timer, so its section is always offered (demand.sh tests the other way).
+echo "sampleInterval cpu 100 always" >>"$T/conf/clustermond.local.conf"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
 start_agent || bail "clustermond did not register"

@@ -35,8 +35,9 @@ NETSNMP_TYPES = {"STRING": "STRING", "Hex-STRING": "STRING", "INTEGER": "INTEGER
 # hold the largest Counter64 values served (2^64-1).
 STABLE_TYPES = {"STRING", "OID", "INTEGER"}
 # A process's state may change between walks, and so may who is at which
-# rank of the top tables (clusterMonProcTopTable, clusterMonCgroupTopTable).
-MOVING = [ROOT + ".5.1.1.3.", ROOT + ".5.8.", ROOT + ".13.3."]
+# rank of the top tables (clusterMonProcTopTable, clusterMonCgroupTopTable),
+# and whether a source samples (clusterMonSourceState: a walk wakes sources).
+MOVING = [ROOT + ".5.1.1.3.", ROOT + ".5.8.", ROOT + ".13.3.", ROOT + ".2.1.1.9."]
 BUCKET_EDGES = [ROOT + ".9.2.1.2.", ROOT + ".9.2.1.3."]
 
 

@@ -35,7 +35,7 @@ top_cleanup() {
 }
 trap 'top_cleanup; cleanup' EXIT
 
-printf 'sampleInterval proc 1000\nsampleInterval cgroup 1000\ntopRows 40\ncgroupMatch cmtop-%s-*\n' "$$" >"$T/top.conf"
+printf 'sampleInterval proc 1000 always\nsampleInterval cgroup 1000 always\ntopRows 40\ncgroupMatch cmtop-%s-*\n' "$$" >"$T/top.conf"
 start_master || bail "snmpd did not start"
 start_agent -c "$T/top.conf" || bail "clustermond did not register"
 

@@ -54,16 +54,16 @@ static void *init_mem(const char *root) { (void)root; return &mem; }
 static void *init_proc(const char *root) { (void)root; return &proc; }
 
 static const struct source_ops cpu_ops = {
-	.index = SOURCE_CPU, .name = "cpu", .default_interval_ms = 10, .own_thread = false,
+	.index = SOURCE_CPU, .name = "cpu", .default_interval_ms = 10, .own_thread = false, .pinned = true,
 	.init = init_cpu, .sample = fake_sample, .fini = fake_fini,
 };
 static const struct source_ops mem_ops = {
 	.index = SOURCE_MEM, .name = "mem", .slot = &mem_slot,
-	.default_interval_ms = 25, .own_thread = false,
+	.default_interval_ms = 25, .own_thread = false, .pinned = true,
 	.init = init_mem, .sample = fake_sample, .fini = fake_fini,
 };
 static const struct source_ops proc_ops = {
-	.index = SOURCE_PROC, .name = "proc", .default_interval_ms = 100, .own_thread = true,
+	.index = SOURCE_PROC, .name = "proc", .default_interval_ms = 100, .own_thread = true, .pinned = true,
 	.init = init_proc, .sample = fake_sample, .fini = fake_fini,
 };
 

@@ -97,14 +97,15 @@ static void fake_command(void *ctx, const struct source_cmd *cmd)
 }
 
 static const struct source_ops fake_ops = {
-	.index = SOURCE_PROC, .name = "fake", .default_interval_ms = SOURCE_INTERVAL_MAX_MS, .own_thread = true,
+	.index = SOURCE_PROC, .name = "fake", .default_interval_ms = SOURCE_INTERVAL_MAX_MS,
+	.own_thread = true, .pinned = true,
 	.init = fake_init, .sample = fake_sample, .fini = fake_fini,
 	.configure = fake_configure, .command = fake_command,
 };
 
 /* No command op: commands are refused. */
 static const struct source_ops plain_ops = {
-	.index = SOURCE_CPU, .name = "plain", .default_interval_ms = SOURCE_INTERVAL_MAX_MS,
+	.index = SOURCE_CPU, .name = "plain", .default_interval_ms = SOURCE_INTERVAL_MAX_MS, .pinned = true,
 	.init = fake_init, .sample = fake_sample, .fini = fake_fini,
 };
 

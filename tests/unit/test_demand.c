@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test_demand.c - sampling that follows demand (sampler.h), on a fake clock
+ * without threads: a source nobody reads goes idle after its hold (two
+ * intervals, at least SOURCE_DEMAND_MIN_MS) and takes no samples; a demand
+ * wakes it at once and says so; a reader that comes back every N ms holds
+ * it for 2N; "always" pins it; a source with an idle part keeps running
+ * that part, uncounted; the sample someone waited for is announced.
+ */
+#include <string.h>
+
+#include "sampler.h"
+#include "fake_clock.h"
+#include "tap.h"
+
+#define MS FAKE_MS
+#define T0 (1000 * MS)
+
+static unsigned cpu_runs, tcp_runs, tcp_idle_runs, announced;
+
+static int cpu_sample(void *ctx) { (void)ctx; cpu_runs++; return 0; }
+static int tcp_sample(void *ctx) { (void)ctx; tcp_runs++; return 0; }
+static int tcp_idle(void *ctx) { (void)ctx; tcp_idle_runs++; return 0; }
+static void *init(const char *root) { (void)root; return &cpu_runs; }
+static void fini(void *ctx) { (void)ctx; }
+static void announce(void) { announced++; }
+
+static const struct source_ops cpu_ops = {
+	.index = SOURCE_CPU, .name = "cpu", .default_interval_ms = 100,
+	.init = init, .sample = cpu_sample, .fini = fini,
+};
+static const struct source_ops tcp_ops = {
+	.index = SOURCE_TCP, .name = "tcp", .default_interval_ms = 1000,
+	.init = init, .sample = tcp_sample, .sample_idle = tcp_idle, .fini = fini,
+};
+
+static enum source_state state(unsigned index)
+{
+	struct source_stats st;
+
+	memset(&st, 0, sizeof(st));
+	sampler_stats(index, &st);
+	return st.state;
+}
+
+/* Runs both threads' due sources at T0 + ms. */
+static void run_at(uint64_t ms)
+{
+	fake_now = T0 + ms * MS;
+	sampler_run_due(0);
+}
+
+/* Every 100 ms from `from` to `to`: what a running sampler thread does. */
+static void run_span(uint64_t from, uint64_t to)
+{
+	for (uint64_t t = from; t <= to; t += 100)
+		run_at(t);
+}
+
+static void idles_and_wakes(void)
+{
+	run_span(0, 500);
+	ok(state(SOURCE_CPU) == SOURCE_STATE_IDLE && cpu_runs == 1,
+	   "unread after the prime: cpu idle at its first deadline, no sample but the prime's");
+	ok(sampler_samples(SOURCE_CPU) == 1, "its samples counter stands at 1");
+	ok(sampler_demand(1u << SOURCE_CPU, 0) == 1u << SOURCE_CPU,
+	   "a read of it wakes it, and says so");
+	ok(state(SOURCE_CPU) == SOURCE_STATE_DEMAND, "onDemand at once");
+	ok(sampler_demand(1u << SOURCE_CPU, 0) == 0, "a second read wakes nothing more");
+	run_at(550);
+	ok(cpu_runs == 2 && announced == 1, "it samples at once, and the sample is announced");
+	run_span(650, 3500);
+	ok(cpu_runs == 31 && state(SOURCE_CPU) == SOURCE_STATE_DEMAND,
+	   "held 3 s (the floor over 2 x 100 ms): 30 samples by +3.5 s");
+	run_span(3600, 6000);
+	ok(state(SOURCE_CPU) == SOURCE_STATE_IDLE && cpu_runs == 31,
+	   "past the hold: idle again, not one sample more");
+	ok(announced == 1, "samples nobody waited for are not announced");
+}
+
+static void held_by_a_reader(void)
+{
+	uint64_t t;
+
+	fake_now = T0 + 6000 * MS;
+	sampler_demand(1u << SOURCE_CPU, (2ull * 5000 + 1000) * MS);
+	for (t = 6000; t <= 16500; t += 100)
+		run_at(t);
+	ok(state(SOURCE_CPU) == SOURCE_STATE_DEMAND,
+	   "a threshold every 5 s holds it 11 s: sampling at +16.5 s");
+	for (; t <= 18000; t += 100)
+		run_at(t);
+	ok(state(SOURCE_CPU) == SOURCE_STATE_IDLE, "and no longer at +18 s");
+}
+
+static void idle_part(void)
+{
+	unsigned full = tcp_runs;
+
+	run_span(18000, 21000);
+	ok(state(SOURCE_TCP) == SOURCE_STATE_IDLE && tcp_runs == full,
+	   "tcp unread: idle, no full sample");
+	ok(tcp_idle_runs >= 3, "but its idle part runs on the timer (once a second)");
+	ok(sampler_samples(SOURCE_TCP) == full, "and is not counted as a sample");
+}
+
+static void pinned(void)
+{
+	unsigned before = cpu_runs;
+
+	fake_now = T0 + 21000 * MS;
+	sampler_set_always(SOURCE_CPU, true);
+	ok(state(SOURCE_CPU) == SOURCE_STATE_TIMER, "always: timer");
+	run_span(21000, 31000);
+	ok(cpu_runs - before >= 99, "pinned, it samples unread: %u in 10 s", cpu_runs - before);
+	sampler_set_always(SOURCE_CPU, false);
+	run_span(31100, 35000);
+	ok(state(SOURCE_CPU) == SOURCE_STATE_IDLE, "unpinned and unread: idle");
+}
+
+int main(void)
+{
+	fake_clock_start(T0);
+	ok(sampler_add(&cpu_ops, "") == 0 && sampler_add(&tcp_ops, "") == 0, "two sources");
+	sampler_on_sample(announce);
+	sampler_prime();
+	idles_and_wakes();
+	held_by_a_reader();
+	idle_part();
+	pinned();
+	sampler_stop();
+	fake_clock_stop();
+	return done_testing();
+}
