@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../imagefile.h"
 #include "../logq.h"
@@ -47,6 +48,8 @@
  * gone. */
 #define WITHDRAW_NS (5ull * 1000000000u)
 #define READER_LIVE_NS (3ull * 1000000000u)
+/* Past the reader's next check and the sources' hold (sampler.h). */
+#define OFFER_AGAIN_NS ((SOURCE_DEMAND_MIN_MS + 2000ull) * 1000000u)
 #define IDLE_TICK_MS 250u
 /* How often the SNMP thread passes the configured path on. */
 #define FOLLOW_MS 1000u
@@ -504,7 +507,9 @@ static bool pinned(unsigned demand)
  * read it through the reader for WITHDRAW_NS: then the reader steps aside,
  * its hold on the sources goes, and the next read reaches the subagent
  * and wakes them. A section just woken gets WITHDRAW_NS to be registered
- * and read again. */
+ * and read again; so does one whose sources are still awake OFFER_AGAIN_NS
+ * after it was withdrawn (AgentX reads or a threshold hold them, not the
+ * reader), or it would stay with the subagent for as long as they do. */
 static uint32_t section_flags(struct section *s, uint64_t now)
 {
 	if (s->demand == 0 || pinned(s->demand))
@@ -513,7 +518,7 @@ static uint32_t section_flags(struct section *s, uint64_t now)
 		s->was_asleep = true;
 		return CM_SEC_WITHDRAWN;
 	}
-	if (s->was_asleep) {
+	if (s->was_asleep || now - s->read_ns > WITHDRAW_NS + OFFER_AGAIN_NS) {
 		s->was_asleep = false;
 		s->read_ns = now;
 	}
