@@ -54,7 +54,11 @@ const char *const cgroup_default_patterns[] = {
 	"kubepods*/**/pod*",
 	"kubepods*/**/kubepods-*pod*.slice",
 	"**/slurm*/uid_*/job_*",
-	"**/slurmstepd.scope/job_*",
+	/* <node>_slurmstepd.scope with several slurmd; Slurm 26.05 names a job's
+	 * directory by its SLUID ('s' and 13 characters) unless
+	 * CgroupJobIdPaths=yes. */
+	"**/*slurmstepd.scope/job_*",
+	"**/*slurmstepd.scope/s?????????????",
 	NULL,
 };
 

@@ -2,8 +2,9 @@
 /*
  * fuzz_parsers.c - feeds arbitrary bytes to every /proc text parser:
  * stat, meminfo, vmstat, pressure, /proc/PID/{stat,schedstat,status},
- * the Tcp tables of /proc/net/snmp and netstat, and the cgroup v1 and v2
- * files with /proc/self/mounts and /proc/PID/cgroup.
+ * the Tcp tables of /proc/net/snmp and netstat, the cgroup v1 and v2
+ * files with /proc/self/mounts and /proc/PID/cgroup, and each line as a
+ * cgroup path to name (core/workload.c).
  *
  * With libFuzzer:
  *   tests/fuzz/run-fuzzers.sh (see tests/fuzz/README)
@@ -22,6 +23,7 @@
 #include "collect/collect.h"
 #include "collect/netstat.h"
 #include "collect/proc.h"
+#include "core/workload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -137,6 +139,50 @@ static void fuzz_cgroup(const char *text)
 		check(strlen(path) < sizeof(path), "the cgroup path fits");
 }
 
+/* The name of path: terminated, printable, one of workload.c's kinds, the
+ * same twice, and cut to a prefix of itself in a smaller buffer. */
+static void fuzz_workload_path(const char *path)
+{
+	static const char *const kinds[] = {
+		"slurm job ", "slurm uid ", "k8s pod ", "docker container ",
+		"containerd container ", "crio container ", "podman container ",
+		"podman pod ", "systemd ",
+	};
+	char out[WORKLOAD_MAX], again[WORKLOAD_MAX], cut[WORKLOAD_MAX];
+	size_t n, cap = 1 + strlen(path) % WORKLOAD_MAX, known = 0;
+
+	workload_name(path, out, sizeof(out));
+	n = strnlen(out, sizeof(out));
+	check(n < sizeof(out), "the name is terminated");
+	for (size_t i = 0; i < n; i++)
+		check(out[i] >= 0x20 && out[i] < 0x7f, "the name is printable");
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		known |= strncmp(out, kinds[i], strlen(kinds[i])) == 0;
+	check(n == 0 || known, "a name is one of the kinds");
+	check(strcmp(workload_name(path, again, sizeof(again)), out) == 0, "the same twice");
+	workload_name(path, cut, cap);
+	check(strlen(cut) == (n < cap ? n : cap - 1) && strncmp(cut, out, strlen(cut)) == 0,
+	      "a smaller buffer gets a prefix");
+}
+
+/* Each line as a path, in an exact-size copy so ASan sees a read past it. */
+static void fuzz_workload(const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = malloc(len + 1);
+
+		if (line == NULL)
+			return;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		fuzz_workload_path(line);
+		free(line);
+		p += len + (p[len] == '\n');
+	}
+}
+
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* An exact-size heap copy: ASan catches any read past the NUL. */
@@ -153,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_proc_pid(text);
 	fuzz_netstat(text);
 	fuzz_cgroup(text);
+	fuzz_workload(text);
 	free(text);
 	return 0;
 }
@@ -165,6 +212,9 @@ static const char *const fuzz_splices[] = {
 	"Tcp:", "TcpExt:", "ActiveOpens", ")", "(", "Uid:\t",
 	"usage_usec ", "8:0 ", "rbytes=", "wios=", " Read ", "Total ", "oom_kill ", "max\n",
 	"0::/", "cgroup2 ", " cgroup ", "\\040", "total_rss ",
+	"/", "\t", "job_", "step_", "uid_", "slurm_n1", "slurmstepd.scope/", "sEKNKTV3WPV500",
+	"kubepods", "-pod", ".slice", ".scope", "_", "cri-containerd-", "crio-", "libpod-",
+	"docker/", "machine-libpod_pod_", "0123456789abcdef0123456789abcdef", "\xff",
 };
 static const size_t fuzz_nsplices = sizeof(fuzz_splices) / sizeof(fuzz_splices[0]);
 static const char *const fuzz_seeds[] = {
@@ -176,7 +226,7 @@ static const char *const fuzz_seeds[] = {
 	"cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat",
 	"cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/memory.stat",
 	"cgroup-v1/sys/fs/cgroup/blkio/slurm/uid_1000/job_77/blkio.throttle.io_service_bytes_recursive",
-	"cgroup-v1/proc/self/mounts", "cgroup-v1/proc/77/cgroup",
+	"cgroup-v1/proc/self/mounts", "cgroup-v1/proc/77/cgroup", "workload/paths",
 };
 static const size_t fuzz_nseeds = sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]);
 #include "smoke.h"

@@ -65,7 +65,7 @@ agent_libs="$snmp_flags -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]
 declare -A sources seeds
 sources[parsers]="$here/fuzz_parsers.c $libs"
-seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat cgroup-v1/proc/self/mounts"
+seeds[parsers]="proc-basic/proc/stat proc-basic/proc/meminfo proc-basic/proc/vmstat proc-basic/proc/pressure/memory proc-procs/proc/1/stat proc-procs/proc/1/status proc-procs/proc/1/schedstat cgroup-v2/sys/fs/cgroup/system.slice/ssh.service/io.stat cgroup-v1/proc/self/mounts workload/paths"
 sources[netlink]="$here/fuzz_netlink.c $libs"
 seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 

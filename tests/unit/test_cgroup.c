@@ -150,6 +150,13 @@ static void globs(void)
 	ok(!path_glob_match("kubepods*/**/pod*", "kubepods/burstable/pod12/ctr"), "but pod* ends it");
 	ok(path_glob_match("**/slurm*/uid_*/job_*", "slurm/uid_1000/job_77"), "slurm at the top");
 	ok(path_glob_match("**/slurm*/uid_*/job_*", "a/b/slurm_n1/uid_0/job_1"), "and deeper");
+	ok(path_glob_match("**/*slurmstepd.scope/job_*", "system.slice/slurmstepd.scope/job_7") &&
+	   path_glob_match("**/*slurmstepd.scope/job_*", "system.slice/n1_slurmstepd.scope/job_7"),
+	   "a v2 job, one slurmd or several");
+	ok(path_glob_match("**/*slurmstepd.scope/s?????????????",
+			   "system.slice/slurmstepd.scope/sEKNKTV3WPV500"), "a 26.05 SLUID job");
+	ok(!path_glob_match("**/*slurmstepd.scope/s?????????????", "system.slice/slurmstepd.scope/system"),
+	   "but not the stepds' waiting area");
 	ok(!path_glob_match("*", ".hidden"), "a leading dot needs a dot");
 	ok(!path_glob_below("system.slice/*", "system.slice/a"), "nothing below a child matches system.slice/*");
 	ok(path_glob_below("system.slice/*", "system.slice"), "but below system.slice");

@@ -1,83 +1,96 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* test_workload.c - workload names from cgroup paths: one row per layout
- * (cgroup v1 and v2, cgroupfs and systemd drivers) and the look-alikes
- * that must not match. */
+/* test_workload.c - workload names from cgroup paths: the table of real
+ * paths in tests/fixtures/workload/paths (each with where its shape comes
+ * from), then what a text file cannot hold: a missing path, short buffers,
+ * bytes no layout has, and depth. */
 #include <stdio.h>
 #include <string.h>
 
 #include "tap.h"
+#include "fixture.h"
 #include "core/workload.h"
 
-static const struct {
-	const char *path, *want;
-} cases[] = {
-	/* Slurm: v1 (slurm/uid_N/job_N/step_N) and v2 (slurmstepd.scope) */
-	{ "slurm/uid_1000/job_77", "slurm job 77" },
-	{ "slurm/uid_1000/job_77/step_0", "slurm job 77 step 0" },
-	{ "slurm/uid_1000/job_4242/step_batch", "slurm job 4242 step batch" },
-	{ "system.slice/slurmstepd.scope/job_4242", "slurm job 4242" },
-	{ "system.slice/slurmstepd.scope/job_4242/step_extern/user/task_0",
-	  "slurm job 4242 step extern" },
-	{ "slurm_node1/uid_0/job_12", "slurm job 12" },
-	{ "slurm/uid_1000/job_x7", "" },
-	{ "slurm/uid_1000/job_", "" },
-	/* systemd units */
-	{ "system.slice/ssh.service", "systemd ssh.service" },
-	{ "user.slice/user-1000.slice/session-3.scope", "systemd session-3.scope" },
-	{ "system.slice", "systemd system.slice" },
-	{ "system.slice/var-lib-docker.mount", "systemd var-lib-docker.mount" },
-	{ "system.slice/.service", "" },
-	/* Kubernetes, cgroupfs driver (v1 and v2) */
-	{ "kubepods/burstable/pod6f1c2a3b-1d2e-4f50-9a8b-0c1d2e3f4a5b",
-	  "k8s pod 6f1c2a3b-1d2e-4f50-9a8b-0c1d2e3f4a5b" },
-	{ "kubepods/burstable/pod6f1c2a3b-1d2e-4f50-9a8b-0c1d2e3f4a5b/"
-	  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-	  "k8s pod 6f1c2a3b-1d2e-4f50-9a8b-0c1d2e3f4a5b container 0123456789ab" },
-	{ "kubepods/pod11111111-2222-3333-4444-555555555555",
-	  "k8s pod 11111111-2222-3333-4444-555555555555" },
-	/* Kubernetes, systemd driver, containerd and cri-o and docker runtimes */
-	{ "kubepods.slice/kubepods-burstable.slice/"
-	  "kubepods-burstable-pod6f1c2a3b_1d2e_4f50_9a8b_0c1d2e3f4a5b.slice",
-	  "k8s pod 6f1c2a3b-1d2e-4f50-9a8b-0c1d2e3f4a5b" },
-	{ "kubepods.slice/kubepods-besteffort.slice/"
-	  "kubepods-besteffort-pod6f1c2a3b_1d2e_4f50_9a8b_0c1d2e3f4a5b.slice/"
-	  "cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope",
-	  "k8s pod 6f1c2a3b-1d2e-4f50-9a8b-0c1d2e3f4a5b container fedcba987654" },
-	{ "kubepods.slice/kubepods-pod11111111_2222_3333_4444_555555555555.slice/"
-	  "crio-aaaabbbbccccddddeeeeffff0000111122223333444455556666777788889999.scope",
-	  "k8s pod 11111111-2222-3333-4444-555555555555 container aaaabbbbcccc" },
-	{ "kubepods.slice/kubepods-burstable.slice", "systemd kubepods-burstable.slice" },
-	/* Docker, containerd, podman outside Kubernetes */
-	{ "docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-	  "docker container 0123456789ab" },
-	{ "system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
-	  "docker container 0123456789ab" },
-	{ "system.slice/cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope",
-	  "containerd container fedcba987654" },
-	{ "machine.slice/libpod-aaaabbbbccccddddeeeeffff0000111122223333444455556666777788889999.scope",
-	  "podman container aaaabbbbcccc" },
-	{ "system.slice/docker-xyz.scope", "systemd docker-xyz.scope" },
-	{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "" },
-	/* nothing known */
-	{ "", "" },
-	{ "/", "" },
-	{ "mygroup/sub", "" },
-	{ "kubepods/burstable/podXYZ", "" },
-};
+static int printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* One "path<TAB>expected" line of the table; 0 if it is not one. */
+static int check_line(char *line)
+{
+	char out[WORKLOAD_MAX];
+	char *tab = strchr(line, '\t');
+
+	if (tab == NULL)
+		return 0;
+	*tab = '\0';
+	workload_name(line, out, sizeof(out));
+	ok(strcmp(out, tab + 1) == 0 && printable(out), "'%s' -> '%s' (got '%s')", line,
+	   tab + 1, out);
+	return 1;
+}
+
+static void table(void)
+{
+	const char *text = fixture_text("workload", "paths");
+	static char buf[1 << 16];
+	int rows = 0, bad = 0;
+
+	if (text == NULL) {
+		ok(0, "the path table can be read");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		if (check_line(line))
+			rows++;
+		else
+			bad++;
+	}
+	ok(rows >= 100 && bad == 0, "the table has %d rows, every line one (%d not)", rows, bad);
+}
+
+static void edges(void)
+{
+	const char *full = "slurm job sEKNKTV3WPV500 step interactive";
+	const char *p = "system.slice/slurmstepd.scope/sEKNKTV3WPV500/step_interactive";
+	char out[WORKLOAD_MAX], small[8], one[1], deep[40 * 2 + 16] = "";
+	int cut_ok = 1;
+
+	for (size_t cap = 1; cap <= strlen(full) + 1; cap++) {
+		char b[WORKLOAD_MAX];
+
+		workload_name(p, b, cap);
+		cut_ok &= strlen(b) == cap - 1 && strncmp(b, full, cap - 1) == 0;
+	}
+	ok(cut_ok, "a short buffer gets the name cut, terminated, at every size");
+	workload_name("slurm/uid_1000/job_4242/step_batch", small, sizeof(small));
+	ok(strcmp(small, "slurm j") == 0, "an 8-byte buffer holds 'slurm j' (got '%s')", small);
+	ok(workload_name("system.slice/ssh.service", one, 0) == one, "no room: nothing written");
+	ok(workload_name(NULL, out, sizeof(out))[0] == '\0', "no path: no name");
+	ok(workload_name("", out, sizeof(out))[0] == '\0', "an empty path: no name");
+	ok(workload_name("system.slice/a\nb.service", out, sizeof(out))[0] == '\0',
+	   "a newline in a unit's name: not a unit");
+	ok(workload_name("slurm/uid_1/job_5/step_\x01", out, sizeof(out)) != NULL &&
+		   strcmp(out, "slurm job 5") == 0, "a control byte in a step: the job alone");
+	workload_name("system.slice/\xc3\xa9t\xc3\xa9.service", out, sizeof(out));
+	ok(out[0] == '\0', "UTF-8 in a unit's name: not a unit (got '%s')", out);
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "a/");
+	strcat(deep, "job_1");
+	ok(workload_name(deep, out, sizeof(out))[0] == '\0', "41 levels deep: no name");
+	ok(strcmp(workload_name("a/b/c/job_1", out, sizeof(out)), "slurm job 1") == 0,
+	   "a few levels deep: named");
+}
 
 int main(void)
 {
-	size_t n = sizeof(cases) / sizeof(cases[0]);
-	char out[WORKLOAD_MAX], small[8];
-
-	plan((int)n + 2);
-	for (size_t i = 0; i < n; i++) {
-		workload_name(cases[i].path, out, sizeof(out));
-		ok(strcmp(out, cases[i].want) == 0, "'%s' -> '%s' (got '%s')", cases[i].path,
-		   cases[i].want, out);
-	}
-	workload_name("slurm/uid_1000/job_4242/step_batch", small, sizeof(small));
-	ok(strlen(small) == sizeof(small) - 1, "a short buffer gets a cut, terminated name");
-	ok(workload_name(NULL, out, sizeof(out))[0] == '\0', "no path: no name");
+	table();
+	edges();
 	return done_testing();
 }
