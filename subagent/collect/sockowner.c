@@ -3,6 +3,7 @@
 #include "sockowner.h"
 #include "proc.h"
 #include "common/number.h"
+#include "core/lowerbound.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -119,21 +120,27 @@ void sock_owners_keep(struct sock_owners *so, const uint32_t *inodes, size_t n)
 	so->n = kept;
 }
 
+struct inode_key {
+	const struct sock_owner *v;
+	uint32_t inode;
+};
+
+static bool inode_before(const void *ctx, size_t i)
+{
+	const struct inode_key *k = ctx;
+
+	return k->v[i].inode < k->inode;
+}
+
 uint32_t sock_owners_pid(const struct sock_owners *so, uint32_t inode)
 {
-	size_t lo = 0, hi = so->n;
+	struct inode_key k = { so->v, inode };
+	size_t at;
 
 	if (inode == 0)
 		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (so->v[mid].inode < inode)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < so->n && so->v[lo].inode == inode ? so->v[lo].pid : 0;
+	at = cm_lower_bound(0, so->n, inode_before, &k);
+	return at < so->n && so->v[at].inode == inode ? so->v[at].pid : 0;
 }
 
 void sock_owners_free(struct sock_owners *so)

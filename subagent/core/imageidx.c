@@ -15,6 +15,7 @@
  */
 #include "imagesec_in.h"
 #include "image.h"
+#include "lowerbound.h"
 
 #include <stdlib.h>
 
@@ -328,20 +329,22 @@ static bool spread(struct cm_isec *s, const struct cm_isec_span *t)
 	return true;
 }
 
+struct pos_key {
+	const struct cm_isec_unit *u;
+	uint32_t p;
+};
+
+static bool pos_before(const void *ctx, size_t i)
+{
+	const struct pos_key *k = ctx;
+
+	return k->u[i].pos < k->p;
+}
+
 /* The first row at or after place p, by binary search (rows ascend). */
 static size_t row_at(const struct cm_isec *s, const struct cm_isec_span *t, uint32_t p)
 {
-	size_t lo = t->from, hi = t->to;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->old.u[mid].pos < p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cm_lower_bound(t->from, t->to, pos_before, &(struct pos_key){ s->old.u, p });
 }
 
 /* Column c's places from each changed place d[] on (ascending), each run
