@@ -9,7 +9,6 @@
 #include "top.h"
 
 #include "../core/log2hist.h"
-#include "../core/lowerbound.h"
 #include "../sources/sources.h"
 
 static const oid cgroup_oid[] = { CM_OID_clusterMonCgroup };
@@ -204,37 +203,14 @@ static size_t rq_rows(void *view)
 	return s ? s->nrq : 0;
 }
 
-struct rq_key {
-	const size_t *first;
-	size_t n;
-};
-
-static bool rq_starts_by(const void *ctx, size_t i)
-{
-	const struct rq_key *k = ctx;
-
-	return k->first[i] <= k->n;
-}
-
 /* The cgroup row that holds bucket row n, and its bucket. Walks and the
  * image visit the rows in order: the row found last (this thread's) is
- * tried first, then its successor, before a binary search on rq_first. */
+ * tried first (log2hist_row_at). */
 static size_t rq_find(const struct cgroup_snapshot *s, size_t n, unsigned *b)
 {
 	static _Thread_local size_t last;
-	size_t lo;
 
-	for (size_t i = last; i < last + 2 && i < s->nrows; i++)
-		if (s->rq_first[i] <= n && n < s->rq_first[i] + s->rows[i]->rq.nbuckets) {
-			lo = i;
-			goto found;
-		}
-	/* the last row whose first is at or before n (row 0's is 0) */
-	lo = cm_lower_bound(1, s->nrows, rq_starts_by, &(struct rq_key){ s->rq_first, n }) - 1;
-found:
-	last = lo;
-	*b = (unsigned)(n - s->rq_first[lo]);
-	return lo;
+	return log2hist_row_at(s->rq_first, s->nrows, s->nrq, n, &last, b);
 }
 
 static const struct cgroup_row *rq_at(const struct cgroup_snapshot *s, size_t n, unsigned *b)
