@@ -6,6 +6,7 @@
 #include "core/lowerbound.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,26 +121,14 @@ void sock_owners_keep(struct sock_owners *so, const uint32_t *inodes, size_t n)
 	so->n = kept;
 }
 
-struct inode_key {
-	const struct sock_owner *v;
-	uint32_t inode;
-};
-
-static bool inode_before(const void *ctx, size_t i)
-{
-	const struct inode_key *k = ctx;
-
-	return k->v[i].inode < k->inode;
-}
-
 uint32_t sock_owners_pid(const struct sock_owners *so, uint32_t inode)
 {
-	struct inode_key k = { so->v, inode };
 	size_t at;
 
 	if (inode == 0)
 		return 0;
-	at = cm_lower_bound(0, so->n, inode_before, &k);
+	at = cm_lower_bound_u32(so->v, sizeof(*so->v), offsetof(struct sock_owner, inode), 0, so->n,
+				inode);
 	return at < so->n && so->v[at].inode == inode ? so->v[at].pid : 0;
 }
 

@@ -17,6 +17,7 @@
 #include "image.h"
 #include "lowerbound.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 /* A gapped table's places for n rows, and row i's place in a fresh
@@ -329,22 +330,11 @@ static bool spread(struct cm_isec *s, const struct cm_isec_span *t)
 	return true;
 }
 
-struct pos_key {
-	const struct cm_isec_unit *u;
-	uint32_t p;
-};
-
-static bool pos_before(const void *ctx, size_t i)
-{
-	const struct pos_key *k = ctx;
-
-	return k->u[i].pos < k->p;
-}
-
 /* The first row at or after place p, by binary search (rows ascend). */
 static size_t row_at(const struct cm_isec *s, const struct cm_isec_span *t, uint32_t p)
 {
-	return cm_lower_bound(t->from, t->to, pos_before, &(struct pos_key){ s->old.u, p });
+	return cm_lower_bound_u32(s->old.u, sizeof(*s->old.u), offsetof(struct cm_isec_unit, pos),
+				  t->from, t->to, p);
 }
 
 /* Column c's places from each changed place d[] on (ascending), each run

@@ -17,6 +17,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /*
  * The first i in [lo, hi) for which below(ctx, i) is false; hi when it
@@ -38,6 +40,32 @@ static inline size_t cm_lower_bound(size_t lo, size_t hi, bool (*below)(const vo
 			hi = mid;
 	}
 	return lo;
+}
+
+struct cm_u32_field {
+	const unsigned char *v;
+	size_t size, off;
+	uint32_t key;
+};
+
+static inline bool cm_u32_field_below(const void *ctx, size_t i)
+{
+	const struct cm_u32_field *f = ctx;
+	uint32_t x;
+
+	memcpy(&x, f->v + i * f->size + f->off, sizeof(x)); /* any element type's field */
+	return x < f->key;
+}
+
+/* The common case: in v[lo, hi), elements of size bytes sorted by the
+ * uint32_t at byte off of each, the first whose field is not below key. */
+static inline size_t cm_lower_bound_u32(const void *v, size_t size, size_t off, size_t lo,
+					size_t hi, uint32_t key)
+{
+	/* v may be NULL when the range is empty: no offset is added to it here */
+	struct cm_u32_field f = { v, size, off, key };
+
+	return cm_lower_bound(lo, hi, cm_u32_field_below, &f);
 }
 
 #endif

@@ -4,8 +4,9 @@
  * place each must come out at, as lower and as upper bound (duplicates,
  * empty and inverted ranges, a sub-range, keys before, between and after
  * every element); then every key against a linear scan over every sub-range
- * of a small array.
+ * of a small array; then cm_lower_bound_u32 on a field of a struct.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/lowerbound.h"
@@ -82,11 +83,43 @@ static bool matches_linear_scan(void)
 	return true;
 }
 
+/* cm_lower_bound_u32: a field after another, in elements of 12 bytes. */
+struct elem {
+	uint32_t other;
+	uint32_t key;
+	uint32_t pad;
+};
+
+static const struct elem ev[] = { { 9, 2, 0 }, { 0, 5, 0 }, { 7, 5, 0 }, { 1, 40, 0 } };
+
+static const struct {
+	size_t lo, hi;
+	uint32_t key;
+	size_t want;
+} fields[] = {
+	{ 0, 4, 0, 0 }, { 0, 4, 2, 0 }, { 0, 4, 3, 1 }, { 0, 4, 5, 1 },
+	{ 0, 4, 6, 3 }, { 0, 4, 40, 3 }, { 0, 4, 41, 4 }, { 2, 4, 5, 2 },
+	{ 2, 3, 41, 3 }, { 0, 0, 5, 0 },
+};
+
+static bool fields_found(void)
+{
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (cm_lower_bound_u32(ev, sizeof(ev[0]), offsetof(struct elem, key), fields[i].lo,
+				       fields[i].hi, fields[i].key) != fields[i].want) {
+			diag("[%zu, %zu) key %u: not at %zu", fields[i].lo, fields[i].hi,
+			     fields[i].key, fields[i].want);
+			return false;
+		}
+	/* An empty array may be NULL: nothing is read, no offset taken. */
+	return cm_lower_bound_u32(NULL, sizeof(ev[0]), offsetof(struct elem, key), 0, 0, 5) == 0;
+}
+
 int main(void)
 {
 	size_t ncases = sizeof(cases) / sizeof(cases[0]);
 
-	plan((int)ncases + 2);
+	plan((int)ncases + 3);
 	for (size_t i = 0; i < ncases; i++) {
 		struct key k = { v, cases[i].key };
 		size_t lower = cm_lower_bound(cases[i].lo, cases[i].hi, before, &k);
@@ -104,5 +137,6 @@ int main(void)
 		   "a range ending at SIZE_MAX: the middle does not overflow");
 	}
 	ok(matches_linear_scan(), "every key, every sub-range: as a linear scan finds them");
+	ok(fields_found(), "cm_lower_bound_u32: a table of keys and ranges over a field after another, and an empty NULL array");
 	return done_testing();
 }
