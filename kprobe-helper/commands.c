@@ -53,6 +53,22 @@ static bool hook_allowed(const struct wire_request *r, FILE *out)
 
 /* ------------------------------------------------------------ probes */
 
+/* A new probe or session: room for it (n of max kept, unless it replaces
+ * one) and its memory, zeroed; NULL with the refusal written if not. */
+static void *new_entry(bool replaces, size_t n, size_t max, const char *what, size_t size,
+		       FILE *out)
+{
+	void *e;
+
+	if (!replaces && n == max) {
+		wire_write_err(out, WIRE_ERR_BUSY, "at most %zu %s", max, what);
+		return NULL;
+	}
+	if ((e = calloc(1, size)) == NULL)
+		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
+	return e;
+}
+
 static struct probe **find_probe(uint32_t id)
 {
 	for (size_t i = 0; i < helper.nprobes; i++)
@@ -97,15 +113,9 @@ static void do_add(const struct wire_request *r, FILE *out)
 		wire_write_ok(out, WIRE_OK_UNCHANGED);
 		return;
 	}
-	if (old == NULL && helper.nprobes == MAX_PROBES) {
-		wire_write_err(out, WIRE_ERR_BUSY, "at most %d probes", MAX_PROBES);
+	p = new_entry(old != NULL, helper.nprobes, MAX_PROBES, "probes", sizeof(*p), out);
+	if (p == NULL)
 		return;
-	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL) {
-		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
-		return;
-	}
 	p->id = r->id;
 	p->spec = r->spec;
 	p->filter = r->filter;
@@ -252,15 +262,9 @@ static void do_trace(const struct wire_request *r, FILE *out)
 		wire_write_err(out, WIRE_ERR_BUSY, "trace %u is running (stop it first)", r->id);
 		return;
 	}
-	if (old == NULL && helper.ntraces == MAX_TRACES) {
-		wire_write_err(out, WIRE_ERR_BUSY, "at most %d traces", MAX_TRACES);
+	t = new_entry(old != NULL, helper.ntraces, MAX_TRACES, "traces", sizeof(*t), out);
+	if (t == NULL)
 		return;
-	}
-	t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
-		return;
-	}
 	t->id = r->id;
 	t->spec = r->spec;
 	t->filter = r->filter;
