@@ -5,7 +5,10 @@
  * so the subagent reads kernel event counters without any capability.
  *
  * Single-threaded: one poll loop serves every client; an add takes the
- * verifier's few milliseconds, reads take microseconds.
+ * verifier's few milliseconds, reads take microseconds. This file starts
+ * it (options, the socket, bpffs, the sensors) and runs the loop over the
+ * clients; what a request line asks is done in commands.c, and the state
+ * both read is state.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,24 +33,12 @@
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 
-#include "budget.h"
-#include "dists.h"
+#include "commands.h"
 #include "peers.h"
-#include "policy.h"
-#include "probes.h"
-#include "sensors.h"
-#include "trace.h"
+#include "state.h"
 #include "common/wire.h"
 
-#define DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
-#define DEFAULT_BPFFS "/sys/fs/bpf/clustermon"
 #define MAX_CLIENTS 32
-#define MAX_PROBES 1024
-#define MAX_TRACES 64
-/* Under a root-owned parent (the unit's StateDirectory): never in
- * /var/lib/clustermon, which the unprivileged clustermond owns. */
-#define DEFAULT_TRACE_DIR "/var/lib/clustermon-kprobe/traces"
-_Static_assert(MAX_TRACES <= BUDGET_SLOTS, "a budget slot for every running session");
 
 struct client {
 	int fd;
@@ -56,49 +47,11 @@ struct client {
 	char buf[2 * WIRE_MAX_REQUEST + 2];
 };
 
-static struct {
-	bool foreground;
-	bool raw_tracepoints;      /* -r: never tp_btf for the sensors */
-	unsigned sensors_on;       /* -S: the SENSOR_ bits (-n: runqlat alone) */
-	const char *socket_path, *bpffs_dir, *group, *trace_dir, *user, *trace_group;
-	gid_t gid;                 /* -g's group, (gid_t)-1 without -g */
-	gid_t trace_gid;           /* -G's group, -g's without -G: reads traces */
-	uid_t peer_uid;            /* -u's user, (uid_t)-1 without -u */
-	char instance[64];
-	struct sensors sensors;
-	struct probe *probes[MAX_PROBES];
-	size_t nprobes;
-	struct trace_session *traces[MAX_TRACES];
-	size_t ntraces;
-	struct trace_budget budget;   /* -B -Q -R -K -A */
-	const char *policy_path;      /* -P (NULL: POLICY_DEFAULT_PATH, may be absent) */
-	struct policy policy;         /* what may be hooked */
-	struct client clients[MAX_CLIENTS];
-	size_t nclients;
-	/* fds the reply being built carries (a maps request), sent with its
-	 * first byte and closed after */
-	int reply_fds[SENSORS_SHARED_MAPS];
-	size_t nreply_fds;
-} helper = { .socket_path = DEFAULT_SOCKET, .trace_dir = DEFAULT_TRACE_DIR,
-	     .gid = (gid_t)-1, .trace_gid = (gid_t)-1, .peer_uid = (uid_t)-1,
-	     .sensors_on = SENSOR_ALL };
+/* The connected clients: this file's alone (the verbs never see them). */
+static struct client clients[MAX_CLIENTS];
+static size_t nclients;
 
 static volatile sig_atomic_t stopping, reloading;
-
-static void say(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (helper.foreground) {
-		fputs("clustermon-kprobe: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	} else {
-		vsyslog(level, fmt, ap);
-	}
-	va_end(ap);
-}
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -120,446 +73,6 @@ static void on_hangup(int sig)
 {
 	(void)sig;
 	reloading = 1;
-}
-
-/* ------------------------------------------------------------ policy */
-
-/* Reads the policy (-P, or the default path, which may be absent): 0, or
- * -1 with why, the policy in force unchanged. */
-static int load_policy(char *why, size_t whylen)
-{
-	const char *path = helper.policy_path ? helper.policy_path : POLICY_DEFAULT_PATH;
-	int rc = policy_load(path, helper.policy_path == NULL, &helper.policy, why, whylen);
-
-	if (rc < 0)
-		return -1;
-	say(LOG_INFO, "hooks allowed by %s (%zu rules)", rc == 1 ? "the built-in policy" : path,
-	    helper.policy.nrules);
-	return 0;
-}
-
-/* SIGHUP: the policy again, for the requests that follow (hooks made
- * already stay); a file now bad leaves the old one in force. */
-static void reload_policy(void)
-{
-	char why[512];
-
-	reloading = 0;
-	if (load_policy(why, sizeof(why)) != 0)
-		say(LOG_ERR, "%s; the policy in force stays", why);
-}
-
-/* A hook the policy denies is refused, the rule named. */
-static bool hook_allowed(const struct wire_request *r, FILE *out)
-{
-	char why[WIRE_MAX_REASON + 1];
-
-	if (policy_allows_request(&helper.policy, r, why, sizeof(why)))
-		return true;
-	say(LOG_NOTICE, "refused: %s", why);
-	wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
-	return false;
-}
-
-/* ------------------------------------------------------------ probes */
-
-static struct probe **find_probe(uint32_t id)
-{
-	for (size_t i = 0; i < helper.nprobes; i++)
-		if (helper.probes[i]->id == id)
-			return &helper.probes[i];
-	return NULL;
-}
-
-/* Pinned for inspection with bpftool (map show pinned DIR/probe-ID). */
-static void pin_path(uint32_t id, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/probe-%u", helper.bpffs_dir, id);
-}
-
-static void remove_probe(struct probe **slot)
-{
-	struct probe *p = *slot;
-	char path[4096];
-
-	if (helper.bpffs_dir != NULL) {
-		pin_path(p->id, path, sizeof(path));
-		unlink(path);
-	}
-	probe_detach(p);
-	free(p);
-	*slot = helper.probes[--helper.nprobes];
-}
-
-static bool same_probe(const struct probe *p, const struct wire_request *r)
-{
-	return memcmp(&p->spec, &r->spec, sizeof(r->spec)) == 0 &&
-	       memcmp(&p->filter, &r->filter, sizeof(r->filter)) == 0;
-}
-
-static void do_add(const struct wire_request *r, FILE *out)
-{
-	struct probe **old = find_probe(r->id), *p;
-	char why[256], path[4096];
-	enum probe_error err;
-
-	if (old != NULL && same_probe(*old, r)) {
-		wire_write_ok(out, WIRE_OK_UNCHANGED);
-		return;
-	}
-	if (old == NULL && helper.nprobes == MAX_PROBES) {
-		wire_write_err(out, WIRE_ERR_BUSY, "at most %d probes", MAX_PROBES);
-		return;
-	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL) {
-		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
-		return;
-	}
-	p->id = r->id;
-	p->spec = r->spec;
-	p->filter = r->filter;
-	err = probe_attach(p, why, sizeof(why));
-	if (err != PROBE_OK) {
-		wire_write_err(out, err == PROBE_UNSUPPORTED ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_FAILED,
-			       "%s", why);
-		free(p);
-		return;
-	}
-	if (old != NULL)
-		remove_probe(old);
-	helper.probes[helper.nprobes++] = p;
-	if (helper.bpffs_dir != NULL) {
-		pin_path(p->id, path, sizeof(path));
-		unlink(path); /* left by a helper that was killed */
-		probe_pin(p, path);
-	}
-	wire_write_ok(out, WIRE_OK_ATTACHED);
-}
-
-static void do_del(const struct wire_request *r, FILE *out)
-{
-	struct probe **p = find_probe(r->id);
-
-	if (p == NULL) {
-		wire_write_err(out, WIRE_ERR_INVALID, "no probe %u", r->id);
-		return;
-	}
-	remove_probe(p);
-	wire_write_ok(out, WIRE_OK_PLAIN);
-}
-
-static int report_probe(const struct probe *p, FILE *out)
-{
-	unsigned n = possible_cpus();
-	__u64 *per_cpu = calloc(n, sizeof(*per_cpu));
-	uint64_t *col = calloc(n, sizeof(*col));
-	struct wire_reply line = { .kind = WIRE_R_COUNTS, .ncpu = n, .cpu = col };
-	struct cm_probe_stats t;
-	struct cm_hist h;
-	int lines;
-
-	if (per_cpu == NULL || col == NULL || probe_read(p, &t, per_cpu, n) != 0) {
-		free(per_cpu);
-		free(col);
-		return 0;
-	}
-	for (unsigned c = 0; c < n; c++)
-		col[c] = per_cpu[c];
-	line.u.counts.id = p->id;
-	line.u.counts.hits = t.hits;
-	line.u.counts.sampled = t.sampled;
-	line.u.counts.lost = t.lost;
-	lines = wire_write_reply(out, &line) == 0;
-	free(per_cpu);
-	free(col);
-	if (lines == 0 || !spec_is_latency(&p->spec) || probe_read_hist(p, &h) != 0)
-		return lines;
-	hist_report(out, p->id, &h);
-	return 2;
-}
-
-/* Replies with a line count first: the body goes to a scratch stream, and
- * counts only the lines body wrote. */
-static void counted_reply(FILE *out, int (*body)(FILE *))
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *tmp = open_memstream(&text, &len);
-	int lines;
-
-	if (tmp == NULL) {
-		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
-		return;
-	}
-	lines = body(tmp);
-	fclose(tmp);
-	wire_write_count(out, (uint64_t)lines);
-	fputs(text ? text : "", out);
-	free(text);
-}
-
-static int list_lines(FILE *out)
-{
-	struct wire_reply line = { .kind = WIRE_R_PROBE };
-	int lines = 0;
-
-	for (size_t i = 0; i < helper.nprobes; i++) {
-		line.u.probe.id = helper.probes[i]->id;
-		line.u.probe.spec = helper.probes[i]->spec;
-		line.u.probe.filter = helper.probes[i]->filter;
-		lines += wire_write_reply(out, &line) == 0;
-	}
-	return lines;
-}
-
-static int read_lines(FILE *out)
-{
-	int lines = 0;
-
-	for (size_t i = 0; i < helper.nprobes; i++)
-		lines += report_probe(helper.probes[i], out);
-	return lines + sensors_report(&helper.sensors, out);
-}
-
-/* ------------------------------------------------------------ traces */
-
-static struct trace_session **find_trace(uint32_t id)
-{
-	for (size_t i = 0; i < helper.ntraces; i++)
-		if (helper.traces[i]->id == id)
-			return &helper.traces[i];
-	return NULL;
-}
-
-static void remove_trace(struct trace_session **slot)
-{
-	trace_free(*slot);
-	free(*slot);
-	*slot = helper.traces[--helper.ntraces];
-}
-
-/* The directory the trace writes into; one too long for the protocol is
- * still named, as a failure, so the client hears why. */
-static void reply_started(FILE *out, const char *dir)
-{
-	struct wire_reply r = { .kind = WIRE_R_STARTED };
-	size_t n = strlen(dir);
-
-	if (n <= WIRE_MAX_DIR)
-		memcpy(r.u.started, dir, n + 1);
-	if (n > WIRE_MAX_DIR || wire_write_reply(out, &r) != 0)
-		wire_write_err(out, WIRE_ERR_FAILED, "trace directory name unfit for the protocol");
-}
-
-static void do_trace(const struct wire_request *r, FILE *out)
-{
-	struct trace_session **old = find_trace(r->id), *t;
-	char why[256];
-	int rc;
-
-	if (old != NULL && (*old)->state == TRACE_RUNNING) {
-		wire_write_err(out, WIRE_ERR_BUSY, "trace %u is running (stop it first)", r->id);
-		return;
-	}
-	if (old == NULL && helper.ntraces == MAX_TRACES) {
-		wire_write_err(out, WIRE_ERR_BUSY, "at most %d traces", MAX_TRACES);
-		return;
-	}
-	t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		wire_write_err(out, WIRE_ERR_FAILED, "out of memory");
-		return;
-	}
-	t->id = r->id;
-	t->spec = r->spec;
-	t->filter = r->filter;
-	t->limits = r->limits;
-	t->budget = &helper.budget;
-	rc = trace_start(t, helper.trace_dir, helper.trace_gid, why, sizeof(why));
-	if (rc != 0) {
-		if (rc == -2)
-			say(LOG_NOTICE, "trace %u refused: %s", t->id, why);
-		wire_write_err(out, rc == -2 ? WIRE_ERR_BUSY : WIRE_ERR_FAILED, "%s", why);
-		free(t);
-		return;
-	}
-	if (old != NULL)
-		remove_trace(old);
-	helper.traces[helper.ntraces++] = t;
-	say(LOG_INFO, "trace %u started into %s", t->id, t->dir);
-	reply_started(out, t->dir);
-}
-
-/* Retention (-K, -A) after a session ended, and at start. */
-static void retain_traces(void)
-{
-	char why[256];
-	int fd = trace_open_base(helper.trace_dir, helper.trace_gid, why, sizeof(why)), n;
-
-	if (fd < 0)
-		return;
-	n = budget_retain(&helper.budget, fd, time(NULL));
-	close(fd);
-	if (n > 0)
-		say(LOG_INFO, "removed %d finished trace%s under %s (-K %u, -A %llu)", n,
-		    n == 1 ? "" : "s", helper.trace_dir, helper.budget.lim.keep,
-		    (unsigned long long)helper.budget.lim.max_age_s);
-}
-
-static void do_stop(const struct wire_request *r, FILE *out)
-{
-	struct trace_session **t = find_trace(r->id);
-
-	if (t == NULL) {
-		wire_write_err(out, WIRE_ERR_INVALID, "no trace %u", r->id);
-		return;
-	}
-	if ((*t)->state == TRACE_RUNNING) {
-		trace_drain(*t, cm_clock_ns());
-		trace_end(*t, TRACE_FINISHED, "stopped");
-		retain_traces();
-	}
-	wire_write_ok(out, WIRE_OK_PLAIN);
-}
-
-static int trace_lines(FILE *out)
-{
-	uint64_t now = cm_clock_ns();
-	int lines = 0;
-
-	for (size_t i = 0; i < helper.ntraces; i++)
-		lines += trace_report(helper.traces[i], now, out);
-	return lines;
-}
-
-/* Drains every running session; the poll timeout until the next drain or
- * duration limit (-1: no session runs). */
-static int drain_traces(void)
-{
-	uint64_t now = cm_clock_ns();
-	bool ended = false;
-	int timeout = -1;
-
-	for (size_t i = 0; i < helper.ntraces; i++) {
-		struct trace_session *t = helper.traces[i];
-		int left;
-
-		if (t->state != TRACE_RUNNING)
-			continue;
-		trace_drain(t, now);
-		if (t->state != TRACE_RUNNING) {
-			say(LOG_INFO, "trace %u %s: %s", t->id,
-			    t->state == TRACE_FAILED ? "failed" : "finished", t->reason);
-			ended = true;
-			continue;
-		}
-		left = trace_next_drain_ms(t, now);
-		if (timeout < 0 || left < timeout)
-			timeout = left;
-	}
-	if (ended)
-		retain_traces();
-	return timeout;
-}
-
-static int procs_lines(FILE *out)
-{
-	return sensors_report_procs(&helper.sensors, out);
-}
-
-static void reply_procs(FILE *out)
-{
-	if (!helper.sensors.per_process || helper.sensors.skel == NULL)
-		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no per-process accounting (-S without proc, or no sensors)");
-	else
-		counted_reply(out, procs_lines);
-}
-
-/* Hands the fds share() gives over with this reply: one maps request
- * per reply, and only when the sensors run. The maps reply's are
- * writable: serve_request gives them to the trusted peer alone (peers.h). */
-static bool share_fds(FILE *out, int (*share)(const struct sensors *, int *), size_t n,
-		      const char *what)
-{
-	if (helper.nreply_fds != 0) {
-		wire_write_err(out, WIRE_ERR_INVALID, "one maps request per reply");
-		return false;
-	}
-	if (share(&helper.sensors, helper.reply_fds) != 0) {
-		wire_write_err(out, WIRE_ERR_UNSUPPORTED, "no %s accounting (-S without it, or no sensors)", what);
-		return false;
-	}
-	helper.nreply_fds = n;
-	return true;
-}
-
-_Static_assert(SENSORS_SHARED_MAPS == WIRE_MAPS_FDS, "the maps reply carries what the sensors share");
-
-static void reply_maps(FILE *out)
-{
-	struct wire_reply r = { .kind = WIRE_R_MAPS };
-
-	if (!share_fds(out, sensors_share_fds, WIRE_MAPS_FDS, "per-process"))
-		return;
-	r.u.maps.slots = helper.sensors.nslots;
-	r.u.maps.rings = helper.sensors.nrings;
-	r.u.maps.ncpu = possible_cpus();
-	wire_write_reply(out, &r);
-}
-
-/* The per-cgroup waits' map, read-only (clustermond's cgroup source). */
-static void reply_cgmaps(FILE *out)
-{
-	struct wire_reply r = { .kind = WIRE_R_CGMAPS };
-
-	r.u.cgmaps.entries = CM_MAX_CGROUPS;
-	r.u.cgmaps.ncpu = possible_cpus();
-	if (share_fds(out, sensors_share_cgroup_fds, WIRE_CGMAPS_FDS, "per-cgroup"))
-		wire_write_reply(out, &r);
-}
-
-static void reply_hello(FILE *out)
-{
-	struct wire_reply r = { .kind = WIRE_R_HELLO, .u.hello.protocol = WIRE_PROTOCOL };
-
-	snprintf(r.u.hello.instance, sizeof(r.u.hello.instance), "%s", helper.instance);
-	wire_write_reply(out, &r);
-}
-
-static void serve_request(const struct client *c, const char *line, FILE *out)
-{
-	struct wire_request r;
-	char why[256];
-
-	if (wire_parse_request(line, &r, why, sizeof(why)) != 0) {
-		wire_write_err(out, WIRE_ERR_INVALID, "%s", why);
-		return;
-	}
-	if (!peer_may(&c->peer, r.verb, helper.user, why, sizeof(why))) {
-		wire_write_err(out, WIRE_ERR_FAILED, "%s", why);
-		return;
-	}
-	if (!hook_allowed(&r, out))
-		return;
-	if (dists_serve(&r, out))
-		return;
-	switch (r.verb) {
-	case WIRE_HELLO:
-		reply_hello(out);
-		break;
-	case WIRE_ADD: do_add(&r, out); break;
-	case WIRE_DEL: do_del(&r, out); break;
-	case WIRE_LIST: counted_reply(out, list_lines); break;
-	case WIRE_READ: counted_reply(out, read_lines); break;
-	case WIRE_TRACE: do_trace(&r, out); break;
-	case WIRE_STOP: do_stop(&r, out); break;
-	case WIRE_TRACES: counted_reply(out, trace_lines); break;
-	case WIRE_PROCS: reply_procs(out); break;
-	case WIRE_MAPS: reply_maps(out); break;
-	case WIRE_CGMAPS: reply_cgmaps(out); break;
-	default: break;   /* the dist verbs, served above */
-	}
 }
 
 /* ------------------------------------------------------------ clients */
@@ -605,8 +118,8 @@ static int send_reply(int fd, const char *buf, size_t len)
 
 static void drop_client(size_t i)
 {
-	close(helper.clients[i].fd);
-	helper.clients[i] = helper.clients[--helper.nclients];
+	close(clients[i].fd);
+	clients[i] = clients[--nclients];
 }
 
 /* Serves every complete line the client sent; false when it must go (it
@@ -628,7 +141,7 @@ static bool serve_client(struct client *c)
 	if (out == NULL)
 		return false;
 	while ((st = wire_take_line(c->buf, &c->len, WIRE_MAX_REQUEST, line)) == WIRE_LINE)
-		serve_request(c, line, out);
+		serve_request(&c->peer, line, out);
 	if (st == WIRE_TOO_LONG) {
 		wire_write_err(out, WIRE_ERR_INVALID, "request longer than %d bytes", WIRE_MAX_REQUEST);
 		keep = false;
@@ -695,13 +208,13 @@ static bool slot_for(const struct peer *p, char *why, size_t whylen)
 {
 	uid_t held[MAX_CLIENTS];
 
-	if (helper.nclients == MAX_CLIENTS) {
+	if (nclients == MAX_CLIENTS) {
 		snprintf(why, whylen, "too many clients");
 		return false;
 	}
-	for (size_t i = 0; i < helper.nclients; i++)
-		held[i] = helper.clients[i].peer.uid;
-	return peer_share_ok(p->uid, held, helper.nclients, MAX_CLIENTS, why, whylen);
+	for (size_t i = 0; i < nclients; i++)
+		held[i] = clients[i].peer.uid;
+	return peer_share_ok(p->uid, held, nclients, MAX_CLIENTS, why, whylen);
 }
 
 static void accept_client(int listener)
@@ -724,10 +237,10 @@ static void accept_client(int listener)
 	}
 	/* A client that stops reading must not stall the others for long. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	helper.clients[helper.nclients].fd = fd;
-	helper.clients[helper.nclients].peer = p;
-	helper.clients[helper.nclients].len = 0;
-	helper.nclients++;
+	clients[nclients].fd = fd;
+	clients[nclients].peer = p;
+	clients[nclients].len = 0;
+	nclients++;
 }
 
 /* Clients first in pfd, then the running trace sessions' buffers. */
@@ -737,14 +250,16 @@ static void serve(int listener)
 	int timeout = -1;
 
 	while (!stopping) {
-		size_t n = helper.nclients + 1;
+		size_t n = nclients + 1;
 
-		if (reloading)
+		if (reloading) {
+			reloading = 0;
 			reload_policy();
+		}
 
 		pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
-		for (size_t i = 0; i < helper.nclients; i++)
-			pfd[i + 1] = (struct pollfd){ .fd = helper.clients[i].fd, .events = POLLIN };
+		for (size_t i = 0; i < nclients; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = clients[i].fd, .events = POLLIN };
 		for (size_t i = 0; i < helper.ntraces; i++)
 			if (trace_fd(helper.traces[i]) >= 0)
 				pfd[n++] = (struct pollfd){ .fd = trace_fd(helper.traces[i]),
@@ -753,8 +268,8 @@ static void serve(int listener)
 			continue;
 		timeout = drain_traces();
 		/* Backwards: drop_client moves the last client into slot i. */
-		for (size_t i = helper.nclients; i-- > 0;)
-			if (pfd[i + 1].revents && !serve_client(&helper.clients[i]))
+		for (size_t i = nclients; i-- > 0;)
+			if (pfd[i + 1].revents && !serve_client(&clients[i]))
 				drop_client(i);
 		if (pfd[0].revents & POLLIN)
 			accept_client(listener);
@@ -949,11 +464,7 @@ static void parse_args(int argc, char **argv)
 
 static void shut_down(int listener)
 {
-	while (helper.ntraces > 0)
-		remove_trace(&helper.traces[helper.ntraces - 1]);
-	while (helper.nprobes > 0)
-		remove_probe(&helper.probes[helper.nprobes - 1]);
-	dists_clear();
+	commands_stop_all();
 	sensors_stop(&helper.sensors);
 	close(listener);
 	unlink(helper.socket_path);

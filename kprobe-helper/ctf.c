@@ -203,6 +203,8 @@ int ctf_metadata(const struct ctf_trace *t, char *buf, size_t len)
 	return off < len ? (int)off : -1;
 }
 
+/* The two file primitives ctfstream.c writes through live here, below it:
+ * the streams call this file, never the other way round. */
 int ctf_create_file(int dirfd, const char *name, unsigned mode)
 {
 	/* O_EXCL|O_NOFOLLOW: a name that exists, a symbolic link included, is
@@ -218,6 +220,27 @@ int ctf_create_file(int dirfd, const char *name, unsigned mode)
 		return -1;
 	}
 	return fd;
+}
+
+int ctf_write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *b = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 int ctf_write_metadata(const struct ctf_trace *t, int dirfd, uint64_t *bytes)

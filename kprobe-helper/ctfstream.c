@@ -20,27 +20,6 @@ static void le(uint8_t *p, uint64_t v, int bytes)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-int ctf_write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *b = buf;
-
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		if (w == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int ctf_stream_open(struct ctf_stream *s, int dirfd, uint32_t cpu, const uint8_t uuid[16],
 		    size_t packet_bytes)
 {

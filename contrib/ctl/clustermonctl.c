@@ -14,68 +14,15 @@
 #include "ctl.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/number.h"
-
 static const char *host_opt;
 static int watch_seconds;
 /* --cluster: the aggregator's contexts, one per node (contrib/cluster). */
 static char *cluster_list;
-
-void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "clustermonctl: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-bool ctl_number(const char *text, long lo, long hi, long *out)
-{
-	int64_t v;
-
-	if (text == NULL || num_parse_i64(text, lo, hi, &v) != NUM_OK)
-		return false;
-	*out = (long)v;
-	return true;
-}
-
-const char *u64_text(uint64_t v)
-{
-	static char buf[4][24];
-	static int next;
-
-	next = (next + 1) % 4;
-	snprintf(buf[next], sizeof(buf[next]), "%llu", (unsigned long long)v);
-	return buf[next];
-}
-
-void *ctl_append(void **rows, size_t *n, size_t *cap, size_t size)
-{
-	char *slot;
-
-	if (*n == *cap) {
-		size_t grown_cap = *cap ? *cap * 2 : 64;
-		void *grown = realloc(*rows, grown_cap * size);
-
-		if (grown == NULL)
-			die(EXIT_DOWN, "out of memory");
-		*rows = grown;
-		*cap = grown_cap;
-	}
-	slot = (char *)*rows + (*n)++ * size;
-	memset(slot, 0, size);
-	return slot;
-}
 
 /* Failures of an exchange, in clustermonctl's words. */
 static void snmp_failed(enum cm_failure why, const char *detail)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ctl.h - what clustermonctl's files share: its exit codes, die() and the
- * other helpers of clustermonctl.c, and the commands main() dispatches to
+ * other helpers of ctlutil.c, and the commands main() dispatches to
  * (views.c reads, rows.c creates rows; views.c may ask rows.c, never the
  * other way round).
  */

@@ -325,6 +325,45 @@ int helper_parse_counted(const char *reply, enum wire_verb verb, void *ctx,
 	return ok ? 0 : -1;
 }
 
+struct list_build {
+	const struct helper_list *how;
+	unsigned char *v;
+	size_t n, cap;
+};
+
+static bool take_element(void *ctx, struct wire_reply *w)
+{
+	struct list_build *b = ctx;
+	void *e;
+
+	if (w->kind != b->how->kind || b->n >= b->how->max ||
+	    !cm_grow(&b->v, &b->cap, b->n, b->how->elem, 8))
+		return false;
+	e = b->v + b->n++ * b->how->elem;
+	memset(e, 0, b->how->elem);
+	b->how->fill(e, w);
+	return true;
+}
+
+void *helper_parse_list(const char *reply, enum wire_verb verb, const struct helper_list *how,
+			size_t *n, char *why, size_t whylen)
+{
+	struct list_build b = { how, NULL, 0, 0 };
+
+	*n = 0;
+	if (helper_parse_counted(reply, verb, &b, take_element, why, whylen) != 0) {
+		free(b.v);
+		return NULL;
+	}
+	/* An empty list is an answer too: a pointer all the same. */
+	if (b.v == NULL && (b.v = calloc(1, how->elem)) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	*n = b.n;
+	return b.v;
+}
+
 static struct helper_probe *probe_slot(struct helper_reading *r, uint32_t id)
 {
 	struct helper_probe *grown;

@@ -50,6 +50,19 @@ enum helper_result helper_add(const char *path, const struct wire_request *req, 
 int helper_parse_counted(const char *reply, enum wire_verb verb, void *ctx,
 			 bool (*take)(void *, struct wire_reply *), char *why, size_t whylen);
 
+/* A counted reply read as an array: every line of one kind, at most max
+ * of them, each filling one element of elem bytes (zeroed first). */
+struct helper_list {
+	enum wire_reply_kind kind;
+	size_t max, elem;
+	void (*fill)(void *elem, const struct wire_reply *w);
+};
+
+/* The array (malloc'd, never NULL on success, *n elements), or NULL with
+ * why: the one shape of tracelist.c's and distlist.c's readers. */
+void *helper_parse_list(const char *reply, enum wire_verb verb, const struct helper_list *how,
+			size_t *n, char *why, size_t whylen);
+
 /* The first line of a reply as a status (ok, ok attached, ok unchanged,
  * ok started DIR, err CLASS REASON) into w: false when it is none. */
 bool helper_status(const char *reply, struct wire_reply *w);

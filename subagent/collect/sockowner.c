@@ -3,8 +3,10 @@
 #include "sockowner.h"
 #include "proc.h"
 #include "common/number.h"
+#include "core/lowerbound.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,19 +123,13 @@ void sock_owners_keep(struct sock_owners *so, const uint32_t *inodes, size_t n)
 
 uint32_t sock_owners_pid(const struct sock_owners *so, uint32_t inode)
 {
-	size_t lo = 0, hi = so->n;
+	size_t at;
 
 	if (inode == 0)
 		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (so->v[mid].inode < inode)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < so->n && so->v[lo].inode == inode ? so->v[lo].pid : 0;
+	at = cm_lower_bound_u32(so->v, sizeof(*so->v), offsetof(struct sock_owner, inode), 0, so->n,
+				inode);
+	return at < so->n && so->v[at].inode == inode ? so->v[at].pid : 0;
 }
 
 void sock_owners_free(struct sock_owners *so)

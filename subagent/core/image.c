@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* image.c - encoding, publishing and reading the served image (see image.h). */
 #include "image.h"
+#include "lowerbound.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -321,28 +322,40 @@ static int compare_sub(const struct entry *e, const uint32_t *key, size_t klen)
 /* The first entry comparing above key (strict) or at/above it; -1 when
  * malformed. Every entry starts with the base, so only the rest of key
  * is compared entry by entry. */
+struct sub_key {
+	const struct view *v;
+	const uint32_t *key;
+	size_t klen;
+	bool strict;
+	bool *malformed;           /* set by an entry that does not read */
+};
+
+static bool sub_before(const void *ctx, size_t i)
+{
+	const struct sub_key *k = ctx;
+	struct entry e;
+	int c;
+
+	if (!entry_at(k->v, i, &e)) {
+		*k->malformed = true;
+		return false;
+	}
+	c = compare_sub(&e, k->key, k->klen);
+	return c < 0 || (k->strict && c == 0);
+}
+
 static long search(const struct view *v, const uint32_t *key, size_t klen, bool strict)
 {
-	size_t lo = 0, hi = v->count;
-	struct entry e;
+	bool malformed = false;
+	size_t at;
 	int c = cm_oid_compare(key, klen < v->base_len ? klen : v->base_len, v->base, v->base_len);
 
 	if (c != 0 || klen < v->base_len)
 		return c > 0 ? (long)v->count : 0;
-	key += v->base_len;
-	klen -= v->base_len;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (!entry_at(v, mid, &e))
-			return -1;
-		c = compare_sub(&e, key, klen);
-		if (c < 0 || (strict && c == 0))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo;
+	at = cm_lower_bound(0, v->count, sub_before,
+			    &(struct sub_key){ v, key + v->base_len, klen - v->base_len, strict,
+					       &malformed });
+	return malformed ? -1 : (long)at;
 }
 
 struct query {

@@ -15,7 +15,9 @@
  */
 #include "imagesec_in.h"
 #include "image.h"
+#include "lowerbound.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 /* A gapped table's places for n rows, and row i's place in a fresh
@@ -331,17 +333,8 @@ static bool spread(struct cm_isec *s, const struct cm_isec_span *t)
 /* The first row at or after place p, by binary search (rows ascend). */
 static size_t row_at(const struct cm_isec *s, const struct cm_isec_span *t, uint32_t p)
 {
-	size_t lo = t->from, hi = t->to;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->old.u[mid].pos < p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cm_lower_bound_u32(s->old.u, sizeof(*s->old.u), offsetof(struct cm_isec_unit, pos),
+				  t->from, t->to, p);
 }
 
 /* Column c's places from each changed place d[] on (ascending), each run

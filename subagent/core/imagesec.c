@@ -95,15 +95,6 @@ void cm_isec_free(struct cm_isec *s)
 
 /* ------------------------------------------------------------ the data */
 
-static void mark(struct cm_isec *s, size_t off, size_t len)
-{
-	if (len == 0)
-		return;
-	for (size_t k = off / CM_IMAGE_CHUNK; k <= (off + len - 1) / CM_IMAGE_CHUNK; k++)
-		s->dirty[k] = 1;
-	s->bytes_dirtied += len;
-}
-
 /* Room for cap bytes of data and their chunks' marks. */
 static bool reserve(struct cm_isec *s, size_t need)
 {
@@ -123,12 +114,6 @@ static bool reserve(struct cm_isec *s, size_t need)
 		s->dirty = d;
 	}
 	return true;
-}
-
-void isec_put_bytes(struct cm_isec *s, size_t off, const void *p, size_t len)
-{
-	memcpy(s->data + off, p, len);
-	mark(s, off, len);
 }
 
 /* A slot of len bytes (a multiple of 4): a free one of that length, or at

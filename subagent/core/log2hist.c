@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* log2hist.c - log2 buckets, counts and interpolated percentiles. */
 #include "log2hist.h"
+#include "lowerbound.h"
 
 void log2hist_init(struct log2hist *h, unsigned nbuckets)
 {
@@ -77,4 +78,38 @@ int log2hist_merge(struct log2hist *into, const struct log2hist *from)
 	into->count += from->count;
 	into->sum += from->sum;
 	return 0;
+}
+
+/* Histogram i holds row: an empty one never does. */
+static bool holds(const size_t *first, size_t n, size_t total, size_t i, size_t row)
+{
+	return i < n && first[i] <= row && row < (i + 1 < n ? first[i + 1] : total);
+}
+
+struct row_key {
+	const size_t *first;
+	size_t row;
+};
+
+static bool starts_by(const void *ctx, size_t i)
+{
+	const struct row_key *k = ctx;
+
+	return k->first[i] <= k->row;
+}
+
+size_t log2hist_row_at(const size_t *first, size_t n, size_t total, size_t row, size_t *hint,
+		       unsigned *bucket)
+{
+	size_t i = hint != NULL ? *hint : 0;
+
+	if (!holds(first, n, total, i, row) && !holds(first, n, total, i + 1, row))
+		/* the last whose first row is at or before row (the first's is 0) */
+		i = cm_lower_bound(1, n, starts_by, &(struct row_key){ first, row }) - 1;
+	else if (!holds(first, n, total, i, row))
+		i++;
+	if (hint != NULL)
+		*hint = i;
+	*bucket = (unsigned)(row - first[i]);
+	return i;
 }

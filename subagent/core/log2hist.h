@@ -10,6 +10,7 @@
 #ifndef CLUSTERMON_LOG2HIST_H
 #define CLUSTERMON_LOG2HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define LOG2HIST_MAX_BUCKETS 65
@@ -39,5 +40,17 @@ uint64_t log2hist_high(const struct log2hist *h, unsigned i);
  * nothing was recorded.
  */
 uint64_t log2hist_percentile(const struct log2hist *h, unsigned per_mille);
+
+/*
+ * A table whose rows run through several histograms' buckets in order
+ * (clusterMonHistBucketTable, clusterMonCgroupRunqlatTable): first[i] is
+ * histogram i's first row (ascending from 0; a histogram without buckets
+ * starts where the next does), total is every row. The histogram holding
+ * row (< total), its bucket in *bucket. *hint (NULL: none), the histogram
+ * found last, is tried first, then the one after it: walks and the image
+ * ask for row after row, so most rows cost no search.
+ */
+size_t log2hist_row_at(const size_t *first, size_t n, size_t total, size_t row, size_t *hint,
+		       unsigned *bucket);
 
 #endif

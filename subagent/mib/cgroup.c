@@ -205,29 +205,12 @@ static size_t rq_rows(void *view)
 
 /* The cgroup row that holds bucket row n, and its bucket. Walks and the
  * image visit the rows in order: the row found last (this thread's) is
- * tried first, then its successor, before a binary search on rq_first. */
+ * tried first (log2hist_row_at). */
 static size_t rq_find(const struct cgroup_snapshot *s, size_t n, unsigned *b)
 {
 	static _Thread_local size_t last;
-	size_t lo = 0, hi = s->nrows;
 
-	for (size_t i = last; i < last + 2 && i < s->nrows; i++)
-		if (s->rq_first[i] <= n && n < s->rq_first[i] + s->rows[i]->rq.nbuckets) {
-			lo = i;
-			goto found;
-		}
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->rq_first[mid] <= n)
-			lo = mid;
-		else
-			hi = mid;
-	}
-found:
-	last = lo;
-	*b = (unsigned)(n - s->rq_first[lo]);
-	return lo;
+	return log2hist_row_at(s->rq_first, s->nrows, s->nrq, n, &last, b);
 }
 
 static const struct cgroup_row *rq_at(const struct cgroup_snapshot *s, size_t n, unsigned *b)

@@ -34,6 +34,7 @@ enum {
 struct dist_view {
 	size_t n;
 	size_t nbuckets;               /* rows of the bucket table */
+	size_t first[DIST_MAX];        /* each distribution's first bucket row */
 	struct dist_copy d[DIST_MAX];
 };
 
@@ -46,8 +47,10 @@ static void *dist_acquire(void)
 	disttable_acquire();
 	v->n = dist_copy_all(v->d, DIST_MAX);
 	v->nbuckets = 0;
-	for (size_t i = 0; i < v->n; i++)
+	for (size_t i = 0; i < v->n; i++) {
+		v->first[i] = v->nbuckets;
 		v->nbuckets += v->d[i].h.nbuckets;
+	}
 	return v;
 }
 
@@ -86,12 +89,9 @@ static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 /* Bucket rows run through every distribution's buckets in index order. */
 static const struct dist_copy *bucket_at(const struct dist_view *v, size_t row, unsigned *bucket)
 {
-	size_t i = 0;
+	static _Thread_local size_t last;
 
-	while (i < v->n && row >= v->d[i].h.nbuckets)
-		row -= v->d[i++].h.nbuckets;
-	*bucket = (unsigned)row;
-	return &v->d[i];
+	return &v->d[log2hist_row_at(v->first, v->n, v->nbuckets, row, &last, bucket)];
 }
 
 static size_t bucket_rows(void *view)

@@ -9,6 +9,7 @@
  */
 #include "group.h"
 #include "../core/log2hist.h"
+#include "../core/lowerbound.h"
 #include "../sampler.h"
 
 #include <stdlib.h>
@@ -93,24 +94,30 @@ static void set_value(netsnmp_variable_list *vb, const struct mib_value *v)
 	}
 }
 
+struct index_key {
+	const struct mib_table *t;
+	void *view;
+	const oid *key;
+	size_t key_len;
+};
+
+static bool index_at_or_before(const void *ctx, size_t i)
+{
+	const struct index_key *k = ctx;
+	oid idx[MAX_OID_LEN];
+
+	k->t->row_index(k->view, i, idx);
+	return snmp_oid_compare(idx, k->t->index_len, k->key, k->key_len) <= 0;
+}
+
 /* Binary search: the first row whose index compares greater than key
  * (key may be shorter or longer than an index: OID order decides). */
 static size_t first_row_after(const struct mib_table *t, void *view,
 			      const oid *key, size_t key_len)
 {
-	size_t lo = 0, hi = t->rows(view);
-	oid idx[MAX_OID_LEN];
+	struct index_key k = { t, view, key, key_len };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		t->row_index(view, mid, idx);
-		if (snmp_oid_compare(idx, t->index_len, key, key_len) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cm_lower_bound(0, t->rows(view), index_at_or_before, &k);
 }
 
 static bool find_row(const struct mib_table *t, void *view, const oid *key,

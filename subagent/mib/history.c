@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/number.h"
+#include "core/lowerbound.h"
 #include "core/ring.h"
 
 static const oid history_oid[] = { CM_OID_clusterMonHistory };
@@ -354,21 +355,19 @@ static size_t data_rows(void *view)
 	return flat_total;
 }
 
+static bool flat_starts_by(const void *ctx, size_t i)
+{
+	return flat[i].first <= *(const size_t *)ctx;
+}
+
 /* The entry holding flattened row k, and the bucket's position in it. */
 static const struct ring_bucket *bucket_at(size_t k, const struct history_row **row)
 {
-	size_t lo = 0, hi = flat_n;
+	/* The last entry starting at or before k (the first starts at 0):
+	 * entries without closed buckets start where the next one does, so it
+	 * is the one holding k. */
+	size_t lo = cm_lower_bound(1, flat_n, flat_starts_by, &k) - 1;
 
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (flat[mid].first <= k)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	/* lo is the last entry starting at or before k: entries without closed
-	 * buckets start where the next one does, so it is the one holding k. */
 	*row = flat[lo].row;
 	return ring_at(&((const struct history_runtime *)flat[lo].row->hdr.runtime)->ring,
 		       flat[lo].skip + (uint32_t)(k - flat[lo].first));

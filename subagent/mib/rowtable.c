@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/number.h"
+#include "core/lowerbound.h"
 #include "sampler.h"
 #include "sources/sources.h"
 
@@ -32,19 +33,21 @@ struct rt_pending {
 
 /* ------------------------------------------------------------ live rows */
 
+struct index_key {
+	struct rt_row *const *rows;
+	uint32_t index;
+};
+
+static bool index_before(const void *ctx, size_t i)
+{
+	const struct index_key *k = ctx;
+
+	return k->rows[i]->index < k->index;
+}
+
 static size_t position(const struct rt_table *t, uint32_t index)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid]->index < index)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cm_lower_bound(0, t->n, index_before, &(struct index_key){ t->rows, index });
 }
 
 struct rt_row *rt_find(const struct rt_table *t, uint32_t index)

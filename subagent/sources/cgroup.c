@@ -42,6 +42,7 @@
 #include "../collect/helpercg.h"
 #include "common/clock.h"
 #include "../core/pathglob.h"
+#include "../core/lowerbound.h"
 #include "../core/workload.h"
 #include "probes.h"
 #include "sources.h"
@@ -130,26 +131,23 @@ static bool wanted(const struct cgroup_source *cs, const char *rel, bool below)
 	return false;
 }
 
+struct path_key {
+	struct cg_entry *const *e;
+	const char *path;
+};
+
+static bool path_before(const void *ctx, size_t i)
+{
+	const struct path_key *k = ctx;
+
+	return strcmp(k->e[i]->path, k->path) < 0;
+}
+
 /* Binary search by path; *at gets where it is or would go. */
 static bool find(const struct cgroup_source *cs, const char *path, size_t *at)
 {
-	size_t lo = 0, hi = cs->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(cs->e[mid]->path, path);
-
-		if (c == 0) {
-			*at = mid;
-			return true;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return false;
+	*at = cm_lower_bound(0, cs->n, path_before, &(struct path_key){ cs->e, path });
+	return *at < cs->n && strcmp(cs->e[*at]->path, path) == 0;
 }
 
 static uint32_t fnv1a31(const char *s)

@@ -82,6 +82,8 @@ static void proc_fini(void *ctx)
 	free(src);
 }
 
+static void look_for_new(void *ctx);
+
 static void *proc_init(const char *root)
 {
 	struct proc_source *src = calloc(1, sizeof(*src));
@@ -109,7 +111,7 @@ static void *proc_init(const char *root)
 	src->reader = proc_scanner_reader(src->scanner);
 	if (procfile_open(&src->loadavg, root, "proc/loadavg") != 0)
 		src->loadavg.fd = -1;
-	proc_scanner_on_tick(src->scanner, procscan_look_for_new, src);
+	proc_scanner_on_tick(src->scanner, look_for_new, src);
 	return src;
 }
 
@@ -168,7 +170,7 @@ static int filter_view(struct proc_snapshot *snap, const struct proc_filter *f)
 	return 0;
 }
 
-int proc_publish(struct proc_source *src, size_t followed)
+static int proc_publish(struct proc_source *src, size_t followed)
 {
 	struct proc_snapshot *snap = proctab_publish(&src->tab);
 
@@ -185,6 +187,17 @@ int proc_publish(struct proc_source *src, size_t followed)
 	snap->agent = src->agent;
 	snapshot_publish(&proc_slot, &snap->hdr);
 	return 0;
+}
+
+/* The scanner's tick, during a pass too: new processes published at once
+ * (the scanner finds them, this file publishes, so procscanner.c calls
+ * nothing here). */
+static void look_for_new(void *ctx)
+{
+	struct proc_source *src = ctx;
+
+	if (procscan_look_for_new(src) > 0)
+		proc_publish(src, src->tab.nrows);
 }
 
 /* One sample, fed by hp when it is not NULL, else by the scanner. */

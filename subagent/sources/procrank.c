@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lowerbound.h"
+
 void procrank_free(struct proc_rankset *r)
 {
 	free(r->v);
@@ -16,20 +18,24 @@ static bool reaches_floor(const struct proc_rankset *r, const struct proc_rank_k
 	return r->all || proc_key_busier(k, &r->floor) <= 0;
 }
 
+struct rank_at {
+	const struct proc_rankset *r;
+	const struct proc_rank_key *k;
+};
+
+static bool ranks_before(const void *ctx, size_t i)
+{
+	const struct rank_at *a = ctx;
+
+	return proc_key_busier(&a->r->v[i], a->k) < 0;
+}
+
 /* Where k is or would go in v. */
 static size_t position(const struct proc_rankset *r, const struct proc_rank_key *k)
 {
-	size_t lo = 0, hi = r->n;
+	struct rank_at a = { r, k };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (proc_key_busier(&r->v[mid], k) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cm_lower_bound(0, r->n, ranks_before, &a);
 }
 
 static void drop(struct proc_rankset *r, const struct proc_rank_key *k)

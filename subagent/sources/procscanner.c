@@ -133,19 +133,18 @@ static bool take_new(struct proc_source *src, pid_t pid)
  * reads, not for a pass over every process. A range too long or wrapped
  * past pid_max falls back to one listing.
  */
-void procscan_look_for_new(void *ctx)
+size_t procscan_look_for_new(struct proc_source *src)
 {
-	struct proc_source *src = ctx;
 	uint64_t now = cm_clock_ns();
 	uint32_t last, from;
 	size_t added = 0;
 	ssize_t n;
 
 	if (src->fed || src->prev_ns == 0 || now - src->last_look_ns < NEW_LOOK_NS)
-		return;
+		return 0;
 	src->last_look_ns = now;
 	if ((last = last_pid(src)) == 0 || last == src->last_pid)
-		return;
+		return 0;
 	from = src->last_pid;
 	src->last_pid = last;
 	if (from != 0 && last > from && last - from <= NEW_PROBE_MAX) {
@@ -155,8 +154,7 @@ void procscan_look_for_new(void *ctx)
 		for (ssize_t i = 0; i < n; i++)
 			added += take_new(src, src->listed[i]);
 	}
-	if (added > 0)
-		proc_publish(src, src->tab.nrows);
+	return added;
 }
 
 int procscan_sample(struct proc_source *src, uint64_t now, uint64_t elapsed)

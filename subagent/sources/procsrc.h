@@ -122,17 +122,15 @@ void ps_keep_ticks(struct pstate *s, const struct proc_sample *p);
 void ps_put_row(struct proc_source *src, struct pstate *s, const struct proc_row *r);
 void ps_not_back(struct proc_row *r, const struct proc_row *old);
 
-/* procscanner.c: a sample without the helper; the scanner's tick callback. */
+/* procscanner.c: a sample without the helper; new processes looked for
+ * (during a pass too: proc.c's tick callback publishes them), how many. */
 int procscan_sample(struct proc_source *src, uint64_t now, uint64_t elapsed);
-void procscan_look_for_new(void *ctx);
+size_t procscan_look_for_new(struct proc_source *src);
 
 /* procfed.c: the helper's news (0, or -1 when it did not answer), and a
  * sample fed by them. */
 int procfed_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp);
 int procfed_sample(struct proc_source *src, const struct helper_procs *hp, uint64_t now,
 		   uint64_t elapsed);
-
-/* proc.c: publishes the table (during a scan too: procscanner.c). */
-int proc_publish(struct proc_source *src, size_t followed);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lowerbound.h"
+
 void proctab_init(struct proctab *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -84,36 +86,52 @@ static void sync_slot(struct proctab *t, size_t ci)
 	s->last = s->c->n ? s->c->rows[s->c->n - 1].pid : 0;
 }
 
+/* What the searches below look for: a pid among the chunks, a chunk's
+ * rows or its keys; or a row number among a snapshot's chunks. */
+struct pid_key {
+	const void *v;
+	int32_t pid;
+	size_t row;
+};
+
+static bool chunk_before(const void *ctx, size_t i)
+{
+	const struct pid_key *k = ctx;
+
+	return ((const struct proc_slot *)k->v)[i].last < k->pid;
+}
+
+static bool row_before(const void *ctx, size_t i)
+{
+	const struct pid_key *k = ctx;
+
+	return ((const struct proc_row *)k->v)[i].pid < k->pid;
+}
+
+static bool key_before(const void *ctx, size_t i)
+{
+	const struct pid_key *k = ctx;
+
+	return ((const struct proc_rank_key *)k->v)[i].pid < k->pid;
+}
+
+static bool chunk_starts_by(const void *ctx, size_t i)
+{
+	const struct pid_key *k = ctx;
+
+	return ((const struct proc_slot *)k->v)[i].first <= k->row;
+}
+
 /* The first chunk whose last pid is >= pid (t->n when none). */
 static size_t chunk_for(const struct proctab *t, int32_t pid)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->slot[mid].last < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cm_lower_bound(0, t->n, chunk_before, &(struct pid_key){ t->slot, pid, 0 });
 }
 
 /* The first row of c whose pid is >= pid. */
 static uint32_t row_for(const struct proc_chunk *c, int32_t pid)
 {
-	uint32_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (c->rows[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)cm_lower_bound(0, c->n, row_before, &(struct pid_key){ c->rows, pid, 0 });
 }
 
 const struct proc_row *proctab_find(const struct proctab *t, int32_t pid)
@@ -454,21 +472,15 @@ static bool in_chunk(const struct proc_snapshot *s, size_t c, size_t i)
 /* The chunk that holds row i (< s->nall) of every row. */
 static size_t chunk_at(const struct proc_snapshot *s, size_t i)
 {
-	size_t lo = 0, hi = s->nchunks;
+	size_t lo;
 
 	if (cursor_snap == s && in_chunk(s, cursor_chunk, i))
 		lo = cursor_chunk;
 	else if (cursor_snap == s && in_chunk(s, cursor_chunk + 1, i))
 		lo = cursor_chunk + 1;
-	else /* the last chunk whose first row is <= i */
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (s->slot[mid].first <= i)
-				lo = mid;
-			else
-				hi = mid;
-		}
+	else /* the last chunk whose first row is <= i (the first chunk's is 0) */
+		lo = cm_lower_bound(1, s->nchunks, chunk_starts_by,
+				    &(struct pid_key){ s->slot, 0, i }) - 1;
 	cursor_snap = s;
 	cursor_chunk = lo;
 	return lo;
@@ -531,29 +543,13 @@ size_t proc_snapshot_changed(const struct proc_snapshot *s, uint64_t since, int3
 
 const struct proc_row *proc_snapshot_find(const struct proc_snapshot *s, int32_t pid)
 {
-	size_t lo = 0, hi = s->nchunks;
+	size_t at = cm_lower_bound(0, s->nchunks, chunk_before, &(struct pid_key){ s->slot, pid, 0 });
 	const struct proc_chunk *c;
-	uint32_t a = 0, b;
 
-	while (lo < hi) { /* the first chunk whose last pid is >= pid */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->slot[mid].last < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == s->nchunks)
+	if (at == s->nchunks)
 		return NULL;
-	c = s->slot[lo].c;
-	b = c->n;
-	while (a < b) { /* on the keys: four lines, not sixteen rows */
-		uint32_t mid = a + (b - a) / 2;
-
-		if (c->keys[mid].pid < pid)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a < c->n && c->keys[a].pid == pid ? &c->rows[a] : NULL;
+	c = s->slot[at].c;
+	/* on the keys: four lines, not sixteen rows */
+	at = cm_lower_bound(0, c->n, key_before, &(struct pid_key){ c->keys, pid, 0 });
+	return at < c->n && c->keys[at].pid == pid ? &c->rows[at] : NULL;
 }
