@@ -9,7 +9,7 @@
  * requests) and answered when every source it woke has sampled again, or
  * after MIB_DEFER_MAX_MS with what there is (a source that keeps failing).
  */
-#include "group.h"
+#include "defer.h"
 #include "mib.h"
 #include "../sampler.h"
 #include "common/clock.h"
@@ -18,7 +18,8 @@
 
 struct deferred {
 	struct deferred *next;
-	const struct mib_group *g;
+	mib_answer_fn answer;
+	const void *ctx;
 	netsnmp_delegated_cache *cache;
 	unsigned woken;
 	uint64_t samples[SOURCE_LAST + 1]; /* each woken source's count at the read */
@@ -47,7 +48,7 @@ static void arm(void)
 		alarm_id = snmp_alarm_register_hr(tv, 0, on_alarm, NULL);
 }
 
-int mib_defer(const struct mib_group *g, netsnmp_mib_handler *handler,
+int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handler,
 	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
 	      netsnmp_request_info *requests, unsigned woken)
 {
@@ -60,7 +61,8 @@ int mib_defer(const struct mib_group *g, netsnmp_mib_handler *handler,
 		free(d);
 		return -1;
 	}
-	d->g = g;
+	d->answer = answer;
+	d->ctx = ctx;
 	d->woken = woken;
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
 		if (woken & (1u << i))
@@ -92,7 +94,7 @@ static void complete(struct deferred *d)
 	if (c != NULL) {
 		for (netsnmp_request_info *r = c->requests; r != NULL; r = r->next)
 			r->delegated = 0;
-		mib_group_serve(d->g, c->reqinfo, c->requests);
+		d->answer(d->ctx, c->reqinfo, c->requests);
 		netsnmp_free_delegated_cache(c);
 	}
 	free(d);

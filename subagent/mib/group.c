@@ -11,6 +11,7 @@
 #include "../core/log2hist.h"
 #include "../core/lowerbound.h"
 #include "../sampler.h"
+#include "defer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -360,8 +361,8 @@ void mib_oid_unsign(oid *name, size_t len)
 			name[i] = (oid)((uint64_t)name[i] & 0xffffffffu);
 }
 
-void mib_group_serve(const struct mib_group *g, netsnmp_agent_request_info *reqinfo,
-			    netsnmp_request_info *requests)
+static void group_serve(const struct mib_group *g, netsnmp_agent_request_info *reqinfo,
+			netsnmp_request_info *requests)
 {
 	void *view = g->acquire ? g->acquire() : NULL;
 	netsnmp_request_info *last = requests;
@@ -409,6 +410,13 @@ unsigned mib_group_demand(const struct mib_group *g)
 	return d & ~MIB_DEMAND_NONE;
 }
 
+/* A delegated request's answer (defer.h), once its sources sampled. */
+static void answer_later(const void *ctx, netsnmp_agent_request_info *reqinfo,
+			 netsnmp_request_info *requests)
+{
+	group_serve(ctx, reqinfo, requests);
+}
+
 static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
 			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
@@ -422,10 +430,10 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	if (!is_set_mode(reqinfo->mode)) {
 		unsigned woken = need ? sampler_demand(need, 0) : 0;
 
-		if (woken != 0 && mib_defer(g, handler, reg, reqinfo, requests, woken) == 0)
+		if (woken != 0 && mib_defer(answer_later, g, handler, reg, reqinfo, requests, woken) == 0)
 			return SNMP_ERR_NOERROR;
 	}
-	mib_group_serve(g, reqinfo, requests);
+	group_serve(g, reqinfo, requests);
 	return SNMP_ERR_NOERROR;
 }
 

@@ -133,15 +133,6 @@ struct mib_group {
 unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len);
 /* Every source any object of g needs. */
 unsigned mib_group_demand(const struct mib_group *g);
-/* Answers a request's varbinds of group g from its view, now. */
-void mib_group_serve(const struct mib_group *g, netsnmp_agent_request_info *reqinfo,
-		     netsnmp_request_info *requests);
-/* Delegates the requests until every source of woken has sampled again
- * (or MIB_DEFER_MAX_MS passed): 0, or -1 when they must be answered now. */
-#define MIB_DEFER_MAX_MS 2000u
-int mib_defer(const struct mib_group *g, netsnmp_mib_handler *handler,
-	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-	      netsnmp_request_info *requests, unsigned woken);
 
 
 int mib_group_register(const struct mib_group *g);

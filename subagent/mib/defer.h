@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* defer.h - requests that wait for an idle source's next sample (defer.c). */
+#ifndef CLUSTERMON_MIB_DEFER_H
+#define CLUSTERMON_MIB_DEFER_H
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+/* How a delegated request is answered once its sources sampled: what the
+ * handler would have done, with ctx as it was given. */
+typedef void (*mib_answer_fn)(const void *ctx, netsnmp_agent_request_info *reqinfo,
+			      netsnmp_request_info *requests);
+
+/* Delegates the requests until every source of woken (a bit per enum
+ * source_index) has sampled again, or MIB_DEFER_MAX_MS passed, then calls
+ * answer: 0, or -1 when they must be answered now. */
+#define MIB_DEFER_MAX_MS 2000u
+int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handler,
+	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
+	      netsnmp_request_info *requests, unsigned woken);
+
+#endif
