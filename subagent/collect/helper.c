@@ -125,6 +125,7 @@ int helper_ask_text(enum helper_ask ask, char *buf, size_t len)
 		[HELPER_ASK_CGMAPS] = { 2, { WIRE_HELLO, WIRE_CGMAPS } },
 		[HELPER_ASK_TRACES] = { 1, { WIRE_TRACES } },
 		[HELPER_ASK_DISTS] = { 1, { WIRE_DISTS } },
+		[HELPER_ASK_EXITS] = { 2, { WIRE_HELLO, WIRE_EXITS } },
 	};
 	size_t used = 0;
 
@@ -515,6 +516,23 @@ int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu)
 		*entries = r.u.cgmaps.entries;
 		*ncpu = r.u.cgmaps.ncpu;
 	}
+	free(c);
+	return ok ? 0 : -1;
+}
+
+int helper_parse_exits(const char *reply, uint64_t *bytes)
+{
+	char instance[64], why[128];
+	struct cursor *c = cursor_at(reply, why, sizeof(why));
+	struct wire_reply r;
+	bool ok;
+
+	if (c == NULL)
+		return -1;
+	ok = parse_hello(c, instance, why, sizeof(why)) &&
+	     expect(c, WIRE_EXITS, WIRE_R_EXITS, &r, why, sizeof(why)) && *c->p == '\0';
+	if (ok)
+		*bytes = r.u.exits;
 	free(c);
 	return ok ? 0 : -1;
 }
