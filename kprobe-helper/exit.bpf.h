@@ -100,21 +100,33 @@ static __always_inline void exit_memory_io(struct cm_exit_rec *r, struct task_st
 	r->flags = BPF_CORE_READ(sig, oom_mm) != NULL ? CM_EXIT_OOM : 0;
 }
 
-/* The command line kept at its last exec, if that exec was this process's. */
+static __always_inline void copy_args(struct cm_exit_rec *r, const struct cm_exec_args *v)
+{
+	__builtin_memcpy(r->args, v->buf, sizeof(r->args));
+	r->args_len = v->len;
+	r->flags |= CM_EXIT_HAS_ARGS;
+}
+
+/* The command line kept at its last exec, if that exec was this
+ * process's; else its parent's, which a fork that did not exec runs. */
 static __always_inline void exit_args(struct cm_exit_rec *r)
 {
 	struct cm_exec_args *v = bpf_map_lookup_elem(&exec_args, &r->tgid);
 
 	r->args_len = 0;
 	__builtin_memset(r->args, 0, sizeof(r->args));
-	if (v == NULL)
-		return;
-	if (v->start_ns == r->start_ns && v->len <= CM_EXIT_ARGS) {
-		__builtin_memcpy(r->args, v->buf, sizeof(r->args));
-		r->args_len = v->len;
-		r->flags |= CM_EXIT_HAS_ARGS;
+	if (v != NULL) {
+		bool mine = v->start_ns == r->start_ns && v->len <= CM_EXIT_ARGS;
+
+		if (mine)
+			copy_args(r, v);
+		bpf_map_delete_elem(&exec_args, &r->tgid);
+		if (mine)
+			return;
 	}
-	bpf_map_delete_elem(&exec_args, &r->tgid);
+	v = bpf_map_lookup_elem(&exec_args, &r->ppid);
+	if (v != NULL && v->len <= CM_EXIT_ARGS)
+		copy_args(r, v);
 }
 
 /* The last thread of a group is exiting (live is 0): its record. A full

@@ -69,6 +69,7 @@ static void proc_fini(void *ctx)
 	if (src == NULL)
 		return;
 	proc_scanner_free(src->scanner);
+	procexits_fini(src);
 	helper_maps_detach(src->maps);
 	procfile_close(&src->loadavg);
 	free(src->listed);
@@ -94,6 +95,7 @@ static void *proc_init(const char *root)
 	snprintf(src->image_path, sizeof(src->image_path), "%s", SOURCES_DEFAULT_IMAGE);
 	src->filter.uid = -1;
 	proctab_init(&src->tab);
+	exitlog_init(&src->exit_log);
 	src->scanner = proc_scanner_new(root, hot_capacity());
 	/* Processes seldom change cgroups after start; 10,000 of them re-read
 	 * every second would cost 5% of a core. */
@@ -183,6 +185,8 @@ int proc_publish(struct proc_source *src, size_t followed)
 	snap->helper_fed = src->fed;
 	snap->agent_rss_kb = src->agent.rss_kb;
 	snap->agent = src->agent;
+	snap->exits = procexits_view(src);
+	snap->exits_exact = src->exits != NULL;
 	snapshot_publish(&proc_slot, &snap->hdr);
 	return 0;
 }
@@ -220,6 +224,7 @@ static int proc_sample(void *ctx)
 	struct helper_procs hp;
 	int rc;
 
+	procexits_poll(src, now);
 	if (procfed_poll(src, now, &hp) != 0) {
 		/* A helper that missed an answer or two (a loaded machine)
 		 * keeps its table: the next answer covers the gap. Falling
@@ -255,6 +260,7 @@ static void proc_configure(void *ctx, const struct sources_conf *c)
 	struct proc_source *src = ctx;
 
 	src->filter = c->proc_filter;
+	src->exit_conf = c->exits;
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s",
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
 	snprintf(src->image_path, sizeof(src->image_path), "%s",

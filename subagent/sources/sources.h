@@ -21,6 +21,7 @@
 #include "../snapshot.h"
 #include "../core/readings.h"
 #include "../core/workload.h"
+#include "../core/exitlog.h"
 #include "probes.h"
 #include "dists.h"
 #include "traces.h"
@@ -111,6 +112,8 @@ struct proc_snapshot {
 	struct proc_retired *retired; /* what it keeps alive (proctab.h) */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
 	const struct proc_top *top;   /* every row followed, ranked; NULL: none */
+	struct exit_view *exits;      /* the exit log (issue 43); NULL: none yet */
+	bool exits_exact;             /* from the helper's exit records */
 };
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
@@ -271,6 +274,7 @@ struct sources_conf {
 	struct tcp_filter tcp_filter;
 	struct cgroup_conf cgroup;
 	uint32_t top_rows;                     /* topRows; 0: TOP_ROWS_DEFAULT */
+	struct exit_conf exits;                /* exitLog */
 	/* snapshotFile's path, "none", or "": SOURCES_DEFAULT_IMAGE (the
 	 * image's size is part of what clustermond costs) */
 	char image_path[PATH_MAX];
