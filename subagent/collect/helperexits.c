@@ -115,11 +115,12 @@ static int map_ring(struct helper_exits *x)
 	if (p == MAP_FAILED)
 		return -1;
 	x->prod = p;
-	/* Another reader (an earlier clustermond) may have left it anywhere:
-	 * start where the programs write now, as an older record's content
-	 * may already be overwritten. */
-	x->cons = load_acquire(x->prod);
-	atomic_store_explicit((_Atomic uint64_t *)x->consumer, x->cons, memory_order_release);
+	/* Where the last reader stopped (0 for a new ring): the exits since
+	 * then are still there, as a full ring refuses new records rather
+	 * than overwrite old ones, so a clustermond restarted (or late to
+	 * attach) misses none the ring could hold. A position that makes no
+	 * sense is caught by exitring_walk. */
+	x->cons = load_acquire(x->consumer);
 	return 0;
 }
 
