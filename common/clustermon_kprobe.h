@@ -182,6 +182,10 @@ struct cm_ran_ring {
  * what it lost from the gaps. Times are CLOCK_MONOTONIC ns
  * (bpf_ktime_get_ns, task->start_time). */
 #define CM_EXIT_RING_BYTES (1u << 21)   /* about 5,000 records */
+/* OOM victims have a ring of their own (oom_ring), each record woken, so a
+ * reader can sleep in poll() until one comes (a notification within
+ * milliseconds) while exits wait for the proc source's next sample. */
+#define CM_OOM_RING_BYTES (1u << 14)
 #define CM_EXIT_ARGS 256                /* bytes of the command line kept */
 
 #define CM_REC_EXIT 1u                  /* struct cm_exit_rec */
@@ -207,16 +211,16 @@ struct cm_exit_rec {
 	char args[CM_EXIT_ARGS];    /* NUL-separated, args_len bytes */
 };
 
-/* oom:mark_victim: the kernel chose this process to kill (it has not
- * exited yet; its exit record follows with CM_EXIT_OOM). */
+/* oom:mark_victim, in oom_ring: the kernel chose this task to kill (it
+ * has not exited yet; its exit record follows with CM_EXIT_OOM). */
 struct cm_oom_rec {
 	__u32 kind;          /* CM_REC_OOM */
-	__u32 tgid;
-	__u64 seq;           /* counted with the exits */
+	__u32 tgid;          /* the victim task's pid (the tracepoint's) */
+	__u64 seq;           /* victims the program saw before this one */
 	__u32 uid, pad;
-	__u64 cgid;
+	__u64 cgid;          /* the cgroup id of the task that ran out (current) */
 	__u64 ts_ns;
-	char comm[16];
+	char comm[16];       /* and its name */
 };
 
 /* The argument bytes of a process's last exec, by tgid (exec_args): what

@@ -38,12 +38,13 @@
  *                                   client maps them read-only), so only
  *                                   the trusted peer gets them
  *   exits                        -> ok exits BYTES, the line carrying
- *                                   (SCM_RIGHTS) the fd of exit_ring, the
- *                                   exit log's BPF ring buffer of BYTES
+ *                                   (SCM_RIGHTS) the fds of exit_ring, the
+ *                                   exit log's BPF ring buffer of BYTES,
+ *                                   and oom_ring, OOM victims'
  *                                   (clustermon_kprobe.h), WRITABLE (a
  *                                   ring's reader moves its consumer
  *                                   position), so to the trusted peer
- *                                   alone; one reader at a time (issue 43)
+ *                                   alone; one reader of each (issue 43)
  *   dist ID SPEC[ FILTERS]       -> ok attached | ok unchanged | err CLASS REASON
  *                                   (distspec.h: clusterMonDistTable's rows)
  *   undist ID                    -> ok | err invalid no dist ID
@@ -217,7 +218,7 @@ enum wire_trace_state { WIRE_TRACE_RUNNING, WIRE_TRACE_FINISHED, WIRE_TRACE_FAIL
  * first byte (clustermon_kprobe.h lays them out). */
 #define WIRE_MAPS_FDS 4
 #define WIRE_CGMAPS_FDS 2
-#define WIRE_EXITS_FDS 1
+#define WIRE_EXITS_FDS 2
 
 struct wire_reply {
 	enum wire_reply_kind kind;

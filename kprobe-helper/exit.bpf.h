@@ -23,6 +23,11 @@ struct {
 	__uint(max_entries, CM_EXIT_RING_BYTES);
 } exit_ring SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CM_OOM_RING_BYTES);
+} oom_ring SEC(".maps");
+
 /* The command line of each process's last exec: read at the exec, as at
  * the exit its memory is gone. An LRU, so processes that exec'd before
  * the helper started, or that no exit removed, age out. */
@@ -36,8 +41,8 @@ struct {
 
 static const struct cm_exec_args zero_args;
 
-/* Exits (and OOM victims) seen: a reader finds what it lost in the gaps. */
-__u64 exit_seq;
+/* Exits and OOM victims seen: a reader finds what it lost in the gaps. */
+__u64 exit_seq, oom_seq;
 
 static __always_inline void keep_args(struct task_struct *p)
 {
@@ -162,7 +167,7 @@ static __always_inline void log_exit(struct task_struct *p, __u32 tgid, int live
 }
 
 /* The OOM killer chose a victim (pid: one of its threads). Woken: the
- * reader forwards it as a notification at once. */
+ * reader (clustermond's OOM watcher, in poll) forwards it at once. */
 SEC("tracepoint/oom/mark_victim")
 int on_oom_victim(struct trace_event_raw_mark_victim *ctx)
 {
@@ -171,8 +176,8 @@ int on_oom_victim(struct trace_event_raw_mark_victim *ctx)
 
 	if (!exit_log)
 		return 0;
-	seq = __sync_fetch_and_add(&exit_seq, 1);
-	r = bpf_ringbuf_reserve(&exit_ring, sizeof(*r), 0);
+	seq = __sync_fetch_and_add(&oom_seq, 1);
+	r = bpf_ringbuf_reserve(&oom_ring, sizeof(*r), 0);
 	if (r == NULL)
 		return 0;
 	r->kind = CM_REC_OOM;

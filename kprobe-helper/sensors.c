@@ -108,6 +108,7 @@ static void choose_programs(struct sensors *s, struct sched_bpf *k, bool btf)
 	bpf_program__set_autoload(k->progs.on_oom_victim, s->exit_log);
 	if (!s->exit_log) {
 		bpf_map__set_max_entries(k->maps.exit_ring, (__u32)sysconf(_SC_PAGESIZE));
+		bpf_map__set_max_entries(k->maps.oom_ring, (__u32)sysconf(_SC_PAGESIZE));
 		bpf_map__set_max_entries(k->maps.exec_args, 1);
 	}
 	/* Maps a set does not use stay, at their smallest. */
@@ -489,14 +490,29 @@ int sensors_share_fds(const struct sensors *s, int *fds)
 	return 0;
 }
 
-int sensors_share_exit_fd(const struct sensors *s, int *fds)
+/* A fresh fd of m, with write access (a ring's reader writes its
+ * position): -1 on failure. */
+static int ring_fd(const struct bpf_map *m)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
 
-	if (s->skel == NULL || !s->exit_log ||
-	    bpf_obj_get_info_by_fd(bpf_map__fd(s->skel->maps.exit_ring), &info, &len) != 0)
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len) != 0)
 		return -1;
-	fds[0] = bpf_map_get_fd_by_id(info.id);
-	return fds[0] >= 0 ? 0 : -1;
+	return bpf_map_get_fd_by_id(info.id);
+}
+
+int sensors_share_exit_fd(const struct sensors *s, int *fds)
+{
+	if (s->skel == NULL || !s->exit_log)
+		return -1;
+	fds[0] = ring_fd(s->skel->maps.exit_ring);
+	fds[1] = ring_fd(s->skel->maps.oom_ring);
+	if (fds[0] >= 0 && fds[1] >= 0)
+		return 0;
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return -1;
 }

@@ -79,11 +79,11 @@ int sensors_share_fds(const struct sensors *s, int *fds);
  * open) when the per-cgroup sums are not
  * kept (-S without cgroup, or no sensors). */
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds);
-/* A fresh fd of exit_ring (the "exits" request) into fds[0]: with write
- * access, as a ring buffer's reader must move its consumer position in
- * the first page it maps (all a writer of that page can change: how much
- * room the programs see; the helper never reads it). 0, or -1 when the
- * exit log does not run. */
+/* Fresh fds of exit_ring and oom_ring (the "exits" request) into
+ * fds[0..1]: with write access, as a ring buffer's reader must move its
+ * consumer position in the first page it maps (all a writer of that page
+ * can change: how much room the programs see; the helper never reads it).
+ * 0, or -1 (none open) when the exit log does not run. */
 int sensors_share_exit_fd(const struct sensors *s, int *fds);
 
 #endif

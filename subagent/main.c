@@ -24,6 +24,7 @@
 #include "privdrop.h"
 #include "sampler.h"
 #include "logq.h"
+#include "sources/oomwatch.h"
 
 #define APP_NAME "clustermond"
 
@@ -141,6 +142,7 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 	register_readfd(wake_pipe[0], drain_wake_pipe, NULL);
 	logq_set_wake(wake_for_log);
+	oomwatch_set_wake(wake_for_log);
 }
 
 static void setup_netsnmp(const struct options *o)
@@ -212,6 +214,7 @@ static void run(void)
 		}
 		agent_check_and_process(1);
 		logq_drain(emit_log);
+		mib_exit_notify();
 	}
 }
 

@@ -124,12 +124,13 @@ static int map_ring(struct helper_exits *x)
 	return 0;
 }
 
-struct helper_exits *helper_exits_attach(const char *path, int timeout_ms, char *why,
-					 size_t whylen)
+struct helper_exits *helper_exits_attach(const char *path, enum exit_ring which,
+					 int timeout_ms, char *why, size_t whylen)
 {
 	int64_t deadline = (int64_t)cm_clock_ms() + timeout_ms;
 	struct helper_exits *x = calloc(1, sizeof(*x));
 	char reply[512] = "", text[64];
+	int fds[WIRE_EXITS_FDS] = { -1, -1 };
 	uint64_t bytes;
 	size_t nfds = 0;
 	int n;
@@ -144,12 +145,20 @@ struct helper_exits *helper_exits_attach(const char *path, int timeout_ms, char 
 		goto fail;
 	if ((n = helper_ask_text(HELPER_ASK_EXITS, text, sizeof(text))) < 0 ||
 	    send(x->sock, text, (size_t)n, MSG_NOSIGNAL) != n ||
-	    helpermap_recv(x->sock, 2, deadline, reply, sizeof(reply), &x->fd, 1, &nfds) != 0 ||
-	    helper_parse_exits(reply, &bytes) != 0 || nfds != 1) {
+	    helpermap_recv(x->sock, 2, deadline, reply, sizeof(reply), fds, WIRE_EXITS_FDS,
+			   &nfds) != 0 ||
+	    helper_parse_exits(reply, &bytes) != 0 || nfds != WIRE_EXITS_FDS) {
 		snprintf(why, whylen, "clustermon-kprobe did not hand out its exit log: '%.60s'",
 			 strchr(reply, '\n') ? strchr(reply, '\n') + 1 : "");
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
 		goto fail;
 	}
+	/* Each reader keeps the one ring it drains. */
+	x->fd = fds[which];
+	close(fds[1 - which]);
+	if (which == EXIT_RING_OOM)
+		bytes = CM_OOM_RING_BYTES;
 	x->size = (size_t)bytes;
 	if (helpermap_check(x->fd, BPF_MAP_TYPE_RINGBUF, 0, 0, bytes, false) != 0 ||
 	    x->size < x->page || map_ring(x) != 0) {

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/clustermon_kprobe.h"
+#include "common/wire.h"
 
 /* One record as drained: kind says which member holds it. */
 union exit_ring_rec {
@@ -46,11 +47,14 @@ size_t exitring_walk(uint64_t *cons, uint64_t prod, const unsigned char *data, s
 
 struct helper_exits;
 
-/* Connects to the helper at path, asks for "exits", checks and maps the
- * ring: a reader, or NULL with why (an older helper answers "err invalid
- * unknown request", one with -S without exits "err unsupported"). */
-struct helper_exits *helper_exits_attach(const char *path, int timeout_ms, char *why,
-					 size_t whylen);
+/* The two rings the "exits" reply hands over, in its order. */
+enum exit_ring { EXIT_RING_EXITS, EXIT_RING_OOM };
+
+/* Connects to the helper at path, asks for "exits", checks and maps one of
+ * its rings: a reader, or NULL with why (an older helper answers "err
+ * invalid unknown request", one with -S without exits "err unsupported"). */
+struct helper_exits *helper_exits_attach(const char *path, enum exit_ring which,
+					 int timeout_ms, char *why, size_t whylen);
 void helper_exits_detach(struct helper_exits *x);
 /* False once the helper closed the connection (it stopped or restarted). */
 bool helper_exits_alive(const struct helper_exits *x);

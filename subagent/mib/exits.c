@@ -8,9 +8,13 @@
 #include "group.h"
 #include "mib.h"
 
+#include <string.h>
+
+#include "../sources/oomwatch.h"
 #include "../sources/sources.h"
 
 static const oid exit_oid[] = { CM_OID_clusterMonExit };
+static const oid oom_trap_oid[] = { CM_OID_clusterMonOomKill };
 
 static void *exit_acquire(void)
 {
@@ -152,6 +156,58 @@ static const struct mib_group exit_group = {
 	.release = exit_release,
 	.sources = 1u << SOURCE_PROC,
 };
+
+/* ------------------------------------------------ clusterMonOomKill */
+
+static void add_text(netsnmp_variable_list **vars, unsigned arc, const char *s)
+{
+	mib_add_column(vars, exit_oid, OID_LENGTH(exit_oid), arc, 0, ASN_OCTET_STR, s, strlen(s));
+}
+
+static void add_u64(netsnmp_variable_list **vars, unsigned arc, uint64_t n)
+{
+	struct counter64 c = { .high = (u_long)(n >> 32), .low = (u_long)(n & 0xffffffffu) };
+
+	mib_add_column(vars, exit_oid, OID_LENGTH(exit_oid), arc, 0, ASN_COUNTER64, &c, sizeof(c));
+}
+
+/* One victim's notification, through whatever trap sinks the master (or
+ * clustermond's own config) names, as the threshold traps go. */
+static void send_oom(const struct oom_event *e)
+{
+	netsnmp_variable_list *vars = mib_notification(oom_trap_oid, OID_LENGTH(oom_trap_oid));
+	u_long pid = e->v.pid;
+
+	mib_add_column(&vars, exit_oid, OID_LENGTH(exit_oid), CM_ARC_clusterMonOomKillPid, 0,
+		       ASN_UNSIGNED, &pid, sizeof(pid));
+	add_text(&vars, CM_ARC_clusterMonOomKillName, e->v.comm);
+	add_text(&vars, CM_ARC_clusterMonOomKillCgroup, e->v.cgroup);
+	add_text(&vars, CM_ARC_clusterMonOomKillWorkload, e->workload);
+	if (e->v.have_mem) {
+		add_u64(&vars, CM_ARC_clusterMonOomKillMemLimit,
+			e->v.limit == CG_UNLIMITED ? 0 : e->v.limit);
+		add_u64(&vars, CM_ARC_clusterMonOomKillMemUsage, e->v.usage);
+	}
+	send_v2trap(vars);
+	snmp_free_varbind(vars);
+}
+
+void mib_exit_notify(void)
+{
+	struct oom_event ev[8];
+	uint64_t dropped;
+	size_t n;
+
+	while ((n = oomwatch_take(ev, sizeof(ev) / sizeof(ev[0]), &dropped)) > 0 || dropped) {
+		if (dropped)
+			snmp_log(LOG_WARNING, "clustermond: %llu OOM kills not notified (queue full)\n",
+				 (unsigned long long)dropped);
+		for (size_t i = 0; i < n; i++)
+			send_oom(&ev[i]);
+		if (n == 0)
+			break;
+	}
+}
 
 int mib_exit_register(void)
 {

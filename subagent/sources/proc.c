@@ -24,12 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/number.h"
 #include "procsrc.h"
+#include "oomwatch.h"
 #include "top.h"
+#include "../logq.h"
 
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
@@ -69,6 +72,8 @@ static void proc_fini(void *ctx)
 	if (src == NULL)
 		return;
 	proc_scanner_free(src->scanner);
+	if (src->root[0] == '\0' && !src->child_pidns)
+		oomwatch_stop();
 	procexits_fini(src);
 	helper_maps_detach(src->maps);
 	procfile_close(&src->loadavg);
@@ -266,6 +271,10 @@ static void proc_configure(void *ctx, const struct sources_conf *c)
 	snprintf(src->image_path, sizeof(src->image_path), "%s",
 		 c->image_path[0] ? c->image_path : SOURCES_DEFAULT_IMAGE);
 	src->last_self_ns = 0; /* the image may have moved: read again now */
+	/* OOM victims come from the helper by pid: not from a fixture root or
+	 * a pid namespace of our own. */
+	if (src->root[0] == '\0' && !src->child_pidns && oomwatch_start(src->helper_socket) != 0)
+		logq_printf(LOG_WARNING, "clustermond: cannot start the OOM watcher thread");
 }
 
 static void proc_command(void *ctx, const struct source_cmd *cmd)

@@ -148,7 +148,8 @@ static bool ring_ready(struct proc_source *src, uint64_t now)
 	    (src->last_exits_try_ns != 0 && now - src->last_exits_try_ns < RESCAN_NS))
 		return false;
 	src->last_exits_try_ns = now;
-	src->exits = helper_exits_attach(src->helper_socket, HELPER_TIMEOUT_MS, why, sizeof(why));
+	src->exits = helper_exits_attach(src->helper_socket, EXIT_RING_EXITS, HELPER_TIMEOUT_MS,
+					 why, sizeof(why));
 	/* A new ring (or helper) numbers from wherever it is. */
 	src->exit_seq_known = false;
 	return src->exits != NULL;
