@@ -438,6 +438,17 @@ static int readonly_fd(const struct bpf_map *m)
 	return bpf_map_get_fd_by_id_opts(info.id, &ro);
 }
 
+/* Both of a reply's two fds, or none: 0, or -1 with any one open closed. */
+static int both_or_none(int *fds)
+{
+	if (fds[0] >= 0 && fds[1] >= 0)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return -1;
+}
+
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
 {
 	if (s->skel == NULL || !s->per_cgroup)
@@ -447,13 +458,7 @@ int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
 	fds[0] = s->cg_iter != NULL ? fcntl(bpf_link__fd(s->cg_iter), F_DUPFD_CLOEXEC, 0)
 				    : readonly_fd(s->skel->maps.cgroup_sched);
 	fds[1] = readonly_fd(s->skel->maps.cpu_state);
-	if (fds[0] >= 0 && fds[1] >= 0)
-		return 0;
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	return -1;
+	return both_or_none(fds);
 }
 
 int sensors_share_fds(const struct sensors *s, int *fds)
@@ -508,11 +513,5 @@ int sensors_share_exit_fd(const struct sensors *s, int *fds)
 		return -1;
 	fds[0] = ring_fd(s->skel->maps.exit_ring);
 	fds[1] = ring_fd(s->skel->maps.oom_ring);
-	if (fds[0] >= 0 && fds[1] >= 0)
-		return 0;
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	return -1;
+	return both_or_none(fds);
 }

@@ -8,6 +8,7 @@
 #include "group.h"
 #include "mib.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "../sources/oomwatch.h"
@@ -100,32 +101,35 @@ static int exit_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	}
 }
 
-static int get_logged(void *view, struct mib_value *v)
+/* The log's counters, by offset into struct exit_view. */
+static int counter(void *view, struct mib_value *v, size_t at)
 {
 	const struct exit_view *l = log_of(view);
+	uint64_t n = 0;
 
-	return mib_u64(v, ASN_COUNTER64, l ? l->logged : 0);
+	if (l != NULL)
+		memcpy(&n, (const char *)l + at, sizeof(n));
+	return mib_u64(v, ASN_COUNTER64, n);
+}
+
+static int get_logged(void *view, struct mib_value *v)
+{
+	return counter(view, v, offsetof(struct exit_view, logged));
 }
 
 static int get_bumped(void *view, struct mib_value *v)
 {
-	const struct exit_view *l = log_of(view);
-
-	return mib_u64(v, ASN_COUNTER64, l ? l->bumped : 0);
+	return counter(view, v, offsetof(struct exit_view, bumped));
 }
 
 static int get_filtered(void *view, struct mib_value *v)
 {
-	const struct exit_view *l = log_of(view);
-
-	return mib_u64(v, ASN_COUNTER64, l ? l->filtered : 0);
+	return counter(view, v, offsetof(struct exit_view, filtered));
 }
 
 static int get_lost(void *view, struct mib_value *v)
 {
-	const struct exit_view *l = log_of(view);
-
-	return mib_u64(v, ASN_COUNTER64, l ? l->lost : 0);
+	return counter(view, v, offsetof(struct exit_view, lost));
 }
 
 static const struct mib_table exit_table = {
