@@ -248,8 +248,30 @@ struct cgroup_row {
 	uint64_t gen;            /* the sample in which what it serves changed */
 };
 
+/* A removed cgroup's last row (clusterMonCgroupEndTable, issue 43). */
+struct cgroup_end {
+	uint32_t index;          /* clusterMonCgroupEndIndex: never reused */
+	uint64_t start_ms, end_ms;   /* first seen, found removed: ms since the epoch */
+	uint64_t logged_ns;      /* monotonic, for the age-out */
+	struct cgroup_row *row;  /* one reference */
+};
+
+/* The end log as a snapshot serves it: immutable, counted (the SNMP and
+ * publishing threads drop it). */
+struct cgroup_ends {
+	atomic_uint refs;
+	size_t n;
+	uint64_t logged;
+	struct cgroup_end e[];   /* ascending index */
+};
+
+/* Drops one reference to a row; the last frees it (any thread). */
+void cgroup_row_put(struct cgroup_row *r);
+void cgroup_ends_drop(struct cgroup_ends *v);
+
 struct cgroup_snapshot {
 	struct snapshot hdr;
+	struct cgroup_ends *ends; /* removed cgroups' last rows; NULL: none yet */
 	size_t nrows;
 	size_t matched;          /* directories that matched, rows or not */
 	size_t nrq;              /* rows of the bucket table: rq.nbuckets summed */
