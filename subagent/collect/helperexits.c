@@ -115,11 +115,11 @@ static int map_ring(struct helper_exits *x)
 	if (p == MAP_FAILED)
 		return -1;
 	x->prod = p;
-	/* Where the last reader stopped (0 for a new ring): the exits since
-	 * then are still there, as a full ring refuses new records rather
-	 * than overwrite old ones, so a clustermond restarted (or late to
-	 * attach) misses none the ring could hold. A position that makes no
-	 * sense is caught by exitring_walk. */
+	/* Where the last reader stopped (0 for a new ring): a full ring
+	 * refuses new records rather than overwrite old ones, so what no
+	 * reader took is still there, and the caller chooses which of it to
+	 * use (the proc source: the exits since it started). A position
+	 * that makes no sense is caught by exitring_walk. */
 	x->cons = load_acquire(x->consumer);
 	return 0;
 }

@@ -101,6 +101,7 @@ static void *proc_init(const char *root)
 	src->filter.uid = -1;
 	proctab_init(&src->tab);
 	exitlog_init(&src->exit_log);
+	src->exits_from_ns = cm_clock_ns();
 	src->scanner = proc_scanner_new(root, hot_capacity());
 	/* Processes seldom change cgroups after start; 10,000 of them re-read
 	 * every second would cost 5% of a core. */

@@ -127,7 +127,7 @@ static void on_record(void *arg, const union exit_ring_rec *rec)
 	if (!src->exit_seq_known || seq >= src->exit_seq)
 		src->exit_seq = seq + 1;
 	src->exit_seq_known = true;
-	if (rec->kind != CM_REC_EXIT)
+	if (rec->kind != CM_REC_EXIT || rec->exit.end_ns < src->exits_from_ns)
 		return;
 	from_record(src, &rec->exit, &e, d->now);
 	exitlog_add(&src->exit_log, &src->exit_conf, &e, d->now);
@@ -150,9 +150,18 @@ static bool ring_ready(struct proc_source *src, uint64_t now)
 	src->last_exits_try_ns = now;
 	src->exits = helper_exits_attach(src->helper_socket, EXIT_RING_EXITS, HELPER_TIMEOUT_MS,
 					 why, sizeof(why));
-	/* A new ring (or helper) numbers from wherever it is. */
+	if (src->exits == NULL)
+		return false;
+	/* A new ring (or helper) numbers from wherever it is. The ring still
+	 * holds what no reader took: the exits since our start, unless the
+	 * process table logged some meanwhile (approximate), which would then
+	 * be logged twice; and never those before our start (a ring nobody
+	 * read holds the helper's first 5,000). */
 	src->exit_seq_known = false;
-	return src->exits != NULL;
+	if (src->approx_logged || src->exits_from_ns == 0)
+		src->exits_from_ns = now;
+	src->approx_logged = false;
+	return true;
 }
 
 void procexits_poll(struct proc_source *src, uint64_t now)
@@ -190,6 +199,7 @@ void procexits_gone(struct proc_source *src, const struct proc_row *r)
 	snprintf(e.cgroup, sizeof(e.cgroup), "%s", r->cgroup);
 	workload_name(e.cgroup, e.workload, sizeof(e.workload));
 	exitlog_add(&src->exit_log, &src->exit_conf, &e, cm_clock_ns());
+	src->approx_logged = true;
 }
 
 struct exit_view *procexits_view(struct proc_source *src)

@@ -115,6 +115,8 @@ struct proc_source {
 	uint64_t exit_seq;            /* the next record's expected seq */
 	bool exit_seq_known;
 	uint64_t exits_lost;
+	uint64_t exits_from_ns;       /* records of exits before this are not logged */
+	bool approx_logged;           /* approximate entries since the ring went */
 	struct cgid_map *cgids;
 };
 
