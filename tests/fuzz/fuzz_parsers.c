@@ -21,6 +21,7 @@
 #include "collect/cgroup.h"
 #include "collect/collect.h"
 #include "collect/netstat.h"
+#include "collect/oomvictim.h"
 #include "collect/proc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -114,6 +115,7 @@ static void fuzz_cgroup(const char *text)
 	struct cgroup_mounts m;
 	uint64_t r = 7, w = 7;
 	char path[32];
+	bool v1 = false;
 
 	memset(&st, 0, sizeof(st));
 	if (cg2_cpu_stat_parse(text, &st) == 0)
@@ -135,6 +137,8 @@ static void fuzz_cgroup(const char *text)
 	}
 	if (cgroup_of_pid_parse(text, path, sizeof(path)) == 0)
 		check(strlen(path) < sizeof(path), "the cgroup path fits");
+	if (oom_cgroup_parse(text, path, sizeof(path), &v1) == 0)
+		check(strlen(path) < sizeof(path) && path[0] != '\0', "the memory cgroup's path fits");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
