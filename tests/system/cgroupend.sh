@@ -14,7 +14,7 @@ v1_of() { awk -v c="$1" '$3 == "cgroup" { n = split($4, o, ","); for (i = 1; i <
 V1_CPU=$(v1_of cpu) V1_ACCT=$(v1_of cpuacct) V1_MEM=$(v1_of memory)
 v2_has() { [ -n "$V2" ] && grep -qw "$1" "$V2/cgroup.controllers"; }
 [ -n "$V2$V1_CPU$V1_MEM" ] || missing_all "no cgroup hierarchy is mounted"
-plan 5
+plan 6
 
 JOB="slurm_cmend$$/uid_0/job_77"
 made=()
@@ -70,4 +70,8 @@ is "$(get "$clusterMonCgroupEndWorkload.$E") $(get "$clusterMonCgroupEndLiveInde
 s=$(get "$clusterMonCgroupEndStartTime.$E") e=$(get "$clusterMonCgroupEndEndTime.$E")
 check "it lived 2 s or more by its start and end times ($((e - s)) ms)" [ $((e - s)) -ge 2000 ]
 check "the live row went" sh -c "! snmpget -v2c -c public -On -Oqv $TARGET $clusterMonCgroupPath.$L | grep -q '$JOB'"
+CTL="$top_builddir/contrib/clustermonctl -v 2c -c public $TARGET"
+out=$($CTL jobs ended 1)
+contains "slurm job 77" "$out" && contains "$JOB" "$out"
+ok $? "clustermonctl jobs ended shows it with its workload"
 finish

@@ -12,7 +12,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
-plan 15
+plan 16
 EXITERS="$top_builddir/tests/system/exiters"
 PID_COL=$clusterMonProcExitPid
 
@@ -98,6 +98,10 @@ polled=$(wc -l <"$T/polled")
 pdups=$(awk '{ print $1 }' "$T/polled" | sort | uniq -d | wc -l)
 pmiss=$(awk '{ print $2 }' "$T/polled" | sort -n | comm -23 "$T/pids.self" - | wc -l)
 is "$polled $pdups $pmiss" "1000 0 0" "a poller remembering the last index read each entry once across 10 polls ($polled read, $pdups twice, $pmiss missed)"
+
+CTL="$top_builddir/contrib/clustermonctl -v 2c -c public $TARGET"
+out=$($CTL exits 3)
+is "$(grep -c ' cmexit ' <<<"$out")" 3 "clustermonctl exits 3 shows the newest three"
 
 # The fast path: snmpd's module registered the exit group from the image.
 check "clustermon.so serves clusterMonExit from the image" sh -c \

@@ -18,7 +18,7 @@ elif [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
 else
 	skip_all "no memory controller in cgroup v2 or v1"
 fi
-plan 4
+plan 5
 # A Slurm-like job (slurm_NODE/uid_N/job_N: "slurm job N"), its own.
 JOBID=$((40000 + $$ % 10000))
 REL="slurm_cmtest$$/uid_0/job_$JOBID"
@@ -79,4 +79,8 @@ find_row() { idx=$(walk "$clusterMonProcExitPid" | awk -v p="$hog" '$2 == p { n 
 wait_for 5 find_row
 check "its exit row says OOM-killed, by signal 9" sh -c \
 	"[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitOomKilled.$idx $clusterMonProcExitSignal.$idx | tr '\n' ' ')\" = '1 9 ' ]"
+CTL="$top_builddir/contrib/clustermonctl -v 2c -c public $TARGET"
+out=$($CTL exits 1)
+contains "OOM" "$out" && contains "cmoomhog" "$out"
+ok $? "clustermonctl exits shows it OOM-killed"
 finish
