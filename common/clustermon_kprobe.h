@@ -172,6 +172,65 @@ struct cm_ran_ring {
 	__u64 ent[CM_RAN_RING];
 };
 
+/* The exit log (issue 43): one record per process, written by the
+ * sched_process_exit program when the last thread of a group exits, into
+ * a BPF ring buffer (exit_ring) that clustermond's proc source drains
+ * through mmap (the "exits" request hands it the map's fd). Records have a
+ * fixed size and the ring a fixed size the helper chooses: a reader that
+ * falls behind makes the program's reservations fail, never the helper
+ * wait; the program numbers every exit it saw (seq), so the reader counts
+ * what it lost from the gaps. Times are CLOCK_MONOTONIC ns
+ * (bpf_ktime_get_ns, task->start_time). */
+#define CM_EXIT_RING_BYTES (1u << 21)   /* about 5,000 records */
+/* OOM victims have a ring of their own (oom_ring), each record woken, so a
+ * reader can sleep in poll() until one comes (a notification within
+ * milliseconds) while exits wait for the proc source's next sample. */
+#define CM_OOM_RING_BYTES (1u << 14)
+#define CM_EXIT_ARGS 256                /* bytes of the command line kept */
+
+#define CM_REC_EXIT 1u                  /* struct cm_exit_rec */
+#define CM_REC_OOM 2u                   /* struct cm_oom_rec */
+
+#define CM_EXIT_OOM 1u      /* flags: the kernel chose it as an OOM victim */
+#define CM_EXIT_HAS_ARGS 2u /* args: its command line, copied at its exec */
+
+struct cm_exit_rec {
+	__u32 kind;          /* CM_REC_EXIT */
+	__u32 flags;
+	__u64 seq;           /* exits the program saw before this one */
+	__u32 tgid, ppid;
+	__u32 uid, exit_code;   /* exit_code: the wait status, as waitpid gives it */
+	__u32 args_len, pad;
+	__u64 cgid;          /* the unified hierarchy's cgroup id (its inode) */
+	__u64 start_ns, end_ns;
+	__u64 cpu_ns;        /* every thread's, exact when the helper saw it start */
+	__u64 utime_ns, stime_ns;   /* the kernel's tick-sampled split */
+	__u64 run_delay_ns;
+	__u64 maxrss_kb, majflt, read_bytes, write_bytes;
+	char comm[16];
+	char args[CM_EXIT_ARGS];    /* NUL-separated, args_len bytes */
+};
+
+/* oom:mark_victim, in oom_ring: the kernel chose this task to kill (it
+ * has not exited yet; its exit record follows with CM_EXIT_OOM). */
+struct cm_oom_rec {
+	__u32 kind;          /* CM_REC_OOM */
+	__u32 tgid;          /* the victim task's pid (the tracepoint's) */
+	__u64 seq;           /* victims the program saw before this one */
+	__u32 uid, pad;
+	__u64 cgid;          /* the cgroup id of the task that ran out (current) */
+	__u64 ts_ns;
+	char comm[16];       /* and its name */
+};
+
+/* The argument bytes of a process's last exec, by tgid (exec_args): what
+ * the exit record copies. start_ns tells a reused pid's stale entry. */
+struct cm_exec_args {
+	__u64 start_ns;
+	__u32 len, pad;
+	char buf[CM_EXIT_ARGS];
+};
+
 /* skb:kfree_skb drop reasons counted one by one; higher ones share the
  * last slot. */
 #define CM_DROP_REASONS 256

@@ -207,11 +207,13 @@ int wire_parse_request(const char *line, struct wire_request *req, char *why, si
 		req->verb = WIRE_MAPS;
 	} else if (strcmp(verb, "cgmaps") == 0) {
 		req->verb = WIRE_CGMAPS;
+	} else if (strcmp(verb, "exits") == 0) {
+		req->verb = WIRE_EXITS;
 	} else if (strcmp(verb, "dists") == 0) {
 		req->verb = WIRE_DISTS;
 	} else {
 		snprintf(why, whylen,
-			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps, dist, undist, dists)",
+			 "unknown request '%.20s' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps, exits, dist, undist, dists)",
 			 verb);
 		return -1;
 	}
@@ -271,6 +273,9 @@ int wire_format_request(const struct wire_request *req, char *buf, size_t len)
 		break;
 	case WIRE_CGMAPS:
 		n = snprintf(buf, len, "cgmaps\n");
+		break;
+	case WIRE_EXITS:
+		n = snprintf(buf, len, "exits\n");
 		break;
 	case WIRE_DIST:
 		n = format_dist(req, buf, len);

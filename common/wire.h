@@ -37,6 +37,14 @@
  *                                   through a fd that may write; the
  *                                   client maps them read-only), so only
  *                                   the trusted peer gets them
+ *   exits                        -> ok exits BYTES, the line carrying
+ *                                   (SCM_RIGHTS) the fds of exit_ring, the
+ *                                   exit log's BPF ring buffer of BYTES,
+ *                                   and oom_ring, OOM victims'
+ *                                   (clustermon_kprobe.h), WRITABLE (a
+ *                                   ring's reader moves its consumer
+ *                                   position), so to the trusted peer
+ *                                   alone; one reader of each (issue 43)
  *   dist ID SPEC[ FILTERS]       -> ok attached | ok unchanged | err CLASS REASON
  *                                   (distspec.h: clusterMonDistTable's rows)
  *   undist ID                    -> ok | err invalid no dist ID
@@ -119,10 +127,11 @@
 #define WIRE_MAX_COUNT (1u << 20)    /* lines an "ok N" announces */
 #define WIRE_MAX_SLOTS (1u << 17)    /* ok maps: CM_MAX_PROC_SLOTS */
 #define WIRE_MAX_CGMAP 65536u        /* ok cgmaps: entries */
+#define WIRE_MAX_EXIT_RING (1u << 26) /* ok exits: bytes */
 
 enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
 		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS, WIRE_CGMAPS, WIRE_DIST, WIRE_UNDIST,
-		 WIRE_DISTS };
+		 WIRE_DISTS, WIRE_EXITS };
 
 #define TRACE_DEFAULT_DURATION_MS 10000u
 #define TRACE_MAX_DURATION_MS 86400000u          /* a day */
@@ -184,6 +193,7 @@ enum wire_reply_kind {
 	WIRE_R_STARTED,    /* ok started DIR */
 	WIRE_R_MAPS,       /* ok maps SLOTS RINGS NCPU, with the fds */
 	WIRE_R_CGMAPS,     /* ok cgmaps ENTRIES NCPU, with the fds */
+	WIRE_R_EXITS,      /* ok exits BYTES, with the fd */
 	WIRE_R_PROBE,      /* list: probe ID SPEC[ FILTERS] */
 	WIRE_R_COUNTS,     /* read: probe ID HITS SAMPLED LOST NCPU HITS-CPU... */
 	WIRE_R_HIST,       /* read: hist ID SUM SLOT0 ... SLOT63 */
@@ -208,6 +218,7 @@ enum wire_trace_state { WIRE_TRACE_RUNNING, WIRE_TRACE_FINISHED, WIRE_TRACE_FAIL
  * first byte (clustermon_kprobe.h lays them out). */
 #define WIRE_MAPS_FDS 4
 #define WIRE_CGMAPS_FDS 2
+#define WIRE_EXITS_FDS 2
 
 struct wire_reply {
 	enum wire_reply_kind kind;
@@ -219,6 +230,7 @@ struct wire_reply {
 		char started[WIRE_MAX_DIR + 1];
 		struct { uint64_t slots, rings, ncpu; } maps;
 		struct { uint64_t entries, ncpu; } cgmaps;
+		uint64_t exits;    /* the ring's bytes */
 		struct { uint32_t id; struct probe_spec spec; struct probe_filter filter; } probe;
 		struct { uint32_t id; uint64_t hits, sampled, lost; } counts;
 		struct { uint32_t id; uint64_t sum, slot[WIRE_HIST_SLOTS]; } hist; /* runqlat: id 0 */

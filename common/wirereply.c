@@ -159,6 +159,7 @@ int wire_write_reply(FILE *out, const struct wire_reply *r)
 		fprintf(out, "ok cgmaps %llu %llu", (unsigned long long)r->u.cgmaps.entries,
 			(unsigned long long)r->u.cgmaps.ncpu);
 		break;
+	case WIRE_R_EXITS: fprintf(out, "ok exits %llu", (unsigned long long)r->u.exits); break;
 	case WIRE_R_PROBE: write_probe(out, r); break;
 	case WIRE_R_PROC:
 		fprintf(out, "proc %u %llu %llu %u", r->u.proc.tgid,
@@ -380,12 +381,19 @@ static bool parse_cgmaps(const char *s, struct wire_reply *r)
 	       *s == '\0';
 }
 
+/* A ring buffer's size: a power of two of at least a page. */
+static bool parse_exits(const char *s, struct wire_reply *r)
+{
+	return take_u64(&s, WIRE_MAX_EXIT_RING, &r->u.exits) && r->u.exits >= 4096 &&
+	       (r->u.exits & (r->u.exits - 1)) == 0 && *s == '\0';
+}
+
 /* The lines that start "ok": which one is told by the word after it. */
 static bool parse_ok(const char *s, struct wire_reply *r, char *why, size_t whylen)
 {
 	static const struct { const char *word; enum wire_reply_kind kind; } words[] = {
 		{ " clustermon-kprobe", WIRE_R_HELLO }, { " started", WIRE_R_STARTED },
-		{ " maps", WIRE_R_MAPS }, { " cgmaps", WIRE_R_CGMAPS },
+		{ " maps", WIRE_R_MAPS }, { " cgmaps", WIRE_R_CGMAPS }, { " exits", WIRE_R_EXITS },
 	};
 
 	r->kind = WIRE_R_OK;
@@ -408,6 +416,7 @@ static bool parse_ok(const char *s, struct wire_reply *r, char *why, size_t whyl
 		case WIRE_R_HELLO: return parse_hello(s, r, why, whylen);
 		case WIRE_R_STARTED: return take_word(&s, r->u.started, WIRE_MAX_DIR) && *s == '\0';
 		case WIRE_R_MAPS: return parse_maps(s, r);
+		case WIRE_R_EXITS: return parse_exits(s, r);
 		default: return parse_cgmaps(s, r);
 		}
 	}

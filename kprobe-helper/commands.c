@@ -410,6 +410,18 @@ static void reply_cgmaps(FILE *out)
 		wire_write_reply(out, &r);
 }
 
+/* The exit log's ring: its fd can move the ring's consumer position,
+ * so serve_request gives it to the trusted peer alone. */
+static void reply_exits(FILE *out)
+{
+	struct wire_reply r = { .kind = WIRE_R_EXITS };
+
+	if (!share_fds(out, sensors_share_exit_fd, WIRE_EXITS_FDS, "exit log"))
+		return;
+	r.u.exits = CM_EXIT_RING_BYTES;
+	wire_write_reply(out, &r);
+}
+
 static void reply_hello(FILE *out)
 {
 	struct wire_reply r = { .kind = WIRE_R_HELLO, .u.hello.protocol = WIRE_PROTOCOL };
@@ -449,6 +461,7 @@ void serve_request(const struct peer *peer, const char *line, FILE *out)
 	case WIRE_PROCS: reply_procs(out); break;
 	case WIRE_MAPS: reply_maps(out); break;
 	case WIRE_CGMAPS: reply_cgmaps(out); break;
+	case WIRE_EXITS: reply_exits(out); break;
 	default: break;   /* the dist verbs, served above */
 	}
 }

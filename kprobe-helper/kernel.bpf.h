@@ -27,8 +27,42 @@ typedef struct {
 	int counter;
 } atomic_t;
 
+/* What the exit log reads (exit.bpf.h): the group's sums of the threads
+ * already gone, and its high-water marks. ioac exists with
+ * CONFIG_TASK_XACCT only: read behind bpf_core_field_exists. */
+struct task_io_accounting {
+	__u64 read_bytes;
+	__u64 write_bytes;
+} __attribute__((preserve_access_index));
+
+struct mm_struct;
+
 struct signal_struct {
 	atomic_t live;          /* threads of the group not yet exiting */
+	__u64 utime;
+	__u64 stime;
+	unsigned long maj_flt;
+	unsigned long maxrss;   /* KB, the group's peak RSS (set at group exit) */
+	struct task_io_accounting ioac;
+	unsigned long long sum_sched_runtime;
+	struct mm_struct *oom_mm;   /* set when the OOM killer chose the group */
+} __attribute__((preserve_access_index));
+
+struct mm_struct {
+	unsigned long arg_start;
+	unsigned long arg_end;
+} __attribute__((preserve_access_index));
+
+typedef struct {
+	__u32 val;
+} kuid_t;
+
+struct cred {
+	kuid_t uid;
+} __attribute__((preserve_access_index));
+
+struct sched_entity {
+	__u64 sum_exec_runtime;
 } __attribute__((preserve_access_index));
 
 /* A task's cgroup in the unified hierarchy: cgroups->dfl_cgrp->kn->id is
@@ -54,6 +88,17 @@ struct task_struct {
 	struct sched_info sched_info;
 	struct signal_struct *signal;
 	struct css_set *cgroups;
+	struct sched_entity se;
+	struct mm_struct *mm;
+	int exit_code;
+	struct task_struct *real_parent;
+	struct task_struct *group_leader;
+	__u64 utime;
+	__u64 stime;
+	__u64 start_time;       /* CLOCK_MONOTONIC ns */
+	unsigned long maj_flt;
+	const struct cred *real_cred;
+	struct task_io_accounting ioac;
 } __attribute__((preserve_access_index));
 
 /* Before 5.14 the state had another name and width (a CO-RE flavour:
@@ -82,6 +127,12 @@ struct bpf_iter_meta {
 struct bpf_iter__cgroup {
 	struct bpf_iter_meta *meta;
 	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+/* The context of the oom:mark_victim tracepoint: pid in every version
+ * (the task and uid came in Linux 6.8 as the raw tracepoint's arguments). */
+struct trace_event_raw_mark_victim {
+	int pid;
 } __attribute__((preserve_access_index));
 
 /* kprobe programs take it and pass it nowhere. */

@@ -34,10 +34,11 @@ bool peer_share_ok(uid_t uid, const uid_t *held, size_t n, size_t max, char *why
 bool peer_may(const struct peer *p, enum wire_verb verb, const char *user, char *why,
 	      size_t whylen)
 {
-	const char *what = verb == WIRE_MAPS ? "maps (its fds are writable)"
-			   : "procs (it drains clustermond's list)";
+	const char *what = verb == WIRE_MAPS    ? "maps (its fds are writable)"
+			   : verb == WIRE_EXITS ? "exits (its fd is writable)"
+						: "procs (it drains clustermond's list)";
 
-	if (p->trusted || (verb != WIRE_MAPS && verb != WIRE_PROCS))
+	if (p->trusted || (verb != WIRE_MAPS && verb != WIRE_PROCS && verb != WIRE_EXITS))
 		return true;
 	snprintf(why, whylen, "uid %lu may not ask for %s: only root%s%s", (unsigned long)p->uid,
 		 what, user != NULL ? " and " : "", user != NULL ? user : "");

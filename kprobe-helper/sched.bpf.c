@@ -539,6 +539,8 @@ static __always_inline void execed(__u32 tgid)
 		list_proc(tgid, CM_NEW, e->gen);
 }
 
+#include "exit.bpf.h"
+
 /* The leader's exit, or the last thread's: the process is probably gone
  * (user space checks). */
 static __always_inline void exited(__u32 pid, __u32 tgid, int live)
@@ -563,7 +565,10 @@ int BPF_PROG(on_fork_btf, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit_btf, struct task_struct *p)
 {
-	exited(p->pid, p->tgid, BPF_CORE_READ(p, signal, live.counter));
+	int live = BPF_CORE_READ(p, signal, live.counter);
+
+	exited(p->pid, p->tgid, live);
+	log_exit(p, p->tgid, live);
 	return 0;
 }
 
@@ -571,6 +576,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec_btf, struct task_struct *p)
 {
 	execed(p->tgid);
+	keep_args(p);
 	return 0;
 }
 
@@ -584,7 +590,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	exited(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, signal, live.counter));
+	int live = BPF_CORE_READ(p, signal, live.counter);
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	exited(BPF_CORE_READ(p, pid), tgid, live);
+	log_exit(p, tgid, live);
 	return 0;
 }
 
@@ -592,6 +602,7 @@ SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p)
 {
 	execed(BPF_CORE_READ(p, tgid));
+	keep_args(p);
 	return 0;
 }
 

@@ -104,6 +104,13 @@ static void choose_programs(struct sensors *s, struct sched_bpf *k, bool btf)
 	k->rodata->per_cgroup = s->per_cgroup;
 	k->rodata->node_runqlat = s->runqlat;
 	k->rodata->waits = waits;
+	k->rodata->exit_log = s->exit_log;
+	bpf_program__set_autoload(k->progs.on_oom_victim, s->exit_log);
+	if (!s->exit_log) {
+		bpf_map__set_max_entries(k->maps.exit_ring, (__u32)sysconf(_SC_PAGESIZE));
+		bpf_map__set_max_entries(k->maps.oom_ring, (__u32)sysconf(_SC_PAGESIZE));
+		bpf_map__set_max_entries(k->maps.exec_args, 1);
+	}
 	/* Maps a set does not use stay, at their smallest. */
 	if (btf || !waits)
 		bpf_map__set_max_entries(k->maps.queued_at_by_pid, 1);
@@ -193,6 +200,7 @@ int sensors_parse(const char *list, unsigned *features, char *why, size_t whylen
 {
 	static const struct { const char *name; unsigned bit; } known[] = {
 		{ "proc", SENSOR_PROC }, { "cgroup", SENSOR_CGROUP }, { "runqlat", SENSOR_RUNQLAT },
+		{ "exits", SENSOR_EXITS },
 	};
 	const char *p = list;
 
@@ -206,7 +214,7 @@ int sensors_parse(const char *list, unsigned *features, char *why, size_t whylen
 			if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0)
 				break;
 		if (i == sizeof(known) / sizeof(known[0])) {
-			snprintf(why, whylen, "unknown sensor \"%.*s\" (proc, cgroup, runqlat or none)",
+			snprintf(why, whylen, "unknown sensor \"%.*s\" (proc, cgroup, runqlat, exits or none)",
 				 (int)len, p);
 			return -1;
 		}
@@ -223,6 +231,7 @@ int sensors_start(struct sensors *s, bool raw_only, unsigned features, char *why
 	s->per_process = features & SENSOR_PROC;
 	s->per_cgroup = features & SENSOR_CGROUP;
 	s->runqlat = features & SENSOR_RUNQLAT;
+	s->exit_log = features & SENSOR_EXITS;
 	load_reason_names(s);
 	if (!raw_only && start_set(s, true, why, whylen) == 0)
 		return 0;
@@ -429,6 +438,17 @@ static int readonly_fd(const struct bpf_map *m)
 	return bpf_map_get_fd_by_id_opts(info.id, &ro);
 }
 
+/* Both of a reply's two fds, or none: 0, or -1 with any one open closed. */
+static int both_or_none(int *fds)
+{
+	if (fds[0] >= 0 && fds[1] >= 0)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return -1;
+}
+
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
 {
 	if (s->skel == NULL || !s->per_cgroup)
@@ -438,13 +458,7 @@ int sensors_share_cgroup_fds(const struct sensors *s, int *fds)
 	fds[0] = s->cg_iter != NULL ? fcntl(bpf_link__fd(s->cg_iter), F_DUPFD_CLOEXEC, 0)
 				    : readonly_fd(s->skel->maps.cgroup_sched);
 	fds[1] = readonly_fd(s->skel->maps.cpu_state);
-	if (fds[0] >= 0 && fds[1] >= 0)
-		return 0;
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	return -1;
+	return both_or_none(fds);
 }
 
 int sensors_share_fds(const struct sensors *s, int *fds)
@@ -479,4 +493,25 @@ int sensors_share_fds(const struct sensors *s, int *fds)
 		}
 	}
 	return 0;
+}
+
+/* A fresh fd of m, with write access (a ring's reader writes its
+ * position): -1 on failure. */
+static int ring_fd(const struct bpf_map *m)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len) != 0)
+		return -1;
+	return bpf_map_get_fd_by_id(info.id);
+}
+
+int sensors_share_exit_fd(const struct sensors *s, int *fds)
+{
+	if (s->skel == NULL || !s->exit_log)
+		return -1;
+	fds[0] = ring_fd(s->skel->maps.exit_ring);
+	fds[1] = ring_fd(s->skel->maps.oom_ring);
+	return both_or_none(fds);
 }

@@ -21,9 +21,10 @@ struct bpf_link;
 #define SENSOR_PROC 1u      /* CPU time and run delay per process, the ran lists */
 #define SENSOR_CGROUP 2u    /* CPU time and run-queue waits per cgroup */
 #define SENSOR_RUNQLAT 4u   /* the node's run-queue latency distribution */
-#define SENSOR_ALL 7u
+#define SENSOR_EXITS 8u     /* the exit log and OOM victims (exit_ring) */
+#define SENSOR_ALL 15u
 
-/* LIST ("proc,cgroup,runqlat", any subset in any order, or "none") into
+/* LIST ("proc,cgroup,runqlat,exits", any subset in any order, or "none") into
  * *features: 0, or -1 naming the word it does not know in why. */
 int sensors_parse(const char *list, unsigned *features, char *why, size_t whylen);
 
@@ -34,6 +35,7 @@ struct sensors {
 	bool per_cgroup;          /* CPU time and waits per cgroup */
 	bool runqlat;             /* the node's run-queue latency distribution */
 	bool cgroup_storage;      /* per-cgroup sums in cgroup storage, not the hash */
+	bool exit_log;            /* the exit log's ring (exit.bpf.h) */
 	struct bpf_link *cg_iter; /* then the iterator that reads them */
 	/* Per-process accounting's maps, mapped into our memory: the slots
 	 * (nslots, a power of two) and one ring per possible CPU. */
@@ -77,5 +79,11 @@ int sensors_share_fds(const struct sensors *s, int *fds);
  * open) when the per-cgroup sums are not
  * kept (-S without cgroup, or no sensors). */
 int sensors_share_cgroup_fds(const struct sensors *s, int *fds);
+/* Fresh fds of exit_ring and oom_ring (the "exits" request) into
+ * fds[0..1]: with write access, as a ring buffer's reader must move its
+ * consumer position in the first page it maps (all a writer of that page
+ * can change: how much room the programs see; the helper never reads it).
+ * 0, or -1 (none open) when the exit log does not run. */
+int sensors_share_exit_fd(const struct sensors *s, int *fds);
 
 #endif

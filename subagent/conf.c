@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <pcap/pcap.h>
@@ -211,6 +212,71 @@ static void parse_top_rows(const char *token, char *line)
 		return;
 	}
 	staged.sources.top_rows = n;
+}
+
+/* One KEY=VALUE word of exitLog into *c: NULL, or why not. */
+static const char *exit_log_word(const char *w, struct exit_conf *c)
+{
+	static const struct { const char *key; uint32_t max; size_t at; } nums[] = {
+		{ "entries=", EXITLOG_MAX_ENTRIES, offsetof(struct exit_conf, entries) },
+		{ "age=", EXITLOG_MAX_AGE_S, offsetof(struct exit_conf, age_s) },
+		{ "minLifetime=", 86400000u, offsetof(struct exit_conf, min_life_ms) },
+		{ "minCpu=", 86400000u, offsetof(struct exit_conf, min_cpu_ms) },
+	};
+	const char *v;
+
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		uint32_t n;
+
+		if (strncmp(w, nums[i].key, strlen(nums[i].key)) != 0)
+			continue;
+		v = w + strlen(nums[i].key);
+		if (num_parse_u32(v, nums[i].max, &n) != NUM_OK || (n == 0 && i < 2))
+			return i == 0 ? "entries must be 1..100000" : i == 1 ? "age must be 1..604800 seconds"
+				      : "expected milliseconds, 0..86400000";
+		memcpy((char *)c + nums[i].at, &n, sizeof(n));
+		return NULL;
+	}
+	if (strncmp(w, "name=", 5) == 0) {
+		if (w[5] == '\0' || strlen(w + 5) >= sizeof(c->name))
+			return "name=GLOB: empty or longer than 63 bytes";
+		strcpy(c->name, w + 5);
+		return NULL;
+	}
+	if (strncmp(w, "cgroup=", 7) == 0) {
+		if ((v = path_glob_check(w + 7)) != NULL)
+			return v;
+		if (strlen(w + 7) >= sizeof(c->cgroup))
+			return "cgroup=PATTERN: longer than 127 bytes";
+		strcpy(c->cgroup, w + 7);
+		return NULL;
+	}
+	return "expected entries=N, age=SECONDS, minLifetime=MS, minCpu=MS, name=GLOB or cgroup=PATTERN";
+}
+
+/* exitLog [entries=N] [age=SECONDS] [minLifetime=MS] [minCpu=MS] [name=GLOB]
+ * [cgroup=PATTERN]: the exit log's bounds and filters (clustermond.conf(5)). */
+static void parse_exit_log(const char *token, char *line)
+{
+	struct exit_conf c = staged.sources.exits;
+	char *save = NULL, *w = line ? strtok_r(line, " \t", &save) : NULL;
+	const char *why;
+
+	(void)token;
+	if (w == NULL) {
+		conf_error("exitLog: expected entries=N, age=SECONDS and/or filters%s", "");
+		return;
+	}
+	for (; w != NULL; w = strtok_r(NULL, " \t", &save)) {
+		if ((why = exit_log_word(w, &c)) != NULL) {
+			char fmt[256];
+
+			snprintf(fmt, sizeof(fmt), "exitLog: '%%s': %s", why);
+			conf_error(fmt, w);
+			return;
+		}
+	}
+	staged.sources.exits = c;
 }
 
 /* Compiles a capture filter the way the capture will; NULL or why not. */
@@ -523,6 +589,8 @@ void conf_init(void)
 				    "[name=GLOB] [uid=USER|N] [top=N]");
 	register_app_config_handler("cgroupMatch", parse_cgroup_match, NULL, "PATTERN...");
 	register_app_config_handler("topRows", parse_top_rows, NULL, "N (1-1000)");
+	register_app_config_handler("exitLog", parse_exit_log, NULL,
+				    "[entries=N] [age=SECONDS] [minLifetime=MS] [minCpu=MS] [name=GLOB] [cgroup=PATTERN]");
 	/* Warnings and worse reach on_log besides the usual log. */
 	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_WARNING);
 	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, on_log, NULL);

@@ -24,6 +24,7 @@
 #include "privdrop.h"
 #include "sampler.h"
 #include "logq.h"
+#include "sources/oomwatch.h"
 
 #define APP_NAME "clustermond"
 
@@ -143,6 +144,7 @@ static void install_signals(void)
 	register_readfd(wake_pipe[0], drain_wake_pipe, NULL);
 	logq_set_wake(wake_loop);
 	sampler_on_sample(wake_loop);
+	oomwatch_set_wake(wake_loop);
 }
 
 static void setup_netsnmp(const struct options *o)
@@ -215,6 +217,7 @@ static void run(void)
 		agent_check_and_process(1);
 		mib_defer_poll();
 		logq_drain(emit_log);
+		mib_exit_notify();
 	}
 }
 

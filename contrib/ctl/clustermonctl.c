@@ -52,6 +52,8 @@ static const struct {
 	{ "sources", cmd_sources, false },
 	{ "procs", cmd_procs, false },
 	{ "cgroups", cmd_cgroups, false },
+	{ "exits", cmd_exits, false },
+	{ "jobs", cmd_jobs, false },
 	{ "hist", cmd_hist, false },
 	{ "hists", cmd_hists, false },
 	{ "probes", cmd_probes, false },
@@ -114,6 +116,8 @@ static void usage(void)
 		"  procs [N]              the N busiest processes (default 20)\n"
 		"  cgroups [N] [sort=cpu|mem|throttle|oom|runqlat]\n"
 		"                         the N busiest cgroups over one second (default 20)\n"
+		"  exits [N]              the N processes that ended last (default 20)\n"
+		"  jobs ended [N]         the N cgroups removed last, with their totals\n"
 		"  hists                  the distributions served\n"
 		"  hist NAME              a distribution as log2 buckets, with p50/p90/p99\n"
 		"  probes                 the probe table\n"

@@ -40,6 +40,9 @@ void cmd_history(int argc, char **argv);
 bool ctl_show_hist(const char *name, size_t width);
 /* cgroups.c */
 void cmd_cgroups(int argc, char **argv);
+/* ended.c */
+void cmd_exits(int argc, char **argv);
+void cmd_jobs(int argc, char **argv);
 /* rows.c */
 size_t probe_count(void);   /* rows of clusterMonProbeTable */
 void cmd_probes(int argc, char **argv);

@@ -125,6 +125,7 @@ int helper_ask_text(enum helper_ask ask, char *buf, size_t len)
 		[HELPER_ASK_CGMAPS] = { 2, { WIRE_HELLO, WIRE_CGMAPS } },
 		[HELPER_ASK_TRACES] = { 1, { WIRE_TRACES } },
 		[HELPER_ASK_DISTS] = { 1, { WIRE_DISTS } },
+		[HELPER_ASK_EXITS] = { 2, { WIRE_HELLO, WIRE_EXITS } },
 	};
 	size_t used = 0;
 
@@ -539,23 +540,42 @@ int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *wh
 	return ok ? 0 : -1;
 }
 
-int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu)
+/* A reply of hello and one line of kind (to verb) and nothing more, the
+ * line into *r: true when it is that. */
+static bool one_after_hello(const char *reply, enum wire_verb verb, enum wire_reply_kind kind,
+			    struct wire_reply *r)
 {
 	char instance[64], why[128];
 	struct cursor *c = cursor_at(reply, why, sizeof(why));
-	struct wire_reply r;
 	bool ok;
 
 	if (c == NULL)
-		return -1;
+		return false;
 	ok = parse_hello(c, instance, why, sizeof(why)) &&
-	     expect(c, WIRE_CGMAPS, WIRE_R_CGMAPS, &r, why, sizeof(why)) && *c->p == '\0';
-	if (ok) {
-		*entries = r.u.cgmaps.entries;
-		*ncpu = r.u.cgmaps.ncpu;
-	}
+	     expect(c, verb, kind, r, why, sizeof(why)) && *c->p == '\0';
 	free(c);
-	return ok ? 0 : -1;
+	return ok;
+}
+
+int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu)
+{
+	struct wire_reply r;
+
+	if (!one_after_hello(reply, WIRE_CGMAPS, WIRE_R_CGMAPS, &r))
+		return -1;
+	*entries = r.u.cgmaps.entries;
+	*ncpu = r.u.cgmaps.ncpu;
+	return 0;
+}
+
+int helper_parse_exits(const char *reply, uint64_t *bytes)
+{
+	struct wire_reply r;
+
+	if (!one_after_hello(reply, WIRE_EXITS, WIRE_R_EXITS, &r))
+		return -1;
+	*bytes = r.u.exits;
+	return 0;
 }
 
 void helper_procs_free(struct helper_procs *r)

@@ -105,7 +105,7 @@ struct helper_reading {
  * read), procs (hello, procs), maps (hello, maps), cgmaps (hello,
  * cgmaps), traces and dists. */
 enum helper_ask { HELPER_ASK_POLL, HELPER_ASK_PROCS, HELPER_ASK_MAPS, HELPER_ASK_CGMAPS,
-		  HELPER_ASK_TRACES, HELPER_ASK_DISTS };
+		  HELPER_ASK_TRACES, HELPER_ASK_DISTS, HELPER_ASK_EXITS };
 /* Its request lines, written by common/wire.h, into buf: their length, or
  * -1 when buf is too small. */
 int helper_ask_text(enum helper_ask ask, char *buf, size_t len);
@@ -170,5 +170,9 @@ int helper_parse_maps(const char *reply, struct helper_maps_reply *out, char *wh
  * the possible CPUs (1..HELPER_MAX_CPUS): 0, or -1. */
 #define HELPER_MAX_CGMAP WIRE_MAX_CGMAP
 int helper_parse_cgmaps(const char *reply, uint64_t *entries, uint64_t *ncpu);
+
+/* The reply to "hello" and "exits" (collect/helperexits.h): "ok exits
+ * BYTES" after the hello line -> the ring's size: 0, or -1. */
+int helper_parse_exits(const char *reply, uint64_t *bytes);
 
 #endif

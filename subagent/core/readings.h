@@ -142,4 +142,16 @@ struct self_cost {
 #define TRACELIST_DIR_MAX WIRE_MAX_DIR
 #define TRACELIST_REASON_MAX WIRE_MAX_REASON
 
+/* An OOM killer's victim (collect/oomvictim.h), as clusterMonOomKill
+ * reports it. */
+struct oom_victim {
+	uint32_t pid;                  /* the process (tgid) */
+	char comm[64];
+	char cgroup[CG_PID_PATH_MAX];  /* relative to its hierarchy, "/" the root */
+	bool v1;                       /* cgroup names a v1 memory cgroup */
+	bool have_mem;                 /* limit and usage were read */
+	uint64_t limit;                /* bytes; CG_UNLIMITED: none */
+	uint64_t usage;                /* bytes */
+};
+
 #endif

@@ -177,10 +177,8 @@ static int sched_get(const struct cgroup_sched *w, unsigned col, struct mib_valu
 	}
 }
 
-static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
+int mib_cgroup_row_get(const struct cgroup_row *r, unsigned col, struct mib_value *v)
 {
-	const struct cgroup_row *r = ((const struct cgroup_snapshot *)view)->rows[row];
-
 	if (col == COL_PATH)
 		return mib_string(v, r->path);
 	if (col == COL_VERSION)
@@ -192,6 +190,11 @@ static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
 	if (col >= COL_RQ_WAITS)
 		return sched_get(&r->rq, col, v);
 	return other_get(&r->st, col, v);
+}
+
+static int cgroup_get(void *view, size_t row, unsigned col, struct mib_value *v)
+{
+	return mib_cgroup_row_get(((const struct cgroup_snapshot *)view)->rows[row], col, v);
 }
 
 /* ---- clusterMonCgroupRunqlatTable: each row's buckets, in index order */
@@ -298,6 +301,8 @@ static const struct mib_object cgroup_objects[] = {
 	{ .arc = CM_ARC_clusterMonCgroupCount, .get = get_count },
 	{ .arc = CM_ARC_clusterMonCgroupTopTable, .table = &mib_cgroup_top_table },
 	{ .arc = CM_ARC_clusterMonCgroupRunqlatTable, .table = &rq_table },
+	{ .arc = CM_ARC_clusterMonCgroupEndTable, .table = &mib_cgroup_end_table },
+	{ .arc = CM_ARC_clusterMonCgroupEndLogged, .get = mib_cgroup_end_logged },
 };
 
 static const struct mib_group cgroup_group = {

@@ -11,7 +11,8 @@ int mib_register_all(void)
 	    mib_dist_register() != 0 ||
 	    mib_history_register() != 0 || mib_thresholds_register() != 0 ||
 	    mib_probes_register() != 0 || mib_trace_register() != 0 ||
-	    mib_cgroup_register() != 0 || mib_agent_register() != 0)
+	    mib_cgroup_register() != 0 || mib_agent_register() != 0 ||
+	    mib_exit_register() != 0)
 		return -1;
 	return 0;
 }

@@ -40,6 +40,10 @@ int mib_probes_register(void);
 int mib_trace_register(void);
 int mib_cgroup_register(void);
 int mib_agent_register(void);
+int mib_exit_register(void);
+/* Sends clusterMonOomKill for the OOM victims reported since the last call
+ * (the SNMP thread's loop calls it when woken). */
+void mib_exit_notify(void);
 /* Frees the read-create tables' rows (at exit, after the last snmp_store). */
 void mib_history_clear(void);
 void mib_thresholds_clear(void);

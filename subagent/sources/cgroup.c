@@ -47,6 +47,7 @@
 #include "probes.h"
 #include "sources.h"
 #include "top.h"
+#include "cgroupend.h"
 
 struct snapshot_slot cgroup_slot = SNAPSHOT_SLOT_INIT;
 
@@ -86,6 +87,7 @@ struct cg_entry {
 	struct cgroup_sched rq;     /* the helper's, as last served */
 	uint64_t gen;               /* the sample its row last changed in */
 	struct cgroup_row *row;     /* the last published: one reference */
+	uint64_t born_ms;           /* first seen: ms since the epoch */
 	char workload[WORKLOAD_MAX]; /* from the path, once (core/workload.c) */
 	struct cgroup_files files;
 };
@@ -93,6 +95,8 @@ struct cg_entry {
 struct cgroup_source {
 	char root[256];
 	struct cgroup_conf conf;
+	struct exit_conf end_conf;  /* exitLog's bounds serve the end log too */
+	struct cgend_log ends;
 	struct cgroup_mounts mounts;
 	struct cg_entry **e;        /* ascending path; pointers, so an insert
 				     * moves 8 bytes an entry, not its 9 kB */
@@ -225,6 +229,7 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	snprintf(e->path, sizeof(e->path), "%s", rel);
 	workload_name(e->path, e->workload, sizeof(e->workload));
 	e->index = index;
+	e->born_ms = cgend_now_ms();
 	e->v2_id = v2_id;
 	e->version = version;
 	e->seen = true;
@@ -237,7 +242,7 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 
 /* Drops one reference; the last frees the row (any thread: the SNMP and
  * publishing threads release snapshots). */
-static void row_put(struct cgroup_row *r)
+void cgroup_row_put(struct cgroup_row *r)
 {
 	if (r != NULL && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
 		free(r);
@@ -246,7 +251,7 @@ static void row_put(struct cgroup_row *r)
 static void drop_entry(struct cgroup_source *cs, size_t i)
 {
 	cgroup_files_close(&cs->e[i]->files);
-	row_put(cs->e[i]->row);
+	cgroup_row_put(cs->e[i]->row);
 	free(cs->e[i]);
 	memmove(&cs->e[i], &cs->e[i + 1], (cs->n - i - 1) * sizeof(cs->e[0]));
 	cs->n--;
@@ -272,6 +277,17 @@ static bool on_dir(const char *rel, void *arg)
 
 /* Walks every tree once (a v1 path is visited in each hierarchy that has
  * it, which is harmless: the entry is found by path). */
+/* A cgroup gone (removed, or no longer found by the walk): its last row
+ * goes to the end log, then the entry. */
+static void end_entry(struct cgroup_source *cs, size_t i)
+{
+	struct cg_entry *e = cs->e[i];
+
+	if (e->row != NULL)
+		cgend_add(&cs->ends, &cs->end_conf, e->row, e->born_ms, cm_clock_ns());
+	drop_entry(cs, i);
+}
+
 static void walk(struct cgroup_source *cs)
 {
 	char base[2 * CG_PATH_MAX];
@@ -297,7 +313,7 @@ static void walk(struct cgroup_source *cs)
 	}
 	for (size_t i = cs->n; i-- > 0;)
 		if (!cs->e[i]->seen)
-			drop_entry(cs, i);
+			end_entry(cs, i);
 }
 
 /* ------------------------------------------------ the source */
@@ -330,6 +346,7 @@ static void cgroup_fini(void *ctx)
 		return;
 	while (cs->n > 0)
 		drop_entry(cs, cs->n - 1);
+	cgend_free(&cs->ends);
 	free(cs->e);
 	free(cs->ix);
 	helper_cgmap_detach(cs->cgm);
@@ -342,6 +359,7 @@ static void cgroup_configure(void *ctx, const struct sources_conf *c)
 	struct cgroup_source *cs = ctx;
 
 	cs->conf = c->cgroup;
+	cs->end_conf = c->exits;
 	cs->walked = false; /* the next sample walks with the new patterns */
 	snprintf(cs->helper_socket, sizeof(cs->helper_socket), "%s",
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
@@ -357,7 +375,8 @@ static void snapshot_destroy(struct snapshot *s)
 	struct cgroup_snapshot *cs = (struct cgroup_snapshot *)s;
 
 	for (size_t i = 0; i < cs->nrows; i++)
-		row_put(cs->rows[i]);
+		cgroup_row_put(cs->rows[i]);
+	cgroup_ends_drop(cs->ends);
 	free(cs->top);
 	free(s);
 }
@@ -500,7 +519,7 @@ static struct cgroup_row *row_of(struct cg_entry *e)
 	r->st_ns = e->st_ns;
 	r->rq = e->rq;
 	r->gen = e->gen;
-	row_put(e->row);
+	cgroup_row_put(e->row);
 	e->row = r;
 	return r;
 }
@@ -533,7 +552,7 @@ static void read_all(struct cgroup_source *cs, struct cgroup_snapshot *snap, uin
 	}
 	for (size_t i = cs->n; gone > 0 && i-- > 0;)
 		if (cs->e[i]->gone) {
-			drop_entry(cs, i);
+			end_entry(cs, i);
 			gone--;
 		}
 }
@@ -562,6 +581,8 @@ static int cgroup_sample(void *ctx)
 	snap->rq_first = (size_t *)&snap->rows[cs->n];
 	follow_helper(cs, now);
 	read_all(cs, snap, now);
+	cgend_expire(&cs->ends, &cs->end_conf, now);
+	snap->ends = cgend_view(&cs->ends);
 	snap->gen = cs->gen;
 	for (size_t i = 0; i < snap->nrows; i++) {
 		snap->rq_first[i] = snap->nrq;

@@ -24,12 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/number.h"
 #include "procsrc.h"
+#include "oomwatch.h"
 #include "top.h"
+#include "../logq.h"
 
 struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
@@ -69,6 +72,9 @@ static void proc_fini(void *ctx)
 	if (src == NULL)
 		return;
 	proc_scanner_free(src->scanner);
+	if (src->root[0] == '\0' && !src->child_pidns)
+		oomwatch_stop();
+	procexits_fini(src);
 	helper_maps_detach(src->maps);
 	procfile_close(&src->loadavg);
 	free(src->listed);
@@ -96,6 +102,8 @@ static void *proc_init(const char *root)
 	snprintf(src->image_path, sizeof(src->image_path), "%s", SOURCES_DEFAULT_IMAGE);
 	src->filter.uid = -1;
 	proctab_init(&src->tab);
+	exitlog_init(&src->exit_log);
+	src->exits_from_ns = cm_clock_ns();
 	src->scanner = proc_scanner_new(root, hot_capacity());
 	/* Processes seldom change cgroups after start; 10,000 of them re-read
 	 * every second would cost 5% of a core. */
@@ -185,6 +193,8 @@ static int proc_publish(struct proc_source *src, size_t followed)
 	snap->helper_fed = src->fed;
 	snap->agent_rss_kb = src->agent.rss_kb;
 	snap->agent = src->agent;
+	snap->exits = procexits_view(src);
+	snap->exits_exact = src->exits != NULL;
 	snapshot_publish(&proc_slot, &snap->hdr);
 	return 0;
 }
@@ -233,6 +243,7 @@ static int proc_sample(void *ctx)
 	struct helper_procs hp;
 	int rc;
 
+	procexits_poll(src, now);
 	if (procfed_poll(src, now, &hp) != 0) {
 		/* A helper that missed an answer or two (a loaded machine)
 		 * keeps its table: the next answer covers the gap. Falling
@@ -268,11 +279,16 @@ static void proc_configure(void *ctx, const struct sources_conf *c)
 	struct proc_source *src = ctx;
 
 	src->filter = c->proc_filter;
+	src->exit_conf = c->exits;
 	snprintf(src->helper_socket, sizeof(src->helper_socket), "%s",
 		 c->helper_socket[0] ? c->helper_socket : PROBES_DEFAULT_SOCKET);
 	snprintf(src->image_path, sizeof(src->image_path), "%s",
 		 c->image_path[0] ? c->image_path : SOURCES_DEFAULT_IMAGE);
 	src->last_self_ns = 0; /* the image may have moved: read again now */
+	/* OOM victims come from the helper by pid: not from a fixture root or
+	 * a pid namespace of our own. */
+	if (src->root[0] == '\0' && !src->child_pidns && oomwatch_start(src->helper_socket) != 0)
+		logq_printf(LOG_WARNING, "clustermond: cannot start the OOM watcher thread");
 }
 
 static void proc_command(void *ctx, const struct source_cmd *cmd)

@@ -113,6 +113,7 @@ void ps_forget(struct proc_source *src, int32_t pid)
 {
 	struct pstate *s = ps_find(src, pid);
 
+	procexits_gone(src, proctab_find(&src->tab, pid));
 	proctab_del(&src->tab, pid);
 	proc_reader_forget(src->reader, pid);
 	if (s != NULL)

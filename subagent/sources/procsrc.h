@@ -13,9 +13,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../collect/cgid.h"
 #include "../collect/cgroup.h"
 #include "../collect/collect.h"
 #include "../collect/helper.h"
+#include "../collect/helperexits.h"
 #include "../collect/helpermaps.h"
 #include "../collect/proc.h"
 #include "probes.h"
@@ -104,6 +106,18 @@ struct proc_source {
 	uint64_t last_look_ns, last_list_ns;
 	pid_t *listed;
 	size_t listed_cap;
+	/* the exit log (procexits.c) */
+	struct exit_conf exit_conf;
+	struct exitlog exit_log;
+	struct exit_view *exit_view;  /* the last published; shared while unchanged */
+	struct helper_exits *exits;   /* the helper's exit ring (NULL: approximate) */
+	uint64_t last_exits_try_ns;
+	uint64_t exit_seq;            /* the next record's expected seq */
+	bool exit_seq_known;
+	uint64_t exits_lost;
+	uint64_t exits_from_ns;       /* records of exits before this are not logged */
+	bool approx_logged;           /* approximate entries since the ring went */
+	struct cgid_map *cgids;
 };
 
 /* procpids.c: the table of processes followed. */
@@ -132,5 +146,14 @@ size_t procscan_look_for_new(struct proc_source *src);
 int procfed_poll(struct proc_source *src, uint64_t now, struct helper_procs *hp);
 int procfed_sample(struct proc_source *src, const struct helper_procs *hp, uint64_t now,
 		   uint64_t elapsed);
+
+/* procexits.c: the exit log. procexits_poll drains the helper's ring
+ * (attaching it when due) and ages the log; procexits_gone logs a process
+ * the table is about to forget, from its last row, when no ring feeds the
+ * log; procexits_view is what proc_publish puts in the snapshot. */
+void procexits_poll(struct proc_source *src, uint64_t now);
+void procexits_gone(struct proc_source *src, const struct proc_row *r);
+struct exit_view *procexits_view(struct proc_source *src);
+void procexits_fini(struct proc_source *src);
 
 #endif

@@ -21,6 +21,7 @@
 #include "../snapshot.h"
 #include "../core/readings.h"
 #include "../core/workload.h"
+#include "../core/exitlog.h"
 #include "probes.h"
 #include "dists.h"
 #include "traces.h"
@@ -111,6 +112,8 @@ struct proc_snapshot {
 	struct proc_retired *retired; /* what it keeps alive (proctab.h) */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
 	const struct proc_top *top;   /* every row followed, ranked; NULL: none */
+	struct exit_view *exits;      /* the exit log (issue 43); NULL: none yet */
+	bool exits_exact;             /* from the helper's exit records */
 };
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
@@ -245,8 +248,30 @@ struct cgroup_row {
 	uint64_t gen;            /* the sample in which what it serves changed */
 };
 
+/* A removed cgroup's last row (clusterMonCgroupEndTable, issue 43). */
+struct cgroup_end {
+	uint32_t index;          /* clusterMonCgroupEndIndex: never reused */
+	uint64_t start_ms, end_ms;   /* first seen, found removed: ms since the epoch */
+	uint64_t logged_ns;      /* monotonic, for the age-out */
+	struct cgroup_row *row;  /* one reference */
+};
+
+/* The end log as a snapshot serves it: immutable, counted (the SNMP and
+ * publishing threads drop it). */
+struct cgroup_ends {
+	atomic_uint refs;
+	size_t n;
+	uint64_t logged;
+	struct cgroup_end e[];   /* ascending index */
+};
+
+/* Drops one reference to a row; the last frees it (any thread). */
+void cgroup_row_put(struct cgroup_row *r);
+void cgroup_ends_drop(struct cgroup_ends *v);
+
 struct cgroup_snapshot {
 	struct snapshot hdr;
+	struct cgroup_ends *ends; /* removed cgroups' last rows; NULL: none yet */
 	size_t nrows;
 	size_t matched;          /* directories that matched, rows or not */
 	size_t nrq;              /* rows of the bucket table: rq.nbuckets summed */
@@ -272,6 +297,7 @@ struct sources_conf {
 	struct tcp_filter tcp_filter;
 	struct cgroup_conf cgroup;
 	uint32_t top_rows;                     /* topRows; 0: TOP_ROWS_DEFAULT */
+	struct exit_conf exits;                /* exitLog */
 	/* snapshotFile's path, "none", or "": SOURCES_DEFAULT_IMAGE (the
 	 * image's size is part of what clustermond costs) */
 	char image_path[PATH_MAX];

@@ -22,6 +22,7 @@
 #include "collect/cgroup.h"
 #include "collect/collect.h"
 #include "collect/netstat.h"
+#include "collect/oomvictim.h"
 #include "collect/proc.h"
 #include "core/workload.h"
 
@@ -116,6 +117,7 @@ static void fuzz_cgroup(const char *text)
 	struct cgroup_mounts m;
 	uint64_t r = 7, w = 7;
 	char path[32];
+	bool v1 = false;
 
 	memset(&st, 0, sizeof(st));
 	if (cg2_cpu_stat_parse(text, &st) == 0)
@@ -137,6 +139,8 @@ static void fuzz_cgroup(const char *text)
 	}
 	if (cgroup_of_pid_parse(text, path, sizeof(path)) == 0)
 		check(strlen(path) < sizeof(path), "the cgroup path fits");
+	if (oom_cgroup_parse(text, path, sizeof(path), &v1) == 0)
+		check(strlen(path) < sizeof(path) && path[0] != '\0', "the memory cgroup's path fits");
 }
 
 /* The name of path: terminated, printable, one of workload.c's kinds, the

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "collect/helper.h"
+#include "collect/helperexits.h"
 #include "collect/distlist.h"
 #include "collect/tracelist.h"
 #include "common/distspec.h"
@@ -260,11 +261,42 @@ static void as_slots(const uint8_t *data, size_t size)
 		abort();
 }
 
+static void count_rec(void *ctx, const union exit_ring_rec *r)
+{
+	if ((r->kind == CM_REC_EXIT && (r->exit.tgid == 0 || r->exit.args_len > CM_EXIT_ARGS ||
+					r->exit.comm[sizeof(r->exit.comm) - 1] != '\0')) ||
+	    (r->kind == CM_REC_OOM && r->oom.tgid == 0) ||
+	    (r->kind != CM_REC_EXIT && r->kind != CM_REC_OOM))
+		abort();
+	(*(size_t *)ctx)++;
+}
+
+/* The bytes as the exit ring's data (mapped twice, as the kernel maps a
+ * ring buffer), the producer position from the first 8: every record
+ * handed out checked, the reader's position never past the producer's. */
+static void as_exit_ring(const uint8_t *data, size_t size)
+{
+	enum { RING = 4096 };
+	static unsigned char twice[2 * RING];
+	uint64_t cons = 0, prod = 0, bad = 0;
+	size_t seen = 0, n, len = size < RING ? size : RING;
+
+	memset(twice, 0, sizeof(twice));
+	memcpy(twice, data, len);
+	memcpy(twice + RING, twice, RING);
+	memcpy(&prod, data, size >= 8 ? 8 : 0);
+	prod %= 2 * RING + 1;
+	n = exitring_walk(&cons, prod, twice, RING, 64, count_rec, &seen, &bad);
+	if (n != seen || n > 64 || cons > prod)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	as_requests(data, size);
 	as_ring(data, size);
 	as_slots(data, size);
+	as_exit_ring(data, size);
 	as_reply(data, size);
 	as_format(data, size);
 	return 0;

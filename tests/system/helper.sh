@@ -35,7 +35,7 @@ helper_say "del 7\n" >/dev/null
 out=$(helper_say "add 8 tracepoint:a:b colour=red\n")
 check "an unknown option is refused as invalid" contains "^err invalid unknown option 'colour=red'" "$out"
 is "$(helper_say 'del 99\n')" "err invalid no probe 99" "deleting a probe that is not there"
-is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps, dist, undist, dists)" \
+is "$(helper_say 'frob\n')" "err invalid unknown request 'frob' (hello, add, del, list, read, trace, stop, traces, procs, maps, cgmaps, exits, dist, undist, dists)" \
 	"an unknown request"
 is "$(helper_say 'maps\n' | sed 's/ [0-9]* [0-9]* [0-9]*$/ N N N/')" "ok maps N N N" \
 	"maps answers with the counts its fds go with (clustermond reads them itself)"

@@ -29,24 +29,30 @@ wait_for 3 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $METHOD)\" = '\
 is "$(get "$METHOD")" '"helper"' "clusterMonSourceMethod.proc is helper while clustermon-kprobe runs"
 # It reads the helper's sums and rings itself (issue 30): both arrays are
 # mapped into clustermond, read-only, and the helper's fds are BPF maps.
+# The exit log's and the OOM victims' ring buffers (issue 43) are mapped
+# too: their records read-only, each one's first page (the reader's
+# position: all a writer of it can change is the room the program sees)
+# read-write, the only writable mappings of the helper's.
 ro_maps() { awk '/bpf-map/ && $2 ~ /^r--/ { n++ } /bpf-map/ && $2 !~ /^r--/ { w++ } END { print n + 0, w + 0 }' "/proc/$AGENT_PID/maps"; }
-wait_for 5 sh -c "grep -q bpf-map /proc/$AGENT_PID/maps"
-is "$(ro_maps)" "2 0" "clustermond maps the helper's slots and rings, read-only, and nothing else of it"
+wait_for 5 sh -c "[ \$(grep -c bpf-map /proc/$AGENT_PID/maps) -ge 6 ]"
+is "$(ro_maps)" "4 2" "clustermond maps the helper's slots, rings and exit and OOM records read-only, the two rings' position pages alone writable"
 # The arrays' fds (writable: the kernel maps no BPF_F_RDONLY one) are
 # closed once mapped; the two it keeps, and the cgroup source's (the CPUs'
 # state, and the per-cgroup sums' hash where the kernel has no cgroup
 # storage), are BPF_F_RDONLY (fdinfo flags); with cgroup storage the
 # sums come through an iterator's link, which reads and writes nothing.
+# The exit and OOM rings' fds are O_RDWR (a ring's reader writes its
+# position); the OOM watcher polls its ring's.
 ro_fds() { for f in $(find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf-map'); do awk '$1 == "flags:" { print $2 }' "/proc/$AGENT_PID/fdinfo/${f##*/}"; done | sort | tr '\n' ' '; }
 links() { find "/proc/$AGENT_PID/fd" -lname 'anon_inode:bpf_link' | wc -l; }
 if grep -q "sums in cgroup storage" "$T/kprobe.log"; then
-	want="02000000 02000000 02000000 " nlinks=1 what="three fds of the helper's maps (two for processes, one for cgroups) and the cgroup iterator's link"
+	want="02000000 02000000 02000000 02000002 02000002 " nlinks=1 what="three read-only fds of the helper's maps (two for processes, one for cgroups), the two rings' and the cgroup iterator's link"
 else
-	want="02000000 02000000 02000000 02000000 " nlinks=0 what="four fds of the helper's maps (two for processes, two for cgroups)"
+	want="02000000 02000000 02000000 02000000 02000002 02000002 " nlinks=0 what="four read-only fds of the helper's maps (two for processes, two for cgroups) and the two rings'"
 fi
 all_in() { [ "$(ro_fds | wc -w)" -ge $(( ${#want} / 9 )) ] && [ "$(links)" -ge "$nlinks" ]; }
 wait_for 10 all_in
-is "$(ro_fds)$(links)" "$want$nlinks" "and keeps $what, the maps read-only (O_RDONLY|O_CLOEXEC)"
+is "$(ro_fds)$(links)" "$want$nlinks" "and keeps $what"
 # The busy child's row, once a sample has it (waited for: a loaded machine
 # takes longer than the 100 ms interval).
 wait_for 30 get "$PT.6.$busy"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collect/cgroup.h"
+#include "collect/oomvictim.h"
 #include "core/pathglob.h"
 #include "fixture.h"
 
@@ -207,8 +208,27 @@ static void pid_cache(void)
 	cg_pid_cache_free(c);
 }
 
+/* The memory cgroup an OOM victim ran out in (clusterMonOomKill). */
+static void oom_of_pid(void)
+{
+	char out[64];
+	bool v1 = false;
+
+	ok(oom_cgroup_parse("12:pids:/a\n9:memory:/slurm/uid_0/job_7\n0::/b\n", out, sizeof(out),
+			    &v1) == 0 && v1 && strcmp(out, "slurm/uid_0/job_7") == 0,
+	   "a hybrid host: the v1 memory controller's path");
+	ok(oom_cgroup_parse("4:cpu,memory:/\n0::/x\n", out, sizeof(out), &v1) == 0 && v1 &&
+	   strcmp(out, "/") == 0, "memory among other controllers, at the root: '/'");
+	ok(oom_cgroup_parse("0::/kubepods.slice/pod1\n", out, sizeof(out), &v1) == 0 && !v1 &&
+	   strcmp(out, "kubepods.slice/pod1") == 0, "pure v2: the unified path");
+	ok(oom_cgroup_parse("3:memoryx:/a\n", out, sizeof(out), &v1) == -1 &&
+	   oom_cgroup_parse("", out, sizeof(out), &v1) == -1,
+	   "no memory controller and no v2 line: refused");
+}
+
 int main(void)
 {
+	oom_of_pid();
 	v2();
 	v1();
 	mounts();

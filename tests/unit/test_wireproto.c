@@ -32,6 +32,7 @@ static const struct { enum wire_verb verb; const char *line; enum wire_reply_kin
 	{ WIRE_TRACE, "ok started /var/lib/clustermon/traces/4-1700000000", WIRE_R_STARTED },
 	{ WIRE_MAPS, "ok maps 131072 2 2", WIRE_R_MAPS },
 	{ WIRE_CGMAPS, "ok cgmaps 65536 8192", WIRE_R_CGMAPS },
+	{ WIRE_EXITS, "ok exits 2097152", WIRE_R_EXITS },
 	{ WIRE_LIST, "probe 1 tracepoint:syscalls:sys_enter_getppid", WIRE_R_PROBE },
 	{ WIRE_LIST, "probe 65535 kretprobe:vfs_read pid=5 cpu=1 every=10", WIRE_R_PROBE },
 	{ WIRE_LIST, "probe 2 latency:tracepoint:block:block_rq_issue,block:block_rq_complete",
@@ -74,6 +75,10 @@ static const struct { enum wire_verb verb; const char *line; } bad[] = {
 	{ WIRE_MAPS, "ok maps 4 2" },
 	{ WIRE_CGMAPS, "ok cgmaps 0 2" },
 	{ WIRE_CGMAPS, "ok cgmaps 65537 2" },
+	{ WIRE_EXITS, "ok exits 3000" },
+	{ WIRE_EXITS, "ok exits 2048" },
+	{ WIRE_EXITS, "ok exits 134217728" },
+	{ WIRE_EXITS, "ok exits 4096 1" },
 	{ WIRE_LIST, "probe 1" },
 	{ WIRE_LIST, "probe 0 kprobe:x" },
 	{ WIRE_LIST, "probe 1 kprobe:x colour=red" },
@@ -186,7 +191,7 @@ static void test_unwritable(void)
 static void test_request_cases(void)
 {
 	static const char *const lines[] = {
-		"hello", "list", "read", "traces", "procs", "maps", "cgmaps", "dists",
+		"hello", "list", "read", "traces", "procs", "maps", "cgmaps", "exits", "dists",
 		"add 1 kprobe:vfs_read", "add 2 tracepoint:sched:sched_switch pid=7 every=3",
 		"del 65535", "stop 9", "undist 4",
 		"trace 4 tracepoint:sched:sched_switch cpu=1 duration=2000 bytes=67108864 buffer=8192",
