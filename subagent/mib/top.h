@@ -11,7 +11,7 @@ extern const struct mib_table mib_cgroup_top_table;
 
 /* clusterMonCgroupEndTable (cgroupend.c), whose columns up to
  * clusterMonCgroupEndSchedCpuNs are the live table's, numbered alike:
- * served by mib_cgroup_row_get (cgroup.c) from a removed cgroup's last row. */
+ * served by mib_cgroup_row_get (cgrouprow.c) from a removed cgroup's last row. */
 struct cgroup_row;
 int mib_cgroup_row_get(const struct cgroup_row *r, unsigned col, struct mib_value *v);
 extern const struct mib_table mib_cgroup_end_table;

@@ -240,14 +240,6 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	return 0;
 }
 
-/* Drops one reference; the last frees the row (any thread: the SNMP and
- * publishing threads release snapshots). */
-void cgroup_row_put(struct cgroup_row *r)
-{
-	if (r != NULL && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
-		free(r);
-}
-
 static void drop_entry(struct cgroup_source *cs, size_t i)
 {
 	cgroup_files_close(&cs->e[i]->files);

@@ -236,6 +236,15 @@ static int sample_with(struct proc_source *src, const struct helper_procs *hp, u
 	return proc_publish(src, src->tab.nrows);
 }
 
+/* Nobody reads the table (sampler.h's demand): the exit ring is drained
+ * all the same, or it would fill and refuse exits, and the log aged; what
+ * it took is published with the next full sample. */
+static int proc_sample_idle(void *ctx)
+{
+	procexits_poll(ctx, cm_clock_ns());
+	return 0;
+}
+
 static int proc_sample(void *ctx)
 {
 	struct proc_source *src = ctx;
@@ -325,6 +334,7 @@ const struct source_ops proc_source_ops = {
 	.own_thread = true,
 	.init = proc_init,
 	.sample = proc_sample,
+	.sample_idle = proc_sample_idle,
 	.fini = proc_fini,
 	.configure = proc_configure,
 	.command = proc_command,

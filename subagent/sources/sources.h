@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "source_ops.h"
@@ -265,8 +266,14 @@ struct cgroup_ends {
 	struct cgroup_end e[];   /* ascending index */
 };
 
-/* Drops one reference to a row; the last frees it (any thread). */
-void cgroup_row_put(struct cgroup_row *r);
+/* Drops one reference to a row; the last frees it (any thread: the SNMP
+ * and publishing threads release snapshots). Inline: the source and its
+ * end log (cgroupend.c) both drop rows, and neither calls the other's. */
+static inline void cgroup_row_put(struct cgroup_row *r)
+{
+	if (r != NULL && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1)
+		free(r);
+}
 void cgroup_ends_drop(struct cgroup_ends *v);
 
 struct cgroup_snapshot {
