@@ -64,6 +64,7 @@ expect "no process named nosuchdaemon" 2 CRITICAL -m proc -n nosuchdaemon -c 1:
 cp "$(command -v sh)" "$T/cmtbusy"
 "$T/cmtbusy" -c 'while :; do :; done' & busy=$!
 (sleep 120; kill "$busy") >/dev/null 2>&1 &
+BG_PIDS="${BG_PIDS:-} $!"   # killed by cleanup, whose wait would sit out the 120 s
 busy_seen() { [ "$(get "$clusterMonCpuTotalUtil.0")" -gt 0 ] 2>/dev/null; }
 wait_for 10 busy_seen
 expect "cputop within its range" 0 OK -m cputop -w 100 -c 100

@@ -13,6 +13,7 @@ ln -s "$(command -v sleep)" "$T/$I"
 "$T/$B" -c 'while :; do :; done' &
 busy=$!
 (sleep 300; kill "$busy") >/dev/null 2>&1 &   # bounded even if this script dies (not holding the TAP pipe open)
+BG_PIDS="${BG_PIDS:-} $!"   # killed by cleanup, whose wait would sit out the 300 s
 "$T/$I" 300 &   # killed below; long, as a loaded machine is slow to get there
 idle=$!
 echo "sampleInterval proc 100" >"$T/clustermond.conf"

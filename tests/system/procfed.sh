@@ -17,6 +17,7 @@ ln -s "$(command -v sleep)" "$T/cfidle"
 "$T/cfbusy" -c 'while :; do :; done' &
 busy=$!
 (sleep 300; kill "$busy") >/dev/null 2>&1 &   # bounded even if this script dies (not holding the TAP pipe open)
+BG_PIDS="${BG_PIDS:-} $!"   # killed by cleanup, whose wait would sit out the 300 s
 "$T/cfidle" 30 &
 idle=$!
 
