@@ -41,14 +41,17 @@ covers() { [ "$(snmpget -v2c -c public -On -Oqv "$TARGET" "$clusterMonProcCount.
 pct() { printf '%d.%03d%%' $(( $1 / 1000 )) $(( $1 % 1000 )); }
 per_mille_k() { echo $(( $1 * 100000 / $2 )); } # NS WALL: thousandths of a percent
 
-# What the shipped templates poll (contrib/zabbix, cacti, collectd, prometheus).
+# What the shipped templates poll (contrib/zabbix, cacti, collectd): tables
+# walked, scalars got (a walk of a scalar's subtree reads on past it, into
+# the next table: the Tcp counters' walk would read the connections).
 POLLED="$clusterMonCpu $clusterMonMemory $clusterMonProcTopTable $clusterMonCgroupTopTable
-	$clusterMonCgroupTable $clusterMonHistSourceTable $clusterMonTcpActiveOpens
-	$clusterMonTcpRetransSegs $clusterMonSampling"
+	$clusterMonCgroupTable $clusterMonHistSourceTable $clusterMonSampling"
+SCALARS="$clusterMonTcpActiveOpens.0 $clusterMonTcpRetransSegs.0 $clusterMonTcpInErrs.0"
 poller() {
 	local end=$(( $(date +%s) + $1 ))
 	while [ "$(date +%s)" -lt "$end" ]; do
 		for o in $POLLED; do snmpbulkwalk -v2c -c public -Cr50 -t 5 "$TARGET" "$o" >/dev/null 2>&1; done
+		snmpget -v2c -c public -t 5 "$TARGET" $SCALARS >/dev/null 2>&1
 		sleep "$POLL"
 	done
 }
@@ -111,7 +114,7 @@ pidstat_ss() {
 echo "== defaults: $IDLE idle processes ($(nprocs) in /proc), $(ss -tH | wc -l) TCP sockets, $CGROUPS cgroups; image published, clustermon.so loaded; ${SECONDS_EACH} s each, $RUNS runs"
 declare -A got
 for r in $(seq 1 "$RUNS"); do
-	for mode in unread polled scanner; do
+	for mode in ${MODES:-unread polled scanner}; do
 		one "$mode"
 		printf 'run %s %-7s (%s): clustermond %s + clustermon-kprobe %s = %s of a core; snmpd %s\n' \
 			"$r" "$mode" "$METHOD" "$(pct "$PM")" "$(pct "$PMK")" "$(pct $((PM + PMK)))" "$(pct "$PMS")"
@@ -122,7 +125,7 @@ done
 node_exporter
 pidstat_ss
 med() { printf '%s\n' $@ | sort -n | sed -n "$(( ($(wc -w <<<"$*") + 1) / 2 ))p"; }
-u=$(med ${got[unread]}) p=$(med ${got[polled]}) s=$(med ${got[scanner]})
+u=$(med ${got[unread]:-0}) p=$(med ${got[polled]:-0}) s=$(med ${got[scanner]:-0})
 echo "defaults: unread $(pct "$u") (target < 0.2%); polled every ${POLL} s $(pct "$p") (target < 0.5%), snmpd $(pct "$(med ${got[polled.snmpd]})") (unread $(pct "$(med ${got[unread.snmpd]})")); the scanner unread $(pct "$s") (target < 3%)"
 kill "${CONNS[@]}" 2>/dev/null; wait "${CONNS[@]}" 2>/dev/null
 kill "$idlers"; wait "$idlers" 2>/dev/null
