@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * exit.bpf.h - the exit log (issue 43), included by sched.bpf.c, whose
+ * exit.bpf.h - the exit log (issue 43), included by sensors.bpf.c, whose
  * per-process slots and per-CPU state it reads: a record per process when
  * its last thread exits, and one when the OOM killer marks a victim, into
  * exit_ring (clustermon_kprobe.h), drained by clustermond.

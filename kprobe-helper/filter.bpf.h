@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * filter.bpf.h - the filters of spec.h as every run-time program applies
- * them (probe.bpf.c, trace.bpf.c, dist.bpf.c): the pid and CPU filters and
+ * them (probes.bpf.c, trace.bpf.c, dist.bpf.c): the pid and CPU filters and
  * 1-in-N sampling, decided before any map write. The programs pass their
  * load-time constants, so the verifier drops the tests a row does not use
  * (BPF side only).

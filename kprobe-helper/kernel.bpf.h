@@ -113,7 +113,7 @@ enum skb_drop_reason {
 };
 
 /* The context of the skb:kfree_skb tracepoint (reason since Linux 5.17;
- * sched.bpf.c checks that the field exists before reading it). */
+ * sensors.bpf.c checks that the field exists before reading it). */
 struct trace_event_raw_kfree_skb {
 	enum skb_drop_reason reason;
 } __attribute__((preserve_access_index));

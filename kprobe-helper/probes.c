@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe.skel.h"
+#include "probes.skel.h"
 
 unsigned possible_cpus(void)
 {
@@ -29,7 +29,7 @@ bool kernel_has_kprobes(void)
 }
 
 /* The one program a probe of this kind runs (and its exit partner). */
-static void programs_for(struct probe_bpf *skel, enum spec_kind kind,
+static void programs_for(struct probes_bpf *skel, enum spec_kind kind,
 			 struct bpf_program **entry, struct bpf_program **exit)
 {
 	*exit = NULL;
@@ -86,7 +86,7 @@ static void attach_error(const struct probe_spec *s, bool exit, int err, char *w
 		snprintf(why, whylen, "attaching to %s failed: %s", name, strerror(err));
 }
 
-static void set_filters(struct probe_bpf *skel, const struct probe_filter *f)
+static void set_filters(struct probes_bpf *skel, const struct probe_filter *f)
 {
 	skel->rodata->filter_tgid = f->tgid;
 	skel->rodata->filter_cpu = f->cpu;
@@ -102,7 +102,7 @@ enum probe_error probe_attach(struct probe *p, char *why, size_t whylen)
 		snprintf(why, whylen, "kernel has no kprobes (CONFIG_KPROBES is off)");
 		return PROBE_UNSUPPORTED;
 	}
-	p->skel = probe_bpf__open();
+	p->skel = probes_bpf__open();
 	if (p->skel == NULL) {
 		snprintf(why, whylen, "cannot open the BPF object: %s", strerror(errno));
 		return PROBE_FAILED;
@@ -111,7 +111,7 @@ enum probe_error probe_attach(struct probe *p, char *why, size_t whylen)
 	programs_for(p->skel, p->spec.kind, &entry, &exit);
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == entry || prog == exit);
-	err = probe_bpf__load(p->skel);
+	err = probes_bpf__load(p->skel);
 	if (err != 0) {
 		snprintf(why, whylen, "the kernel refused the BPF program: %s", strerror(-err));
 		probe_detach(p);
@@ -137,7 +137,7 @@ void probe_detach(struct probe *p)
 		bpf_link__destroy(p->links[i]);
 		p->links[i] = NULL;
 	}
-	probe_bpf__destroy(p->skel);
+	probes_bpf__destroy(p->skel);
 	p->skel = NULL;
 }
 

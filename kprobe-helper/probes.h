@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * probes.h - the user-space side of probe.bpf.c: one loaded copy of the
+ * probes.h - the user-space side of probes.bpf.c: one loaded copy of the
  * object per probe, attached to what its spec names.
  */
 #ifndef CLUSTERMON_PROBES_H
@@ -14,14 +14,14 @@
 #include "common/spec.h"
 #include "common/wire.h"
 
-struct probe_bpf;
+struct probes_bpf;
 struct bpf_link;
 
 struct probe {
 	uint32_t id;
 	struct probe_spec spec;
 	struct probe_filter filter;
-	struct probe_bpf *skel;
+	struct probes_bpf *skel;
 	struct bpf_link *links[2];
 };
 

@@ -17,7 +17,7 @@
 #include "common/clock.h"   /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 #include "probes.h"
 #include "common/ranlist.h"
-#include "sched.skel.h"
+#include "sensors.skel.h"
 
 /* A slot per possible pid (pid_max rounded up to a power of two), at most
  * CM_MAX_PROC_SLOTS: above that, processes sharing a slot spill. */
@@ -46,7 +46,7 @@ static void *map_whole(struct bpf_map *m, size_t bytes)
 
 /* The slots and rings into our memory: a drain then needs no system call
  * per process. */
-static int map_accounting(struct sensors *s, struct sched_bpf *k)
+static int map_accounting(struct sensors *s, struct sensors_bpf *k)
 {
 	s->slots_bytes = s->nslots * sizeof(struct cm_proc_slot);
 	s->rings_bytes = s->nrings * sizeof(struct cm_ran_ring);
@@ -79,7 +79,7 @@ static bool cgroup_storage_usable(const struct sensors *s, bool btf)
 /* The programs of one set (tp_btf with task storage, or raw_tp with a
  * hash of pids) and the sensors they serve: the wakeup programs (the
  * second and third of each) only when something needs a wakeup time. */
-static void choose_programs(struct sensors *s, struct sched_bpf *k, bool btf)
+static void choose_programs(struct sensors *s, struct sensors_bpf *k, bool btf)
 {
 	static const char *const btf_progs[] = { "on_switch_btf", "on_wakeup_btf",
 		"on_wakeup_new_btf", "on_fork_btf", "on_exit_btf", "on_exec_btf" };
@@ -127,7 +127,7 @@ static void choose_programs(struct sensors *s, struct sched_bpf *k, bool btf)
 
 /* The iterator clustermond reads the cgroups' sums through: the unified
  * tree from its root, parents first. 0, or a negative errno. */
-static int attach_cgroup_iter(struct sensors *s, struct sched_bpf *k)
+static int attach_cgroup_iter(struct sensors *s, struct sensors_bpf *k)
 {
 	union bpf_iter_link_info li = { .cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE };
 	LIBBPF_OPTS(bpf_iter_attach_opts, o, .link_info = &li, .link_info_len = sizeof(li));
@@ -139,7 +139,7 @@ static int attach_cgroup_iter(struct sensors *s, struct sched_bpf *k)
 /* One of the two sets of scheduler programs started: 0, or -1 with why. */
 static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 {
-	struct sched_bpf *k = sched_bpf__open();
+	struct sensors_bpf *k = sensors_bpf__open();
 	int err;
 
 	if (k == NULL) {
@@ -148,11 +148,11 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 	}
 	s->cgroup_storage = cgroup_storage_usable(s, btf);
 	choose_programs(s, k, btf);
-	err = sched_bpf__load(k);
+	err = sensors_bpf__load(k);
 	if (err == 0 && s->per_process)
 		err = map_accounting(s, k);
 	if (err == 0)
-		err = sched_bpf__attach(k);
+		err = sensors_bpf__attach(k);
 	if (err == 0 && s->cgroup_storage)
 		err = attach_cgroup_iter(s, k);
 	if (err != 0) {
@@ -161,7 +161,7 @@ static int start_set(struct sensors *s, bool btf, char *why, size_t whylen)
 		s->cg_iter = NULL;
 		snprintf(why, whylen, "starting the scheduler sensors (%s) failed: %s",
 			 btf ? "tp_btf" : "raw_tp", strerror(-err));
-		sched_bpf__destroy(k);
+		sensors_bpf__destroy(k);
 		return -1;
 	}
 	s->skel = k;
@@ -247,7 +247,7 @@ void sensors_stop(struct sensors *s)
 	unmap_accounting(s);
 	bpf_link__destroy(s->cg_iter);
 	s->cg_iter = NULL;
-	sched_bpf__destroy(s->skel);
+	sensors_bpf__destroy(s->skel);
 	s->skel = NULL;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sensors.h - the user-space side of sched.bpf.c: the helper's default
+ * sensors.h - the user-space side of sensors.bpf.c: the helper's default
  * sensors, attached once at start-up.
  */
 #ifndef CLUSTERMON_SENSORS_H
@@ -13,7 +13,7 @@
 #include "common/clustermon_kprobe.h"
 #include "common/ranlist.h"
 
-struct sched_bpf;
+struct sensors_bpf;
 struct bpf_link;
 
 /* The sensors a site can turn off (clustermon-kprobe -S LIST); the busy
@@ -29,7 +29,7 @@ struct bpf_link;
 int sensors_parse(const char *list, unsigned *features, char *why, size_t whylen);
 
 struct sensors {
-	struct sched_bpf *skel;   /* NULL when they could not start */
+	struct sensors_bpf *skel;   /* NULL when they could not start */
 	bool btf;                 /* tp_btf programs (else raw_tp) */
 	bool per_process;         /* CPU time and run delay per process */
 	bool per_cgroup;          /* CPU time and waits per cgroup */

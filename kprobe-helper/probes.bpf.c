@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * probe.bpf.c - one run-time probe: an event counter or a latency pair.
+ * probes.bpf.c - one run-time probe: an event counter or a latency pair.
  *
  * The loader opens a fresh copy of this object per probe and sets the
  * filters below before loading, so the verifier drops the filter code a

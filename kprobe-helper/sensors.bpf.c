@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * sched.bpf.c - the helper's default kernel sensors: busy time and context
+ * sensors.bpf.c - the helper's default kernel sensors: busy time and context
  * switches per CPU from sched_switch, the run-queue latency distribution
  * (wakeup or preemption to switch-in, what bcc's runqlat measures) from
  * sched_wakeup, sched_wakeup_new and sched_switch, and counters of TCP
