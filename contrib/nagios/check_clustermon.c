@@ -26,6 +26,7 @@ struct options {
 	const char *host, *community, *version, *mode, *name;
 	const char *user, *level, *auth_proto, *auth_pass, *priv_proto, *priv_pass;
 	int port, timeout, cpu, percentile, seconds;
+	bool seconds_given;
 	struct range warn, crit;
 };
 
@@ -366,6 +367,56 @@ static void mode_probe(void)
 	report(r, text, "rate", "", "0;");
 }
 
+/* OOM kills clusterMonProcExitTable logged that ended in the last -s
+ * seconds (300 unless given), the newest named. */
+struct oom_match {
+	unsigned count;
+	uint64_t since_ms, last_ms;
+	oid last;
+};
+
+static void match_oom(const oid *index, size_t len, const netsnmp_variable_list *v, void *arg)
+{
+	static const oid end[] = { CM_OID_clusterMonProcExitEndTime };
+	struct oom_match *m = arg;
+	uint64_t t;
+
+	if (len != 1 || !cm_is_number(v) || cm_number_of(v) != 1 /* TruthValue true */ ||
+	    !cm_get_number(end, OID_LENGTH(end), index, 1, &t) || t < m->since_ms)
+		return;
+	m->count++;
+	if (t >= m->last_ms) {
+		m->last_ms = t;
+		m->last = index[0];
+	}
+}
+
+static void mode_oom(void)
+{
+	static const oid killed[] = { CM_OID_clusterMonProcExitOomKilled };
+	static const oid name[] = { CM_OID_clusterMonProcExitName };
+	static const oid job[] = { CM_OID_clusterMonProcExitWorkload };
+	static const oid pid[] = { CM_OID_clusterMonProcExitPid };
+	struct oom_match m = { 0, 0, 0, 0 };
+	int window = opt.seconds_given ? opt.seconds : 300;
+	char text[256], who[64] = "", what[96] = "";
+	uint64_t p = 0;
+
+	m.since_ms = (uint64_t)time(NULL) * 1000u - (uint64_t)window * 1000u;
+	cm_walk(killed, OID_LENGTH(killed), match_oom, &m);
+	if (m.count == 0) {
+		snprintf(text, sizeof(text), "no OOM kill in the last %d s", window);
+	} else {
+		cm_get_string(name, OID_LENGTH(name), &m.last, 1, who, sizeof(who));
+		cm_get_string(job, OID_LENGTH(job), &m.last, 1, what, sizeof(what));
+		cm_get_number(pid, OID_LENGTH(pid), &m.last, 1, &p);
+		snprintf(text, sizeof(text), "%u OOM kill%s in the last %d s, the last pid %llu %s%s%s%s",
+			 m.count, m.count == 1 ? "" : "s", window, (unsigned long long)p, who,
+			 what[0] ? " (" : "", what, what[0] ? ")" : "");
+	}
+	report(m.count, text, "oomkills", "", "0;");
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -379,6 +430,7 @@ static const struct {
 	{ "retrans", "TCP", mode_retrans },
 	{ "hist", "HISTOGRAM", mode_hist },
 	{ "probe", "PROBE", mode_probe },
+	{ "oom", "OOM", mode_oom },
 };
 
 static void usage(void)
@@ -386,12 +438,13 @@ static void usage(void)
 	printf("usage: check_clustermon -H HOST [-p PORT] [-P 1|2c|3] [-C COMMUNITY] [-t SECONDS]\n"
 	       "         [-U SECNAME -L noAuthNoPriv|authNoPriv|authPriv -a MD5|SHA|SHA-256 -A PASS\n"
 	       "          -x AES|DES -X PASS]\n"
-	       "         -m cpu|cputop|mem|proc|retrans|hist|probe [-w RANGE] [-c RANGE]\n"
+	       "         -m cpu|cputop|mem|proc|retrans|hist|probe|oom [-w RANGE] [-c RANGE]\n"
 	       "         [-i CPU] [-n NAME|INDEX] [-q 50|90|99] [-s SECONDS]\n"
 	       "modes: cpu (busy %%, all CPUs or -i N), cputop (cpu, naming the busiest\n"
 	       "process when not OK), mem (available %%), proc (-n NAME:\n"
 	       "count), retrans (TCP retransmits/s), hist (-n NAME -q P: percentile),\n"
-	       "probe (-n INDEX: events/s). RANGE: N, N:, ~:N, N:M, @N:M.\n");
+	       "probe (-n INDEX: events/s), oom (OOM kills in the last -s seconds, 300\n"
+	       "unless given, the last one named). RANGE: N, N:, ~:N, N:M, @N:M.\n");
 	exit(STATE_UNKNOWN);
 }
 
@@ -435,7 +488,7 @@ static void parse_args(int argc, char **argv)
 		case 'i': opt.cpu = int_arg(optarg, 0, 8191, "-i"); break;
 		case 'n': opt.name = optarg; break;
 		case 'q': opt.percentile = int_arg(optarg, 50, 99, "-q"); break;
-		case 's': opt.seconds = int_arg(optarg, 1, 300, "-s"); break;
+		case 's': opt.seconds = int_arg(optarg, 1, 300, "-s"); opt.seconds_given = true; break;
 		default: usage();
 		}
 	}

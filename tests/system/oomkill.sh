@@ -18,7 +18,7 @@ elif [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
 else
 	skip_all "no memory controller in cgroup v2 or v1"
 fi
-plan 5
+plan 6
 # A Slurm-like job (slurm_NODE/uid_N/job_N: "slurm job N"), its own.
 JOBID=$((40000 + $$ % 10000))
 REL="slurm_cmtest$$/uid_0/job_$JOBID"
@@ -83,4 +83,8 @@ CTL="$top_builddir/contrib/clustermonctl -v 2c -c public $TARGET"
 out=$($CTL exits 1)
 contains "OOM" "$out" && contains "cmoomhog" "$out"
 ok $? "clustermonctl exits shows it OOM-killed"
+out=$("$top_builddir/contrib/nagios/check_clustermon" -H 127.0.0.1 -p "$PORT" -m oom -c 0 -s 60)
+rc=$?
+[ "$rc" -eq 2 ] && contains "CLUSTERMON OOM CRITICAL: 1 OOM kill in the last 60 s, the last pid $hog cmoomhog (slurm job $JOBID)" "$out"
+ok $? "check_clustermon -m oom -c 0: CRITICAL, naming it and its job (exit $rc: $out)"
 finish
