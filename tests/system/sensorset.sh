@@ -12,7 +12,7 @@ plan 12
 
 out=$("$KPROBE_HELPER" -f -s "$T/x.sock" -S proc,bogus 2>&1); rc=$?
 check "an unknown sensor is refused at start (exit $rc)" \
-	contains 'unknown sensor "bogus" (proc, cgroup, runqlat or none)' "$out"
+	contains 'unknown sensor "bogus" (proc, cgroup, runqlat, exits or none)' "$out"
 
 # attached: the scheduler tracepoints the helper's programs are on.
 attached() {
