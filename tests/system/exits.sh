@@ -19,10 +19,12 @@ PID_COL=$clusterMonProcExitPid
 add_module
 start_master || bail "snmpd did not start"
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
-# Only this test's processes (named cmexit*): others on the machine are
-# counted as filtered, and the cap is far above the 1,000.
-printf 'helperSocket %s\nsampleInterval proc 200\nexitLog entries=5000 age=600 name=cmexit*\n' \
-	"$HELPER_SOCK" >"$T/clustermond.conf"
+# Only this test's processes (named cmx<pid>*: the other build's suite may
+# run this test at the same time, and every helper sees every exit): others
+# on the machine are counted as filtered, and the cap is far above the 1,000.
+N="cmx$$"
+printf 'helperSocket %s\nsampleInterval proc 200\nexitLog entries=5000 age=600 name=%s*\n' \
+	"$HELPER_SOCK" "$N" >"$T/clustermond.conf"
 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.2.1.1.8.3)\" = '\"helper\"' ]"
 # The exit ring is mapped (its position page read-write).
@@ -46,7 +48,7 @@ poll() {
 logged() { get "$clusterMonProcExitLogged.0"; }
 
 : >"$T/polled"
-"$EXITERS" 1000 10 cmexit "$T/self" &
+"$EXITERS" 1000 10 "$N" "$T/self" &
 gen=$!
 for i in 1 2 3 4 5 6 7 8 9; do
 	wait_for 1 false   # one poll a second, as a poller would
@@ -101,7 +103,7 @@ is "$polled $pdups $pmiss" "1000 0 0" "a poller remembering the last index read 
 
 CTL="$top_builddir/contrib/clustermonctl -v 2c -c public $TARGET"
 out=$($CTL exits 3)
-is "$(grep -c ' cmexit ' <<<"$out")" 3 "clustermonctl exits 3 shows the newest three"
+is "$(grep -c " $N " <<<"$out")" 3 "clustermonctl exits 3 shows the newest three"
 
 # The fast path: snmpd's module registered the exit group from the image.
 check "clustermon.so serves clusterMonExit from the image" sh -c \
@@ -109,14 +111,14 @@ check "clustermon.so serves clusterMonExit from the image" sh -c \
 
 # The cap and the age-out, after a reload: the newest 50 stay, the rest
 # are bumped; 100 more keep 50; all go 4 s after the last.
-printf 'helperSocket %s\nsampleInterval proc 200\nexitLog entries=50 age=600 name=cmexit*\n' \
-	"$HELPER_SOCK" >"$T/clustermond.conf"
+printf 'helperSocket %s\nsampleInterval proc 200\nexitLog entries=50 age=600 name=%s*\n' \
+	"$HELPER_SOCK" "$N" >"$T/clustermond.conf"
 kill -HUP "$AGENT_PID"
 rows() { walk "$PID_COL" | grep -c "^$PID_COL\\."; }
 wait_for 5 sh -c "[ \$(snmpwalk -v2c -c public -On $TARGET $PID_COL | grep -c '^$PID_COL\\.') -eq 50 ]"
 first=$(walk "$PID_COL" | head -n 1 | awk -F'[ .]' '{ print $(NF-1) }')
 is "$(rows) $first $(get "$clusterMonProcExitBumped.0")" "50 951 950" "entries=50: the newest 50 stay (from index 951), 950 bumped"
-"$EXITERS" 100 1 cmexit "$T/self2"
+"$EXITERS" 100 1 "$N" "$T/self2"
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitLogged.0)\" -ge 1100 ]"
 first=$(walk "$PID_COL" | head -n 1 | awk -F'[ .]' '{ print $(NF-1) }')
 is "$(rows) $first" "50 1051" "100 more: still 50, from index 1051"
@@ -134,10 +136,10 @@ for o in "$PID_COL.0" "$PID_COL.1.1" "$PID_COL.1" "$PID_COL.4294967295" "$PID_CO
 	get_raw "$o" | grep -q "No Such Instance" || { bad_idx=$((bad_idx + 1)); diag "$o: $(get_raw "$o")"; }
 done
 is "$bad_idx" 0 "malformed, bumped and absent indexes get noSuchInstance"
-printf 'helperSocket %s\nsampleInterval proc 200\nexitLog entries=50 age=4 name=cmexit*\n' \
-	"$HELPER_SOCK" >"$T/clustermond.conf"
+printf 'helperSocket %s\nsampleInterval proc 200\nexitLog entries=50 age=4 name=%s*\n' \
+	"$HELPER_SOCK" "$N" >"$T/clustermond.conf"
 kill -HUP "$AGENT_PID"
-"$EXITERS" 20 0.2 cmexit "$T/self4"
+"$EXITERS" 20 0.2 "$N" "$T/self4"
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitLogged.0)\" -ge 1120 ]"
 t0=$(date +%s%N)
 before=$(rows)
@@ -151,7 +153,7 @@ check "age=4: the 20 newest were there ($before rows), and went when 4 s old ($w
 stop_helper
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.2.1.1.8.3)\" = '\"scanner\"' ]"
 was=$(logged)
-"$EXITERS" 1 0 cmexitslow "$T/self3" 1500 1500
+"$EXITERS" 1 0 "${N}slow" "$T/self3" 1500 1500
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitLogged.0)\" -gt $was ]"
 idx=$(logged)
 read -r pid3 cpu3 _ <"$T/self3"

@@ -47,16 +47,19 @@ start_master || bail "snmpd did not start"
 start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
 # The proc source at its default interval: the notification does not wait
 # for its samples.
-printf 'helperSocket %s\nexitLog name=cmoomhog\n' "$HELPER_SOCK" >"$T/clustermond.conf"
+# The hog's name is this run's: the other build's suite may run this test
+# at the same time, and every helper sees every exit.
+HOG="cmoom$$"
+printf 'helperSocket %s\nexitLog name=%s\n' "$HELPER_SOCK" "$HOG" >"$T/clustermond.conf"
 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
 # Both rings mapped: the exit log's and the OOM victims' (position pages rw).
 wait_for 10 sh -c "[ \$(grep bpf-map /proc/$AGENT_PID/maps | grep -c ' rw') -ge 2 ]" ||
 	bail "clustermond did not map the helper's rings"
 
 # The interpreter itself, not a wrapper (pyenv shims dispatch on the name).
-ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$T/cmoomhog"
+ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$T/$HOG"
 t0=$(date +%s%N)
-sh -c "echo \$\$ >'$CG/cgroup.procs' && exec '$T/cmoomhog' -c 'a = bytearray(256 << 20)'" &
+sh -c "echo \$\$ >'$CG/cgroup.procs' && exec '$T/$HOG' -c 'a = bytearray(256 << 20)'" &
 hog=$!
 wait "$hog"
 rc=$?
@@ -66,12 +69,12 @@ ms=$(( (t1 - t0) / 1000000 ))
 is "$rc" 137 "the process over its cgroup's limit was killed (SIGKILL)"
 trap_text=$(grep -A12 "${clusterMonOomKill#.}" "$T/traps.log" | tr '\n' ' ')
 want="$clusterMonOomKillPid.0 = Gauge32: $hog"
-contains "$want" "$trap_text" && contains "$clusterMonOomKillName.0 = STRING: \"cmoomhog\"" "$trap_text" &&
+contains "$want" "$trap_text" && contains "$clusterMonOomKillName.0 = STRING: \"$HOG\"" "$trap_text" &&
 	contains "$clusterMonOomKillCgroup.0 = STRING: \"$REL\"" "$trap_text" &&
 	contains "$clusterMonOomKillWorkload.0 = STRING: \"slurm job $JOBID\"" "$trap_text" &&
 	contains "$clusterMonOomKillMemLimit.0 = Counter64: $LIMIT" "$trap_text" &&
 	contains "$clusterMonOomKillMemUsage.0 = Counter64: " "$trap_text"
-ok $? "clusterMonOomKill names it (pid $hog, cmoomhog), its cgroup, its job, the limit and the usage"
+ok $? "clusterMonOomKill names it (pid $hog, $HOG), its cgroup, its job, the limit and the usage"
 [ $? -eq 0 ] || diag "$trap_text"
 check "it reached snmptrapd within 1 s of the process's start ($ms ms)" [ "$ms" -le 1000 ]
 idx=""
@@ -81,12 +84,12 @@ check "its exit row says OOM-killed, by signal 9" sh -c \
 	"[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitOomKilled.$idx $clusterMonProcExitSignal.$idx | tr '\n' ' ')\" = '1 9 ' ]"
 CTL="$top_builddir/contrib/clustermonctl -v 2c -c public $TARGET"
 out=$($CTL exits 1)
-contains "OOM" "$out" && contains "cmoomhog" "$out"
+contains "OOM" "$out" && contains "$HOG" "$out"
 ok $? "clustermonctl exits shows it OOM-killed"
 out=$("$top_builddir/contrib/nagios/check_clustermon" -H 127.0.0.1 -p "$PORT" -m oom -c 0 -s 60)
 rc=$?
 # (Its job too, where the exit row names one: on a hybrid host the row's
 # cgroup is the unified tree's, and the job's limit is in v1's memory tree.)
-[ "$rc" -eq 2 ] && contains "CLUSTERMON OOM CRITICAL: 1 OOM kill in the last 60 s, the last pid $hog cmoomhog" "$out"
+[ "$rc" -eq 2 ] && contains "CLUSTERMON OOM CRITICAL: 1 OOM kill in the last 60 s, the last pid $hog $HOG" "$out"
 ok $? "check_clustermon -m oom -c 0: CRITICAL, naming it (exit $rc: $out)"
 finish
