@@ -195,6 +195,7 @@ static void wake_idle(struct source *s, uint64_t now)
 		atomic_store(&s->idle, false);
 		atomic_store(&s->waited, true);
 		s->next_due_ns = now;
+		s->last_start_ns = 0; /* an idle spell is no late sample */
 		if (S.running)
 			pthread_cond_broadcast(&S.wake);
 	}

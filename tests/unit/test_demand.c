@@ -69,6 +69,12 @@ static void idles_and_wakes(void)
 	ok(sampler_demand(1u << SOURCE_CPU, 0) == 0, "a second read wakes nothing more");
 	run_at(550);
 	ok(cpu_runs == 2 && announced == 1, "it samples at once, and the sample is announced");
+	{
+		struct source_stats st;
+
+		sampler_stats(SOURCE_CPU, &st);
+		ok(st.late == 0, "the idle spell before it is not a late sample");
+	}
 	run_span(650, 3500);
 	ok(cpu_runs == 31 && state(SOURCE_CPU) == SOURCE_STATE_DEMAND,
 	   "held 3 s (the floor over 2 x 100 ms): 30 samples by +3.5 s");
