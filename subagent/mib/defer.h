@@ -14,8 +14,10 @@ typedef void (*mib_answer_fn)(const void *ctx, netsnmp_agent_request_info *reqin
 
 /* Delegates the requests until every source of woken (a bit per enum
  * source_index) has sampled again, or MIB_DEFER_MAX_MS passed, then calls
- * answer: 0, or -1 when they must be answered now. */
-#define MIB_DEFER_MAX_MS 2000u
+ * answer: 0, or -1 when they must be answered now. Well inside the
+ * master's AgentX timeout (1 s by default), which would otherwise resend
+ * the request while this one waits. */
+#define MIB_DEFER_MAX_MS 500u
 int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handler,
 	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
 	      netsnmp_request_info *requests, unsigned woken);
