@@ -17,7 +17,7 @@ V1_CPU=$(v1_of cpu) V1_ACCT=$(v1_of cpuacct) V1_MEM=$(v1_of memory) V1_BLK=$(v1_
 v2_has() { [ -n "$V2" ] && grep -qw "$1" "$V2/cgroup.controllers"; }
 [ -n "$V2$V1_CPU$V1_MEM" ] || missing_all "no cgroup hierarchy is mounted"
 
-plan 38
+plan 39
 PFX="cmtest-$$"
 INTERVAL=500
 CREATED=()
@@ -69,6 +69,13 @@ fi
 kernel_cpu_ns() { # NAME
 	if [ -n "$V1_ACCT" ] && [ -f "$V1_ACCT/$1/cpuacct.usage" ]; then cat "$V1_ACCT/$1/cpuacct.usage"
 	else echo $(( $(awk '$1 == "usage_usec" { print $2 }' "$V2/$1/cpu.stat") * 1000 )); fi
+}
+kernel_split_ns() { # NAME: "user system", the kernel's own split of the cgroup's CPU time
+	if [ -n "$V1_ACCT" ] && [ -f "$V1_ACCT/$1/cpuacct.usage_user" ]; then
+		echo "$(cat "$V1_ACCT/$1/cpuacct.usage_user") $(cat "$V1_ACCT/$1/cpuacct.usage_sys")"
+	else
+		awk '$1 == "user_usec" { u = $2 } $1 == "system_usec" { s = $2 } END { print u * 1000, s * 1000 }' "$V2/$1/cpu.stat"
+	fi
 }
 kernel_throttled() { # NAME: nr_throttled
 	awk '$1 == "nr_throttled" { print $2 }' "$CPU_ROOT/$1/cpu.stat"
@@ -136,6 +143,8 @@ is "$(col "$clusterMonCgroupVersion" "$Q")" "$ver" "clusterMonCgroupVersion name
 while [ $(( $(date +%s%N) - t0 )) -lt 3000000000 ]; do sleep 0.1; done
 kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null
 ran_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+emptied() { [ "$(col "$clusterMonCgroupProcesses" "$Q")" = 0 ]; }
+wait_for 10 emptied
 cpu_cap=$(( ran_ms * 200000 + 100000000 ))   # 20% of the time it ran, and 0.1 s
 reached() { [ "$(col "$clusterMonCgroupCpuNs" "$Q")" -ge "$(kernel_cpu_ns "$PFX-quota")" ] 2>/dev/null; }
 wait_for 10 reached
@@ -151,9 +160,14 @@ check "ThrottledNs counts ($kthr_ns ns)" test "$kthr_ns" -gt 0
 is "$(col "$clusterMonCgroupThrottledNs" "$Q")" "$kthr_ns" "ThrottledNs is the kernel's throttled time"
 check "Periods >= ThrottledPeriods" test "$(col "$clusterMonCgroupPeriods" "$Q")" -ge "$sthr"
 u=$(col "$clusterMonCgroupUserNs" "$Q") s=$(col "$clusterMonCgroupSystemNs" "$Q")
-# cpuacct's user/system split comes from ticks, so only roughly adds up.
-check "UserNs + SystemNs ($u + $s) within 20% of CpuNs, mostly user" \
-	sh -c "[ $u -gt $s ] && [ $(( (u + s) * 10 )) -le $(( sns * 12 )) ] && [ $(( (u + s) * 10 )) -ge $(( sns * 8 )) ]"
+# The kernel splits user from system by ticks (cpuacct.usage_user/_sys are
+# not scaled to cpuacct.usage: CI saw their sum 20.3% over it), so the split
+# is compared with the kernel's own figures, not with CpuNs.
+read -r ku ks <<EOF_SPLIT
+$(kernel_split_ns "$PFX-quota")
+EOF_SPLIT
+is "$u $s" "$ku $ks" "UserNs and SystemNs are the kernel's split of the stopped loop's time"
+check "mostly user ($u ns user, $s ns system)" test "$u" -gt "$s"
 
 # --- a memory hog of 64 MiB
 [ -n "$MEM_ROOT" ] || bail "no memory controller in any hierarchy"
