@@ -15,13 +15,18 @@ start_master || bail "snmpd did not start"
 # Only rows that stay put between the walks: the agent's own process (under
 # a name no other process on the machine has, this run's: CI runs the plain
 # and the sanitizer suites side by side), no TCP connection (port 1 has
-# none), no capture, no helper.
+# none), no capture, no helper, and one empty cgroup of this run's (other
+# tests make and remove cgroups meanwhile; without root, none).
 name="cmwalk${T##*.}"
 cp "$CLUSTERMOND" "$T/$name"
 CLUSTERMOND="$T/$name"
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CG" ] && [ "$(id -u)" -eq 0 ] && mkdir "$CG/$name" 2>/dev/null || CG=
+trap '[ -z "$CG" ] || rmdir "$CG/$name"; cleanup' EXIT
 cat >"$T/py.conf" <<EOC
 procFilter name=$name
 tcpFilter port=1
+cgroupMatch $name
 EOC
 start_agent -c "$T/py.conf" || bail "clustermond did not register"
 # Its first process sample is taken before its sampler threads start, when
