@@ -20,6 +20,7 @@ struct snapshot_slot cpu_slot = SNAPSHOT_SLOT_INIT;
 struct cpu_track {
 	bool seen;                 /* prev is valid */
 	struct cpustat_times prev; /* raw ticks of the last sample */
+	uint32_t util;             /* the last interval's utilisation */
 	struct mono_counter ms[CPU_TIME_KINDS];
 	struct mono_counter ctxsw;
 };
@@ -33,6 +34,7 @@ struct cpu_source {
 	unsigned ntrack;
 	struct cpustat_times prev_total;
 	bool have_prev_total;
+	uint32_t total_util;
 	struct ctxsw ctxsw;
 	uint64_t ctxsw_read_ns; /* when the counters were last read */
 	unsigned util_dist;     /* distribution cpu.util */
@@ -166,6 +168,17 @@ static uint32_t util_between(const struct cpustat_times *prev, const struct cpus
 	return util_hundredths((t1 - t0) - (i1 - i0), t1 - t0);
 }
 
+/*
+ * The kernel counts CPU time in ticks: two samples less than a tick apart
+ * (10 ms sampling, or a wake from idle right beside a timed sample) see no
+ * time pass, which says nothing about how busy the CPU was. Such a sample
+ * keeps the last utilisation and measures the next from the older one.
+ */
+static bool ticked(const struct cpustat_times *prev, const struct cpustat_times *cur)
+{
+	return times_total(cur) != times_total(prev);
+}
+
 static void fill_row(struct cpu_source *cs, const struct cpustat_cpu *in,
 		     struct cpu_track *tr, struct cpu_row *row, bool read_ctxsw)
 {
@@ -180,9 +193,12 @@ static void fill_row(struct cpu_source *cs, const struct cpustat_cpu *in,
 		mono_counter_feed(&tr->ms[k], ticks_to_ms(raw[k], cs->hz), NULL);
 		row->ms[k] = tr->ms[k].value;
 	}
-	row->util = tr->seen ? util_between(&tr->prev, &in->t) : 0;
-	tr->prev = in->t;
-	tr->seen = true;
+	if (!tr->seen || ticked(&tr->prev, &in->t)) {
+		tr->util = tr->seen ? util_between(&tr->prev, &in->t) : 0;
+		tr->prev = in->t;
+		tr->seen = true;
+	}
+	row->util = tr->util;
 	if (read_ctxsw && ctxsw_read(&cs->ctxsw, in->cpu, &ctx) == 0)
 		mono_counter_feed(&tr->ctxsw, ctx, NULL);
 	row->have_ctxsw = tr->ctxsw.primed;
@@ -242,11 +258,15 @@ static int cpu_sample(void *ctx)
 		fill_row(cs, &cs->raw.cpus[i], tr, &snap->rows[snap->ncpu++], read_ctxsw);
 	}
 	qsort(snap->rows, snap->ncpu, sizeof(snap->rows[0]), compare_rows);
-	snap->total_util = cs->have_prev_total ? util_between(&cs->prev_total, &cs->raw.total) : 0;
-	if (cs->have_prev_total)
-		dist_add(cs->util_dist, snap->total_util);
-	cs->prev_total = cs->raw.total;
-	cs->have_prev_total = true;
+	if (!cs->have_prev_total || ticked(&cs->prev_total, &cs->raw.total)) {
+		if (cs->have_prev_total) {
+			cs->total_util = util_between(&cs->prev_total, &cs->raw.total);
+			dist_add(cs->util_dist, cs->total_util);
+		}
+		cs->prev_total = cs->raw.total;
+		cs->have_prev_total = true;
+	}
+	snap->total_util = cs->total_util;
 	snap->ctxt = cs->raw.ctxt;
 	snap->procs_running = (uint32_t)cs->raw.procs_running;
 	snap->procs_blocked = (uint32_t)cs->raw.procs_blocked;

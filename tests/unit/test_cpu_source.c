@@ -86,10 +86,22 @@ int main(void)
 	is_u64(s->rows[1].util, 10000, "5 busy ticks of 5");
 	snapshot_release(&cpu_slot, &s->hdr);
 
+	/* Less than a tick later nothing moved: the last figures stay. */
+	s = sample(ctx);
+	is_u64(s->rows[1].util, 10000, "a sample within the same tick keeps the last utilisation");
+	is_u64(s->total_util, 7692, "and so does the total (10 busy of 13 ticks, two samples back)");
+	snapshot_release(&cpu_slot, &s->hdr);
+	write_stat("cpu  240 0 0 820 0 0 0 0\ncpu0 125 0 0 405 0 0 0 0\n"
+		   "cpu1 20 0 0 20 0 0 0 0\nctxt 40\nprocs_running 1\nprocs_blocked 0\n");
+	s = sample(ctx);
+	is_u64(s->rows[0].util, 5000, "cpu0 had no tick for three samples: still its last figure");
+	is_u64(s->rows[1].util, 10000, "cpu1 measured from the sample before the empty one");
+	snapshot_release(&cpu_slot, &s->hdr);
+
 	write_stat("garbage\n");
 	ok(cpu_source_ops.sample(ctx) == -1, "a broken stat file fails the sample");
 	s = (struct cpu_snapshot *)snapshot_acquire(&cpu_slot);
-	is_u64(s->rows[1].ms[CPU_USER], 1080, "and the last good snapshot stays served");
+	is_u64(s->rows[1].ms[CPU_USER], 1180, "and the last good snapshot stays served");
 	snapshot_release(&cpu_slot, &s->hdr);
 
 	cpu_source_ops.fini(ctx);
