@@ -9,7 +9,10 @@
 # threshold row's state CRITICAL while risen. Its traps go snmpd ->
 # snmptrapd -> snmptt (contrib/snmptt) -> clustermon-icinga2-submit -> the
 # API: the rising trap makes the passive service clustermon-traps CRITICAL,
-# the falling one OK. Part of `make check-consoles`. No systemd: the daemon
+# the falling one OK; a real OOM kill on the node (a process of this run's
+# over its cgroup's memory limit) makes clusterMonOomKill, which turns it
+# CRITICAL naming the process, its cgroup and its job. Part of `make
+# check-consoles`. No systemd: the daemon
 # runs in the foreground with its directories, port and PKI in $T.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/consoles-lib.sh"
@@ -22,7 +25,7 @@ for p in "$ICINGA2" "$SNMPTT" /usr/lib/nagios/plugins/check_snmp /usr/share/icin
 	[ "${CI:-}" = true ] && bail "$p is missing (tests/setup-consoles.sh installs it)"
 	skip_all "$p is missing: run tests/setup-consoles.sh"
 done
-plan 19
+plan 22
 I=$T/icinga2
 mkdir -p "$I/lib/certs" "$I/log" "$I/cache" "$I/spool" "$I/run"
 API_PORT=$(free_tcp_port) || bail "no free TCP port for the API"
@@ -254,8 +257,27 @@ trapok() { l=$(svc clustermon-traps); [ "$(state "$l")" = 0 ] && contains "thres
 within 20 trapok; rc=$?
 ok $rc "the falling trap turns it OK again: $(svc clustermon-traps)"
 
-# --- the handler itself: a severity word for the state, hostile text;
-# an unknown host is refused and changes nothing.
+# --- a real OOM kill: clusterMonOomKill -> snmptt's EVENT ->
+# clustermon-icinga2-submit -> CRITICAL, naming the process, its cgroup and
+# job (the service is OK before it).
+if oom_node_kill; then
+	is "$OOM_RC" 137 "$HOG (pid $OOM_PID), over its cgroup's memory limit, was OOM-killed (cgroup v$CGV: $OOM_REL)"
+	want="OOM kill: $HOG (pid $OOM_PID) in $OOM_REL (slurm job $OOM_JOB)"
+	oomcrit() { l=$(svc clustermon-traps); [ "$(state "$l")" = 2 ] && contains "$want" "$l"; }
+	within 20 oomcrit; rc=$?
+	ok $rc "the OOM kill turns clustermon-traps CRITICAL through the API $(since "$OOM_T0") s after the process started: $(svc clustermon-traps)"
+	[ $rc -eq 0 ] || diag "snmptt.log: $(tail -n 2 "$T/snmptt.log" 2>/dev/null); submit: $(tail -n 2 "$T/submit.log" 2>/dev/null)"
+else
+	oom_skip 2
+fi
+
+# --- the handler itself: the text split over arguments (snmptt's EXEC line
+# after a varbind ending in a backslash) is joined; a severity word for the
+# state, hostile text; an unknown host is refused and changes nothing.
+ICINGA2_SUBMIT_CONF=$I/submit.conf "$SUBMIT" "$host" clustermon-traps 2 'CRITICAL: OOM kill: q\' "$clusterMonOomKillCgroup.0" 'cg (pid 4711)' 2>>"$T/submit.log"
+l=$(svc clustermon-traps)
+is "$(state "$l")|$(echo "$l" | cut -d'|' -f2)" "2|CRITICAL: OOM kill: q\\ $clusterMonOomKillCgroup.0 cg (pid 4711)" \
+	"clustermon-icinga2-submit joins a text split over several arguments"
 ICINGA2_SUBMIT_CONF=$I/submit.conf "$SUBMIT" "$host" clustermon-traps Warning "$(printf 'a "quoted" \\ line\nand\001 more')" 2>>"$T/submit.log"
 l=$(svc clustermon-traps)
 is "$(state "$l")|$(echo "$l" | cut -d'|' -f2)" '1|a "quoted" \ line and more' \

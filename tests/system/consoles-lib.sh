@@ -52,3 +52,34 @@ start_agent_helper() {
 	[ $# -eq 0 ] || printf '%s\n' "$@" >>"$T/agent.conf"
 	start_agent -c "$T/agent.conf" || bail "clustermond did not register"
 }
+
+# oom_node_kill: a real OOM kill on the node, for a console to show: a
+# process named after this run (cmoomPID: every helper on the machine sees
+# every kill, and another suite may run an OOM test at once) in a memory
+# cgroup of its own (oom_cgroup in lib.sh: slurm_cmoomPID/uid_0/job_N,
+# "slurm job N"), allocating past its limit. Needs start_agent_helper's
+# helper. Sets HOG, OOM_RC (137: the OOM killer took it), oom_hog's OOM_PID
+# and OOM_T0 and oom_cgroup's variables; fails, saying why in OOM_WHY, where
+# no clusterMonOomKill can come.
+oom_node_kill() {
+	HOG="cmoom$$"
+	[ -n "${HAVE_HELPER:-}" ] || { OOM_WHY="no eBPF helper (it needs root and clustermon-kprobe built)"; return 1; }
+	oom_cgroup "$HOG" || return 1
+	oom_watching || { OOM_WHY="clustermond did not map the helper's rings"; return 1; }
+	oom_hog "$HOG"
+	OOM_RC=$?
+}
+
+# oom_skip N: the N test points of a console's OOM checks when
+# oom_node_kill failed: skipped, saying why; failed under CI, which runs as
+# root with the helper on a kernel with a memory controller.
+oom_skip() {
+	local i
+	for i in $(seq 1 "$1"); do
+		if [ "${CI:-}" = true ]; then ok 1 "no OOM kill under CI: $OOM_WHY"
+		else skip "no OOM kill: $OOM_WHY"; fi
+	done
+}
+
+# since T0: seconds from T0 (date +%s%N) to now, one decimal.
+since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }

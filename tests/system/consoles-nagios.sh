@@ -4,11 +4,14 @@
 # clustermond get results with perfdata, and a threshold trap goes
 # snmpd -> snmptrapd -> snmptt (contrib/snmptt) -> Nagios's command file,
 # turning the passive service clustermon-traps CRITICAL in status.dat within
-# seconds, the falling trap OK again. Part of `make check-consoles`.
+# seconds, the falling trap OK again; a real OOM kill on the node (a process
+# of this run's over its cgroup's memory limit) makes clusterMonOomKill,
+# which turns it CRITICAL naming the process, its cgroup and its job. Part
+# of `make check-consoles`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/consoles-lib.sh"
 
-plan 13
+plan 16
 NAGIOS=$(command -v nagios4 || echo /usr/sbin/nagios4)
 SNMPTT=$(command -v snmptt || echo /usr/sbin/snmptt)
 # Under CI the set-up step installs both: missing there is a failure.
@@ -27,7 +30,11 @@ TRAP_PORT=$(free_udp_port) || bail "no free UDP port for snmptrapd"
 snmptt_setup "NAGIOS_CMD=$N/nagios.cmd $top_srcdir/contrib/snmptt/clustermon-submit"
 run_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
-start_agent || bail "clustermond did not register"
+# With clustermon-kprobe (OOM kills come from its oom:mark_victim program);
+# sched.runqlat, which it also feeds, there before Nagios's first check.
+start_agent_helper
+[ -z "$HAVE_HELPER" ] || wait_for 10 sh -c "snmpwalk -v2c -c public $TARGET $clusterMonHistSourceName | grep -q sched.runqlat" ||
+	diag "no sched.runqlat within 10 s of the helper's start"
 
 # --- Nagios: Debian's stock templates, contrib's two files, one host.
 # contrib's commands call $USER1$/check_clustermon -H $HOSTADDRESS$ with no
@@ -123,8 +130,8 @@ case "$out" in "CLUSTERMON CPU OK: "*) want=0;; "CLUSTERMON CPU WARNING: "*) wan
 is "$st" "$want" "CPU busy is a real result whose state matches its text: $out"
 check "with perfdata: $(svc performance_data "CPU busy")" contains "^cpu=[0-9.]*%" "$(svc performance_data "CPU busy")"
 is "$(svc current_state "TCP retransmits")" 0 "TCP retransmits is OK on an idle loopback: $(svc plugin_output "TCP retransmits")"
-# sched.runqlat comes from the eBPF helper, which this test does not start:
-# without it the plugin must say UNKNOWN and why, with it give perfdata.
+# sched.runqlat comes from the eBPF helper: without it (not root) the
+# plugin must say UNKNOWN and why, with it give perfdata.
 out=$(svc plugin_output "Run-queue latency p99")
 if walk "$clusterMonObjects" | grep -q '"sched.runqlat"'; then
 	check "Run-queue latency p99 has perfdata: $out | $(svc performance_data "Run-queue latency p99")" \
@@ -154,6 +161,29 @@ okagain() { [ "$(svc current_state clustermon-traps)" = 0 ] && contains "thresho
 wait_for 15 okagain; rc=$?
 ok $rc "the falling trap turns it OK again: $(svc plugin_output clustermon-traps)"
 check "snmptt logged both with the FORMAT lines" contains "threshold falling on" "$(cat "$T/snmptt.log" 2>/dev/null)"
+
+# --- a real OOM kill: clusterMonOomKill -> snmptt's EVENT -> CRITICAL,
+# naming the process, its cgroup and job (the service is OK before it).
+if oom_node_kill; then
+	is "$OOM_RC" 137 "$HOG (pid $OOM_PID), over its cgroup's memory limit, was OOM-killed (cgroup v$CGV: $OOM_REL)"
+	want="OOM kill: $HOG (pid $OOM_PID) in $OOM_REL (slurm job $OOM_JOB)"
+	oomcrit() { [ "$(svc current_state clustermon-traps)" = 2 ] && contains "$want" "$(svc plugin_output clustermon-traps)"; }
+	wait_for 15 oomcrit; rc=$?
+	ok $rc "the OOM kill turns clustermon-traps CRITICAL in status.dat $(since "$OOM_T0") s after the process started: $(svc plugin_output clustermon-traps)"
+	[ $rc -eq 0 ] || diag "snmptt.log: $(tail -n 2 "$T/snmptt.log" 2>/dev/null)"
+else
+	oom_skip 2
+fi
+# A name is its process's to choose: one with a quote, shell syntax and a
+# closing backslash (which makes snmptt take the next varbind into it and
+# split the EXEC line's quoted text) still turns the service CRITICAL,
+# naming it, and runs nothing.
+snmptrap -v2c -c public "127.0.0.1:$TRAP_PORT" '' "$clusterMonOomKill" "$clusterMonOomKillPid.0" u 4711 \
+	"$clusterMonOomKillName.0" s "q\"\$(touch $T/pwned)\`touch $T/pwned\`\\" "$clusterMonOomKillCgroup.0" s "cg" 2>>"$T/snmptrap.log"
+hostile() { [ "$(svc current_state clustermon-traps)" = 2 ] && contains 'OOM kill: q"(touch' "$(svc plugin_output clustermon-traps)"; }
+wait_for 15 hostile; rc=$?
+[ $rc -eq 0 ] && [ ! -e "$T/pwned" ]
+ok $? "a hostile process name is shown, defused, and runs nothing: $(svc plugin_output clustermon-traps)"
 diag "status line: clustermon-traps $(svc plugin_output clustermon-traps)"
 stop_nagios
 finish

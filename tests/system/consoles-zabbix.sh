@@ -5,10 +5,15 @@
 # configuration.import, a host with an SNMP interface at a private
 # snmpd+clustermond getting CPU and memory values, low-level discovery
 # finding every CPU, and a threshold trap reaching the snmptrapper item
-# through contrib/zabbix/zabbix-snmptrap.sh. Part of `make check-consoles`.
+# through contrib/zabbix/zabbix-snmptrap.sh; a real OOM kill on the node (a
+# process of this run's over its cgroup's memory limit) makes
+# clusterMonOomKill, the "OOM kill" item's value naming the process, and
+# the template's trigger a problem "OOM kill on HOST: NAME ...". Part of
+# `make check-consoles`.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/consoles-lib.sh"
 
-plan 8
+plan 13
 PGBIN=/usr/lib/postgresql/15/bin
 ZSQL=/usr/share/zabbix-server-pgsql
 for p in /usr/sbin/zabbix_server /usr/share/zabbix/api_jsonrpc.php "$PGBIN/postgres" "$ZSQL/schema.sql.gz" \
@@ -57,7 +62,8 @@ traphandle default /usr/bin/env ZABBIX_TRAP_FILE=$T/zabbix_traps.tmp $top_srcdir
 EOC
 run_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
-start_agent || bail "clustermond did not register"
+# With clustermon-kprobe: OOM kills come from its oom:mark_victim program.
+start_agent_helper
 
 # --- zabbix_server: few processes (a shared 2-CPU machine), the
 # configuration cache refreshed every second so the test need not wait a minute.
@@ -146,7 +152,8 @@ out=$(api configuration.import "{\"format\":\"yaml\",\"source\":$src,\"rules\":{
 	\"groups\":{\"createMissing\":true},
 	\"templates\":{\"createMissing\":true,\"updateExisting\":true},
 	\"items\":{\"createMissing\":true,\"updateExisting\":true},
-	\"discoveryRules\":{\"createMissing\":true,\"updateExisting\":true}}}")
+	\"discoveryRules\":{\"createMissing\":true,\"updateExisting\":true},
+	\"triggers\":{\"createMissing\":true,\"updateExisting\":true}}}")
 is "$out" true "configuration.import takes contrib/zabbix/clustermon-template.yaml$(tail -n 1 "$T/api.log" 2>/dev/null | sed 's/^/: /')"
 tid=$(api template.get '{"filter":{"host":"Linux by clustermon SNMP"},"output":["templateid"]}' | jq_ 'd[0]["templateid"]')
 n=$(api item.get "{\"templateids\":\"$tid\",\"countOutput\":true}" | jq_ d)
@@ -154,6 +161,9 @@ nd=$(api discoveryrule.get "{\"templateids\":\"$tid\",\"countOutput\":true}" | j
 want_items=$(grep -c "^    - uuid:" "$top_srcdir/contrib/zabbix/clustermon-template.yaml")
 want_rules=$(python3 -c 'import yaml,sys; t=yaml.safe_load(open(sys.argv[1]))["zabbix_export"]["templates"][0]; print(len(t["items"]), len(t["discovery_rules"]))' "$top_srcdir/contrib/zabbix/clustermon-template.yaml")
 is "$n $nd" "$want_rules" "the template has every item and discovery rule of the file ($n items, $nd rules)"
+nt=$(api trigger.get "{\"templateids\":\"$tid\",\"countOutput\":true}" | jq_ d)
+want_tr=$(python3 -c 'import yaml,sys; t=yaml.safe_load(open(sys.argv[1]))["zabbix_export"]["templates"][0]; print(sum(len(i.get("triggers", [])) for i in t["items"]))' "$top_srcdir/contrib/zabbix/clustermon-template.yaml")
+is "$nt" "$want_tr" "and every trigger of its items ($nt)"
 
 # --- a host with an SNMP interface at the private snmpd.
 gid=$(api hostgroup.create '{"name":"clustermon test"}' | jq_ 'd["groupids"][0]')
@@ -211,5 +221,35 @@ got=$(rising)
 check "the rising trap is the Threshold rising item's value after $((SECONDS - t0)) s" contains "11\.1\.1\.2\.9 .*$IV" "$got"
 diag "Threshold rising: $(head -c 300 <<<"$got" | tr '\n' ' ')"
 set_rw "$IV" u "$orig" >>"$T/set.log"
+
+# --- a real OOM kill: clusterMonOomKill -> the "OOM kill" item, and the
+# template's trigger a problem naming the process, its cgroup and job.
+oomval() { api item.get "{\"hostids\":\"$hid\",\"filter\":{\"name\":\"OOM kill\"},\"output\":[\"lastvalue\"]}" | jq_ 'd[0]["lastvalue"] if d else ""'; }
+# problems: the host's open problems, "SEVERITY NAME" a line.
+problems() { api problem.get "{\"hostids\":\"$hid\",\"output\":[\"name\",\"severity\"]}" | jq_ '"\n".join("%s %s" % (p["severity"], p["name"]) for p in d)'; }
+if oom_node_kill; then
+	is "$OOM_RC" 137 "$HOG (pid $OOM_PID), over its cgroup's memory limit, was OOM-killed (cgroup v$CGV: $OOM_REL)"
+	has_oom() { contains "\"$HOG\"" "$(oomval)"; }
+	wait_for 30 has_oom; rc=$?
+	got=$(oomval)
+	ok $rc "the OOM kill item's value names $HOG $(since "$OOM_T0") s after it started"
+	diag "OOM kill: $(tr '\n' ' ' <<<"$got" | head -c 600)"
+	want="OOM kill on cmnode: $HOG (pid $OOM_PID) in $OOM_REL (slurm job $OOM_JOB)"
+	has_problem() { contains "^4 $want" "$(problems)"; }
+	wait_for 30 has_problem; rc=$?
+	ok $rc "the trigger fires $(since "$OOM_T0") s after: a High problem \"$(problems | grep "$HOG" | head -n 1 | cut -d' ' -f2-)\""
+	[ $rc -eq 0 ] || diag "problems: $(problems | tr '\n' ';')"
+else
+	oom_skip 3
+fi
+
+# --- a varbind holding the word that starts a trap in SNMPTrapperFile (a
+# process or cgroup name is the node's users' to choose) stays the sender's
+# trap: the handler defuses it.
+snmptrap -v2c -c public "127.0.0.1:$TRAP_PORT" '' "$clusterMonOomKill" "$clusterMonOomKillName.0" s "x ZBXTRAP 127.0.0.9 y" 2>>"$T/snmptrap.log"
+forged() { contains "x ZBX_TRAP 127.0.0.9 y" "$(oomval)"; }
+wait_for 30 forged; rc=$?
+[ $rc -eq 0 ] && ! grep -q '127\.0\.0\.9' "$T/zabbix_server.log"
+ok $? "a trap whose varbind says \"ZBXTRAP 127.0.0.9\" is cmnode's OOM kill value, defused, and no trap of 127.0.0.9 reached the server"
 stop_all
 finish

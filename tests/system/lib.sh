@@ -105,6 +105,9 @@ cleanup() {
 	[ -n "${BG_PIDS:-}" ] && kill -9 $BG_PIDS 2>/dev/null
 	release_udp_port
 	wait 2>/dev/null
+	# oom_cgroup's directories, innermost first (empty now: the hog is gone).
+	local d
+	for d in ${OOM_CG_DIRS:-}; do rmdir "$d" 2>/dev/null; done
 	[ -n "${IMAGE_TMPFS:-}" ] && umount "$T/run" 2>/dev/null
 	if [ "$tap_failed" -gt 0 ]; then
 		for f in "$T"/*.log "$T"/*.stderr; do [ -s "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done
@@ -424,6 +427,67 @@ start_trapd() {
 traps() {
 	grep -E "1\.3\.6\.1\.6\.3\.1\.1\.4\.1\.0 = OID: ${1//./\\.}([[:space:]]|\$)" "$T/traps.log" 2>/dev/null |
 		grep -cF -- "${2:-}"
+}
+
+# oom_cgroup TAG: a memory cgroup laid out as a Slurm job's
+# (slurm_TAG/uid_0/job_N, which clustermond names "slurm job N"), limited
+# to 32 MiB with no swap, in the memory controller's hierarchy: v1's where
+# it is mounted (a hybrid host), else the v2 tree whose cgroup.controllers
+# has memory (Debian 12 boots pure v2).
+# Sets OOM_CG (its path), OOM_REL (the path clusterMonOomKillCgroup gives:
+# relative to that hierarchy's root), OOM_JOB (N), OOM_LIMIT (bytes) and
+# CGV (1 or 2); cleanup removes it. Fails, saying why in OOM_WHY, without
+# a memory controller or without root.
+oom_cgroup() {
+	local base d
+	OOM_WHY=
+	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+		CGV=1 base=/sys/fs/cgroup/memory
+	elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CGV=2 base=/sys/fs/cgroup
+	elif grep -qw memory /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+		CGV=2 base=/sys/fs/cgroup/unified
+	else
+		OOM_WHY="no memory controller in cgroup v1 or v2"
+		return 1
+	fi
+	OOM_JOB=$((40000 + $$ % 10000))
+	OOM_REL="slurm_$1/uid_0/job_$OOM_JOB"
+	OOM_CG=$base/$OOM_REL
+	OOM_LIMIT=$((32 << 20))
+	OOM_CG_DIRS="$OOM_CG $base/slurm_$1/uid_0 $base/slurm_$1"
+	mkdir -p "$OOM_CG" 2>/dev/null || { OOM_WHY="cannot make $OOM_CG (not root?)"; return 1; }
+	if [ "$CGV" = 2 ]; then
+		for d in "$base" "$base/slurm_$1" "$base/slurm_$1/uid_0"; do
+			echo +memory >"$d/cgroup.subtree_control" 2>/dev/null
+		done
+		echo "$OOM_LIMIT" >"$OOM_CG/memory.max" || { OOM_WHY="cannot limit $OOM_CG"; return 1; }
+		echo 0 >"$OOM_CG/memory.swap.max" 2>/dev/null
+	else
+		echo "$OOM_LIMIT" >"$OOM_CG/memory.limit_in_bytes" || { OOM_WHY="cannot limit $OOM_CG"; return 1; }
+		echo "$OOM_LIMIT" >"$OOM_CG/memory.memsw.limit_in_bytes" 2>/dev/null
+	fi
+	return 0
+}
+
+# oom_watching: clustermond (with the helper) has mapped both of the
+# helper's rings, the exit log's and the OOM victims' (their position pages
+# rw): an OOM kill from now on is notified.
+oom_watching() {
+	wait_for 10 sh -c "[ \$(grep bpf-map /proc/$AGENT_PID/maps | grep -c ' rw') -ge 2 ]"
+}
+
+# oom_hog NAME: a process named NAME joins OOM_CG and allocates 256 MiB,
+# eight times its limit; waits for it. NAME is python3 itself under that
+# name, not a wrapper (pyenv shims dispatch on the name). Sets OOM_PID and
+# OOM_T0 (its start, date +%s%N); returns its exit status, 137 when the OOM
+# killer took it.
+oom_hog() {
+	ln -sf "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$T/$1"
+	OOM_T0=$(date +%s%N)
+	sh -c "echo \$\$ >'$OOM_CG/cgroup.procs' && exec '$T/$1' -c 'a = bytearray(256 << 20)'" &
+	OOM_PID=$!
+	wait "$OOM_PID"
 }
 
 # open_conns N: N more established loopback connections from

@@ -3,44 +3,16 @@
 # cgroup's memory limit is OOM-killed; snmptrapd gets the notification
 # within a second, naming the process, its cgroup and job, the limit and
 # the usage; the process's row of clusterMonProcExitTable says OOM-killed.
-# Runs on cgroup v2's memory controller where the unified tree has it
-# (Debian 12), else on v1's (a hybrid host).
+# Runs in the memory controller's hierarchy, v1's on a hybrid host, else
+# v2's (Debian 12): oom_cgroup in lib.sh, which the console tests share.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs and make cgroups"
 need_helper
-if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-	CGV=2 BASE=/sys/fs/cgroup
-elif grep -qw memory /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
-	CGV=2 BASE=/sys/fs/cgroup/unified
-elif [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
-	CGV=1 BASE=/sys/fs/cgroup/memory
-else
-	skip_all "no memory controller in cgroup v2 or v1"
-fi
+# A Slurm-like job (slurm_cmtestPID/uid_0/job_N: "slurm job N"), its own.
+oom_cgroup "cmtest$$" || { [ -n "${CGV:-}" ] && bail "$OOM_WHY"; skip_all "$OOM_WHY"; }
 plan 6
-# A Slurm-like job (slurm_NODE/uid_N/job_N: "slurm job N"), its own.
-JOBID=$((40000 + $$ % 10000))
-REL="slurm_cmtest$$/uid_0/job_$JOBID"
-CG="$BASE/$REL"
-LIMIT=$((32 << 20))
-oom_cleanup() {
-	local d
-	for d in "$CG" "$BASE/slurm_cmtest$$/uid_0" "$BASE/slurm_cmtest$$"; do rmdir "$d" 2>/dev/null; done
-}
-trap 'oom_cleanup; cleanup' EXIT
-mkdir -p "$CG" || bail "cannot make $CG"
-if [ "$CGV" = 2 ]; then
-	for d in "$BASE" "$BASE/slurm_cmtest$$" "$BASE/slurm_cmtest$$/uid_0"; do
-		echo +memory >"$d/cgroup.subtree_control" 2>/dev/null
-	done
-	echo "$LIMIT" >"$CG/memory.max" || bail "cannot limit $CG"
-	echo 0 >"$CG/memory.swap.max" 2>/dev/null
-else
-	echo "$LIMIT" >"$CG/memory.limit_in_bytes" || bail "cannot limit $CG"
-	echo "$LIMIT" >"$CG/memory.memsw.limit_in_bytes" 2>/dev/null
-fi
-diag "cgroup v$CGV: $CG, limit $LIMIT bytes"
+diag "cgroup v$CGV: $OOM_CG, limit $OOM_LIMIT bytes"
 
 start_trapd || bail "snmptrapd did not start"
 start_master || bail "snmpd did not start"
@@ -52,17 +24,10 @@ start_helper || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
 HOG="cmoom$$"
 printf 'helperSocket %s\nexitLog name=%s\n' "$HELPER_SOCK" "$HOG" >"$T/clustermond.conf"
 start_agent -c "$T/clustermond.conf" || bail "clustermond did not register"
-# Both rings mapped: the exit log's and the OOM victims' (position pages rw).
-wait_for 10 sh -c "[ \$(grep bpf-map /proc/$AGENT_PID/maps | grep -c ' rw') -ge 2 ]" ||
-	bail "clustermond did not map the helper's rings"
+oom_watching || bail "clustermond did not map the helper's rings"
 
-# The interpreter itself, not a wrapper (pyenv shims dispatch on the name).
-ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$T/$HOG"
-t0=$(date +%s%N)
-sh -c "echo \$\$ >'$CG/cgroup.procs' && exec '$T/$HOG' -c 'a = bytearray(256 << 20)'" &
-hog=$!
-wait "$hog"
-rc=$?
+oom_hog "$HOG"
+rc=$? hog=$OOM_PID t0=$OOM_T0
 wait_for 5 sh -c "[ \$(grep -c '${clusterMonOomKill#.}' '$T/traps.log') -ge 1 ]"
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
@@ -70,9 +35,9 @@ is "$rc" 137 "the process over its cgroup's limit was killed (SIGKILL)"
 trap_text=$(grep -A12 "${clusterMonOomKill#.}" "$T/traps.log" | tr '\n' ' ')
 want="$clusterMonOomKillPid.0 = Gauge32: $hog"
 contains "$want" "$trap_text" && contains "$clusterMonOomKillName.0 = STRING: \"$HOG\"" "$trap_text" &&
-	contains "$clusterMonOomKillCgroup.0 = STRING: \"$REL\"" "$trap_text" &&
-	contains "$clusterMonOomKillWorkload.0 = STRING: \"slurm job $JOBID\"" "$trap_text" &&
-	contains "$clusterMonOomKillMemLimit.0 = Counter64: $LIMIT" "$trap_text" &&
+	contains "$clusterMonOomKillCgroup.0 = STRING: \"$OOM_REL\"" "$trap_text" &&
+	contains "$clusterMonOomKillWorkload.0 = STRING: \"slurm job $OOM_JOB\"" "$trap_text" &&
+	contains "$clusterMonOomKillMemLimit.0 = Counter64: $OOM_LIMIT" "$trap_text" &&
 	contains "$clusterMonOomKillMemUsage.0 = Counter64: " "$trap_text"
 ok $? "clusterMonOomKill names it (pid $hog, $HOG), its cgroup, its job, the limit and the usage"
 [ $? -eq 0 ] || diag "$trap_text"
