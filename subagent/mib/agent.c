@@ -21,16 +21,6 @@ static const struct self_cost *cost(void *view)
 	return s != NULL && s->agent.have ? &s->agent : NULL;
 }
 
-static void *agent_acquire(void)
-{
-	return snapshot_acquire(&proc_slot);
-}
-
-static void agent_release(void *view)
-{
-	snapshot_release(&proc_slot, view);
-}
-
 static int get_rss(void *view, struct mib_value *v)
 {
 	const struct self_cost *c = cost(view);
@@ -104,9 +94,7 @@ static const struct mib_group agent_group = {
 	.base_len = OID_LENGTH(agent_oid),
 	.objects = agent_objects,
 	.nobjects = sizeof(agent_objects) / sizeof(agent_objects[0]),
-	.acquire = agent_acquire,
-	.release = agent_release,
-	.sources = 1u << SOURCE_PROC,
+	.source = SOURCE_PROC,
 	/* The figures change once a second, whatever proc's interval. */
 	.publish_min_ms = 1000,
 };

@@ -13,16 +13,6 @@
 
 static const oid cgroup_oid[] = { CM_OID_clusterMonCgroup };
 
-static void *cgroup_acquire(void)
-{
-	return snapshot_acquire(&cgroup_slot);
-}
-
-static void cgroup_release(void *view)
-{
-	snapshot_release(&cgroup_slot, view);
-}
-
 static size_t cgroup_rows(void *view)
 {
 	const struct cgroup_snapshot *s = view;
@@ -186,9 +176,7 @@ static const struct mib_group cgroup_group = {
 	.base_len = OID_LENGTH(cgroup_oid),
 	.objects = cgroup_objects,
 	.nobjects = sizeof(cgroup_objects) / sizeof(cgroup_objects[0]),
-	.acquire = cgroup_acquire,
-	.release = cgroup_release,
-	.sources = 1u << SOURCE_CGROUP,
+	.source = SOURCE_CGROUP,
 };
 
 int mib_cgroup_register(void)

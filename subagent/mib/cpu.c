@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cpu.c - clusterMonCpu: CPU scalars and clusterMonCpuTable from the cpu snapshot. */
 #include "group.h"
+
+#include <stdlib.h>
 #include "mib.h"
 
 #include "../sources/sources.h"
@@ -15,28 +17,51 @@ enum {
 	COL_CTXSW = CM_ARC_clusterMonCpuCtxSwitches
 };
 
-/* Busy time from the helper's scheduler sensors, for the same request:
- * per thread, as the SNMP thread and the publisher (mib/publish.c) each
- * acquire the group. */
-static _Thread_local struct probes_view *busy;
+/* What one request reads: the cpu source's snapshot and the busy time the
+ * helper's scheduler sensors measured, taken together so neither outlives
+ * the request (the SNMP thread and the publisher each take their own). */
+struct cpu_view {
+	const struct cpu_snapshot *s;
+	struct snapshot *held;
+	struct probes_view *busy;
+};
 
 static void *cpu_acquire(void)
 {
-	busy = probes_view_take();
-	return snapshot_acquire(&cpu_slot);
+	struct cpu_view *v = malloc(sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->held = snapshot_acquire(cpu_source_ops.slot);
+	if (v->held == NULL) {
+		free(v);
+		return NULL;
+	}
+	v->s = (const struct cpu_snapshot *)v->held;
+	v->busy = probes_view_take();
+	return v;
 }
 
 static void cpu_release(void *view)
 {
-	snapshot_release(&cpu_slot, view);
-	probes_view_free(busy);
-	busy = NULL;
+	struct cpu_view *v = view;
+
+	if (v == NULL)
+		return;
+	snapshot_release(cpu_source_ops.slot, v->held);
+	probes_view_free(v->busy);
+	free(v);
+}
+
+static const struct cpu_snapshot *snap(void *view)
+{
+	return view != NULL ? ((const struct cpu_view *)view)->s : NULL;
 }
 
 #define CPU_SCALAR(fn, expr, type)                                   \
 	static int fn(void *view, struct mib_value *v)               \
 	{                                                            \
-		const struct cpu_snapshot *s = view;                 \
+		const struct cpu_snapshot *s = snap(view);           \
 		return s ? mib_u64(v, type, (expr)) : MIB_ABSENT;    \
 	}
 
@@ -50,7 +75,7 @@ CPU_SCALAR(get_blocked, s->procs_blocked, ASN_GAUGE)
 #define PSI_SCALAR(fn, which, field)                                            \
 	static int fn(void *view, struct mib_value *v)                          \
 	{                                                                       \
-		const struct cpu_snapshot *s = view;                            \
+		const struct cpu_snapshot *s = snap(view);                      \
 		if (s == NULL || !s->which.present)                             \
 			return MIB_ABSENT;                                      \
 		return mib_u64(v, ASN_GAUGE, s->which.field);                   \
@@ -64,21 +89,22 @@ PSI_SCALAR(get_psi_io_full10, psi_io, full10)
 
 static size_t cpu_rows(void *view)
 {
-	const struct cpu_snapshot *s = view;
+	const struct cpu_snapshot *s = snap(view);
 
 	return s ? s->ncpu : 0;
 }
 
 static void cpu_index(void *view, size_t row, oid *out)
 {
-	const struct cpu_snapshot *s = view;
+	const struct cpu_snapshot *s = snap(view);
 
 	out[0] = (oid)s->rows[row].cpu + 1;
 }
 
 static int cpu_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	const struct cpu_row *r = &((const struct cpu_snapshot *)view)->rows[row];
+	const struct cpu_row *r = &snap(view)->rows[row];
+	const struct probes_view *busy = ((const struct cpu_view *)view)->busy;
 
 	if (col >= COL_USER_MS && col <= COL_STEAL_MS)
 		return mib_u64(v, ASN_COUNTER64, r->ms[col - COL_USER_MS]);

@@ -17,16 +17,6 @@
 static const oid exit_oid[] = { CM_OID_clusterMonExit };
 static const oid oom_trap_oid[] = { CM_OID_clusterMonOomKill };
 
-static void *exit_acquire(void)
-{
-	return snapshot_acquire(&proc_slot);
-}
-
-static void exit_release(void *view)
-{
-	snapshot_release(&proc_slot, view);
-}
-
 static const struct exit_view *log_of(void *view)
 {
 	return view ? ((const struct proc_snapshot *)view)->exits : NULL;
@@ -156,9 +146,7 @@ static const struct mib_group exit_group = {
 	.base_len = OID_LENGTH(exit_oid),
 	.objects = exit_objects,
 	.nobjects = sizeof(exit_objects) / sizeof(exit_objects[0]),
-	.acquire = exit_acquire,
-	.release = exit_release,
-	.sources = 1u << SOURCE_PROC,
+	.source = SOURCE_PROC,
 };
 
 /* ------------------------------------------------ clusterMonOomKill */

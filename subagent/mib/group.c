@@ -11,6 +11,9 @@
 #include "../core/log2hist.h"
 #include "../core/lowerbound.h"
 #include "../sampler.h"
+#include "../snapshot.h"
+#include "../sources/registry.h"
+#include "../sources/source_ops.h"
 #include "defer.h"
 
 #include <stdlib.h>
@@ -53,11 +56,44 @@ int mib_string(struct mib_value *v, const char *s)
 	return MIB_PRESENT;
 }
 
-/* Groups with a snapshot have no rows before the first sample; groups
- * without one read shared state directly and are always ready. */
+void *mib_group_view(const struct mib_group *g)
+{
+	const struct source_ops *s;
+
+	if (g->acquire != NULL)
+		return g->acquire();
+	s = g->source != 0 ? source_by_index(g->source) : NULL;
+	return s != NULL && s->slot != NULL ? snapshot_acquire(s->slot) : NULL;
+}
+
+void mib_group_unview(const struct mib_group *g, void *view)
+{
+	const struct source_ops *s;
+
+	if (g->release != NULL) {
+		g->release(view);
+		return;
+	}
+	s = g->source != 0 ? source_by_index(g->source) : NULL;
+	if (s != NULL && s->slot != NULL && view != NULL)
+		snapshot_release(s->slot, view);
+}
+
+bool mib_group_has_view(const struct mib_group *g)
+{
+	return g->acquire != NULL || g->source != 0;
+}
+
+unsigned mib_group_sources(const struct mib_group *g)
+{
+	return g->sources | (g->source != 0 ? 1u << g->source : 0);
+}
+
+/* Groups with a view have no rows before the first sample; groups without
+ * one read state they own and are always ready. */
 static bool tables_ready(const struct mib_group *g, const void *view)
 {
-	return view != NULL || g->acquire == NULL;
+	return view != NULL || !mib_group_has_view(g);
 }
 
 static const struct mib_object *find_object(const struct mib_group *g, oid arc)
@@ -364,7 +400,7 @@ void mib_oid_unsign(oid *name, size_t len)
 static void group_serve(const struct mib_group *g, netsnmp_agent_request_info *reqinfo,
 			netsnmp_request_info *requests)
 {
-	void *view = g->acquire ? g->acquire() : NULL;
+	void *view = mib_group_view(g);
 	netsnmp_request_info *last = requests;
 
 	if (g->set_request != NULL && is_set_mode(reqinfo->mode)) {
@@ -383,8 +419,7 @@ static void group_serve(const struct mib_group *g, netsnmp_agent_request_info *r
 	for (netsnmp_request_info *r = last; r != NULL; r = r == requests ? NULL : r->prev)
 		serve(g, view, reqinfo, r);
 out:
-	if (g->release)
-		g->release(view);
+	mib_group_unview(g, view);
 }
 
 unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len)
@@ -394,7 +429,7 @@ unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len)
 
 	if (len > g->base_len && snmp_oid_compare(name, g->base_len, g->base, g->base_len) == 0)
 		o = find_object(g, name[g->base_len]);
-	d = o != NULL && o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : g->sources;
+	d = o != NULL && o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : mib_group_sources(g);
 	return d & MIB_DEMAND_NONE ? 0 : d;
 }
 
@@ -405,7 +440,7 @@ unsigned mib_group_demand(const struct mib_group *g)
 	for (size_t i = 0; i < g->nobjects; i++) {
 		const struct mib_object *o = &g->objects[i];
 
-		d |= o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : g->sources;
+		d |= o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : mib_group_sources(g);
 	}
 	return d & ~MIB_DEMAND_NONE;
 }
@@ -527,10 +562,9 @@ enum mib_read_rc mib_read_number_every(const oid *name, size_t len, uint64_t *ou
 	if (need != 0 && every_ms != 0)
 		sampler_demand(need, (2ull * every_ms + 1000u) * 1000000u);
 	memset(&vb, 0, sizeof(vb));
-	view = g->acquire ? g->acquire() : NULL;
+	view = mib_group_view(g);
 	get_exact(g, view, &vb, name + g->base_len, len - g->base_len);
-	if (g->release)
-		g->release(view);
+	mib_group_unview(g, view);
 	rc = MIB_READ_OK;
 	if (vb.type == SNMP_NOSUCHOBJECT || vb.type == SNMP_NOSUCHINSTANCE)
 		rc = MIB_READ_ABSENT;

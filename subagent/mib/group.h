@@ -109,16 +109,23 @@ struct mib_group {
 	size_t base_len;
 	const struct mib_object *objects; /* ascending arcs */
 	size_t nobjects;
-	void *(*acquire)(void);   /* may be NULL: view is NULL */
+	/* Where its data comes from, declared once: the source (enum
+	 * source_index) whose snapshot the engine acquires around each
+	 * request and publication and releases after, or, for a group that
+	 * reads more than one thing, acquire/release making one typed view
+	 * of them all. Neither: the group reads state it owns (view NULL). */
+	unsigned source;
+	void *(*acquire)(void);
 	void (*release)(void *view);
 	/* Read-create tables take a SET request whole (every varbind of the
 	 * group in each phase) instead of varbind by varbind. */
 	void (*set_request)(netsnmp_agent_request_info *reqinfo,
 			    netsnmp_request_info *requests);
 	/* For the published image (publish.c): the sources whose samples
-	 * change what this group serves, a bit per enum source_index (0: it
-	 * is encoded again at every tick), and the least time between two
-	 * encodings (0: as often as its sources sample). */
+	 * change what this group serves besides .source, a bit per enum
+	 * source_index (none at all: it is encoded again at every tick;
+	 * mib_group_sources), and the least time between two encodings (0:
+	 * as often as its sources sample). */
 	unsigned sources;
 	uint32_t publish_min_ms;
 	/* The sources a read wakes when they are idle (sampler.h's demand);
@@ -127,6 +134,15 @@ struct mib_group {
 	 * older than one interval. */
 	unsigned demand;
 };
+
+/* The view one request or publication reads (mib_group.source's snapshot
+ * or acquire()'s), and its end. */
+void *mib_group_view(const struct mib_group *g);
+void mib_group_unview(const struct mib_group *g, void *view);
+/* Whether g reads a view: then a NULL view means no sample yet. */
+bool mib_group_has_view(const struct mib_group *g);
+/* The sources whose samples change what g serves (.source and .sources). */
+unsigned mib_group_sources(const struct mib_group *g);
 
 /* The sources a read of instance (or, for a GETNEXT, what follows) name
  * needs; 0 when none. */

@@ -7,16 +7,6 @@
 
 static const oid memory_oid[] = { CM_OID_clusterMonMemory };
 
-static void *mem_acquire(void)
-{
-	return snapshot_acquire(&mem_slot);
-}
-
-static void mem_release(void *view)
-{
-	snapshot_release(&mem_slot, view);
-}
-
 /* Sizes are CounterBasedGauge64 (Counter64 on the wire): they never wrap. */
 #define MEM_SCALAR(fn, present, field)                                   \
 	static int fn(void *view, struct mib_value *v)                   \
@@ -81,9 +71,7 @@ static const struct mib_group memory_group = {
 	.base_len = OID_LENGTH(memory_oid),
 	.objects = memory_objects,
 	.nobjects = sizeof(memory_objects) / sizeof(memory_objects[0]),
-	.acquire = mem_acquire,
-	.sources = 1u << SOURCE_MEM,
-	.release = mem_release,
+	.source = SOURCE_MEM,
 };
 
 int mib_memory_register(void)

@@ -15,16 +15,6 @@ enum {
 	COL_IF_DROPS = CM_ARC_clusterMonPcapIfDrops
 };
 
-static void *pcap_acquire(void)
-{
-	return snapshot_acquire(&pcap_slot);
-}
-
-static void pcap_release(void *view)
-{
-	snapshot_release(&pcap_slot, view);
-}
-
 static size_t iface_rows(void *view)
 {
 	return ((const struct pcap_snapshot *)view)->nrows;
@@ -64,9 +54,7 @@ static const struct mib_group pcap_group = {
 	.base_len = OID_LENGTH(pcap_oid),
 	.objects = pcap_objects,
 	.nobjects = 1,
-	.acquire = pcap_acquire,
-	.sources = 1u << SOURCE_PCAP,
-	.release = pcap_release,
+	.source = SOURCE_PCAP,
 };
 
 int mib_pcap_register(void)

@@ -37,16 +37,6 @@ enum {
 	COL_CGROUP = CM_ARC_clusterMonProcCgroup
 };
 
-static void *proc_acquire(void)
-{
-	return snapshot_acquire(&proc_slot);
-}
-
-static void proc_release(void *view)
-{
-	snapshot_release(&proc_slot, view);
-}
-
 /* clusterMonProcState: the /proc state letter as an enumeration. */
 static int32_t state_value(char c)
 {
@@ -330,9 +320,7 @@ static const struct mib_group proc_group = {
 	.base_len = OID_LENGTH(proc_oid),
 	.objects = proc_objects,
 	.nobjects = sizeof(proc_objects) / sizeof(proc_objects[0]),
-	.acquire = proc_acquire,
-	.sources = 1u << SOURCE_PROC,
-	.release = proc_release,
+	.source = SOURCE_PROC,
 };
 
 int mib_proc_register(void)

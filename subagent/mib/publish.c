@@ -150,7 +150,7 @@ static void build_layout(void)
 
 		/* A group with read-create tables is published (the rest of
 		 * it) only when it says which sources change that rest. */
-		if ((g->set_request != NULL && g->sources == 0) ||
+		if ((g->set_request != NULL && mib_group_sources(g) == 0) ||
 		    P.layout.nsections == CM_IMAGE_MAX_SECTIONS || g->base_len > CM_IMAGE_MAX_OID)
 			continue;
 		s->base_len = (uint32_t)g->base_len;
@@ -262,7 +262,7 @@ static void encode_table(struct cm_isec *b, const struct mib_object *o, void *vi
 static size_t encode_group(struct section *sec)
 {
 	const struct mib_group *g = sec->g;
-	void *view = g->acquire ? g->acquire() : NULL;
+	void *view = mib_group_view(g);
 	struct mib_value v;
 	size_t len;
 
@@ -278,12 +278,11 @@ static size_t encode_group(struct section *sec)
 			if (o->get(view, &v) == MIB_PRESENT)
 				add_value(sub, 2, &v);
 			put_unit(&sec->b, false);
-		} else if (!o->table->read_create && (view != NULL || g->acquire == NULL)) {
+		} else if (!o->table->read_create && (view != NULL || !mib_group_has_view(g))) {
 			encode_table(&sec->b, o, view, i < MAX_OBJECTS ? &sec->since[i] : NULL);
 		}
 	}
-	if (g->release)
-		g->release(view);
+	mib_group_unview(g, view);
 	len = cm_isec_end(&sec->b);
 	if (len == 0) /* made again from nothing: nothing is known */
 		memset(sec->since, 0, sizeof(sec->since));
@@ -297,7 +296,7 @@ static uint64_t generation(const struct mib_group *g)
 	uint64_t gen = 0;
 
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if ((g->sources & (1u << i)) && sampler_stats(i, &st) == 0)
+		if ((mib_group_sources(g) & (1u << i)) && sampler_stats(i, &st) == 0)
 			gen += st.samples;
 	return gen;
 }
@@ -351,7 +350,7 @@ static int publish_section(unsigned i, uint64_t now)
 	uint64_t gen = generation(s->g);
 	size_t len;
 
-	if (s->done && s->g->sources != 0 && gen == s->gen)
+	if (s->done && mib_group_sources(s->g) != 0 && gen == s->gen)
 		return 0;
 	if (s->done && now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
 		return 0;

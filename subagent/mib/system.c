@@ -75,12 +75,9 @@ static int get_discontinuity(void *view, struct mib_value *v)
 
 static int get_helper_status(void *view, struct mib_value *v)
 {
-	struct snapshot *s = snapshot_acquire(&probes_slot);
-	int state = s != NULL ? ((struct probes_snapshot *)s)->helper : HELPER_ABSENT;
+	const struct probes_snapshot *s = view;
 
-	(void)view;
-	snapshot_release(&probes_slot, s);
-	return mib_u64(v, ASN_INTEGER, (uint64_t)state);
+	return mib_u64(v, ASN_INTEGER, (uint64_t)(s != NULL ? s->helper : HELPER_ABSENT));
 }
 
 static const struct mib_object system_objects[] = {
@@ -96,6 +93,7 @@ static const struct mib_group system_group = {
 	.base_len = OID_LENGTH(system_oid),
 	.objects = system_objects,
 	.nobjects = sizeof(system_objects) / sizeof(system_objects[0]),
+	.source = SOURCE_PROBES, /* clusterMonHelperStatus */
 };
 
 int mib_system_register(void)

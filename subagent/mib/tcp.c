@@ -89,16 +89,6 @@ static int option_get(const struct tcp_conn *c, unsigned col, struct mib_value *
 	return MIB_ABSENT;
 }
 
-static void *tcp_acquire(void)
-{
-	return snapshot_acquire(&tcp_slot);
-}
-
-static void tcp_release(void *view)
-{
-	snapshot_release(&tcp_slot, view);
-}
-
 static int get_scalar(void *view, enum tcp_scalar which, struct mib_value *v)
 {
 	const struct tcp_snapshot *s = view;
@@ -202,9 +192,7 @@ static const struct mib_group tcp_group = {
 	.base_len = OID_LENGTH(tcp_oid),
 	.objects = tcp_objects,
 	.nobjects = sizeof(tcp_objects) / sizeof(tcp_objects[0]),
-	.acquire = tcp_acquire,
-	.sources = 1u << SOURCE_TCP,
-	.release = tcp_release,
+	.source = SOURCE_TCP,
 };
 
 int mib_tcp_register(void)

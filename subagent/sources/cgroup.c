@@ -49,7 +49,7 @@
 #include "top.h"
 #include "cgroupend.h"
 
-struct snapshot_slot cgroup_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot cgroup_slot = SNAPSHOT_SLOT_INIT;
 
 const char *const cgroup_default_patterns[] = {
 	"system.slice/*",

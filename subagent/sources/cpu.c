@@ -14,7 +14,7 @@
 #include "sources.h"
 #include "../dist.h"
 
-struct snapshot_slot cpu_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot cpu_slot = SNAPSHOT_SLOT_INIT;
 
 /* What we remember of one CPU between samples. */
 struct cpu_track {

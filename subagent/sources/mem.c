@@ -11,7 +11,7 @@
 #include "../core/counter.h"
 #include "sources.h"
 
-struct snapshot_slot mem_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot mem_slot = SNAPSHOT_SLOT_INIT;
 
 struct mem_source {
 	struct procfile meminfo, vmstat, psi_mem;

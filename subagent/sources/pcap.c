@@ -18,7 +18,7 @@
 #include "../logq.h"
 #include "sources.h"
 
-struct snapshot_slot pcap_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot pcap_slot = SNAPSHOT_SLOT_INIT;
 
 struct running {
 	struct pcap_iface_conf conf;

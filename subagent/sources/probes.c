@@ -23,7 +23,7 @@
 #include "../core/counter.h"
 #include "../dist.h"
 
-struct snapshot_slot probes_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot probes_slot = SNAPSHOT_SLOT_INIT;
 
 #define POLL_TIMEOUT_MS 1000
 #define ADD_TIMEOUT_MS 5000

@@ -76,7 +76,7 @@ struct probes_view {
 struct probes_view *probes_view_take(void);
 void probes_view_free(struct probes_view *v);
 
-/* What the probes source publishes in probes_slot after each sample and
+/* What the probes source publishes in its slot after each sample and
  * command: clusterMonHelperStatus, the probe and sensor readings and the
  * trace sessions, read as every other source's values are. */
 struct traces_view;
@@ -87,7 +87,6 @@ struct probes_snapshot {
 	struct traces_view *traces;
 };
 
-extern struct snapshot_slot probes_slot;
 extern const struct source_ops probes_source_ops;
 
 #endif

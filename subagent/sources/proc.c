@@ -34,7 +34,7 @@
 #include "top.h"
 #include "../logq.h"
 
-struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 
 /* ------------------------------------------------------------ set-up */
 

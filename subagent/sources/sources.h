@@ -174,7 +174,6 @@ struct tcp_filter {
 	struct diag_term terms[INETDIAG_MAX_TERMS];
 };
 
-extern struct snapshot_slot tcp_slot;
 extern const struct source_ops tcp_source_ops;
 
 /* pcapInterface lines in force; set by the config, read by the pcap source. */
@@ -200,14 +199,10 @@ struct pcap_snapshot {
 	struct pcap_row rows[PCAP_MAX_IFACES]; /* ascending ifindex */
 };
 
-extern struct snapshot_slot pcap_slot;
 extern const struct source_ops pcap_source_ops;
 
-extern struct snapshot_slot proc_slot;
 extern const struct source_ops proc_source_ops;
 
-extern struct snapshot_slot cpu_slot;
-extern struct snapshot_slot mem_slot;
 
 extern const struct source_ops cpu_source_ops;
 extern const struct source_ops mem_source_ops;
@@ -288,7 +283,6 @@ struct cgroup_snapshot {
 	struct cgroup_row *rows[]; /* ascending index; one reference each */
 };
 
-extern struct snapshot_slot cgroup_slot;
 extern const struct source_ops cgroup_source_ops;
 /* The patterns served when the configuration names none. */
 extern const char *const cgroup_default_patterns[];

@@ -27,7 +27,7 @@
 #include "../dist.h"
 #include "sources.h"
 
-struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
 
 /* Every state but LISTEN (10); not the kernel's request sockets (12). */
 #define CONN_STATES (((1u << 12) - 2) & ~(1u << 10))

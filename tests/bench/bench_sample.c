@@ -81,7 +81,7 @@ int main(void)
 	       "(target: median <= 50 us, < 0.5%%)\n", m_ours / m_naive, m_ours * 100 / 1e4);
 	cpu_source_ops.fini(cpu);
 	mem_source_ops.fini(mem);
-	snapshot_clear(&cpu_slot);
-	snapshot_clear(&mem_slot);
+	snapshot_clear(cpu_source_ops.slot);
+	snapshot_clear(mem_source_ops.slot);
 	return m_ours <= 50.0 ? 0 : 3;
 }

@@ -31,15 +31,17 @@ copy_tree() {
 		fi
 }
 
+# TEXT reaches awk through the environment: -v would take its backslashes
+# as escapes (gawk drops a line's continuation backslash; mawk keeps it).
 # in FILE AFTER-PATTERN TEXT: TEXT as lines after the first line matching it.
 in_after() {
-	awk -v pat="$2" -v text="$3" '{ print } !done && $0 ~ pat { print text; done = 1 }' \
+	pat=$2 text=$3 awk '{ print } !done && $0 ~ ENVIRON["pat"] { print ENVIRON["text"]; done = 1 }' \
 		"$src/$1" >"$tmp/edit" && grep -qF -- "$3" "$tmp/edit" && mv "$tmp/edit" "$src/$1"
 }
 # before_endif FILE TEXT: TEXT before the header's last #endif.
 before_endif() {
-	awk -v text="$2" '{ l[NR] = $0 } /^#endif/ { last = NR }
-		END { for (i = 1; i <= NR; i++) { if (i == last) print text; print l[i] } }' \
+	text=$2 awk '{ l[NR] = $0 } /^#endif/ { last = NR }
+		END { for (i = 1; i <= NR; i++) { if (i == last) print ENVIRON["text"]; print l[i] } }' \
 		"$src/$1" >"$tmp/edit" && grep -qF -- "$2" "$tmp/edit" && mv "$tmp/edit" "$src/$1"
 }
 
@@ -100,12 +102,11 @@ src_3() { # the index, SOURCE_LAST moved to it
 		grep -q 'SOURCE_LAST = SOURCE_XTEST' "$src/subagent/sources/source_ops.h"
 }
 
-src_4() { # the snapshot type, slot and ops in sources.h
+src_4() { # the snapshot type and ops in sources.h
 	before_endif subagent/sources/sources.h 'struct xtest_snapshot {
 	struct snapshot hdr;
 	uint64_t value;
 };
-extern struct snapshot_slot xtest_slot;
 extern const struct source_ops xtest_source_ops;
 '
 }
@@ -119,7 +120,7 @@ src_5() { # the source, listed in libs.am
 #include "../collect/collect.h"
 #include "sources.h"
 
-struct snapshot_slot xtest_slot = SNAPSHOT_SLOT_INIT;
+static struct snapshot_slot xtest_slot = SNAPSHOT_SLOT_INIT;
 
 struct xtest_source {
 	struct procfile pf;
@@ -198,10 +199,10 @@ int main(void)
 	struct xtest_snapshot *s;
 
 	ok(ctx != NULL && xtest_source_ops.sample(ctx) == 0, "init and a sample on the fixture");
-	s = (struct xtest_snapshot *)snapshot_acquire(&xtest_slot);
+	s = (struct xtest_snapshot *)snapshot_acquire(xtest_source_ops.slot);
 	ok(s != NULL && s->value == 42, "its snapshot holds the fixture's 42");
 	if (s != NULL)
-		snapshot_release(&xtest_slot, &s->hdr);
+		snapshot_release(xtest_source_ops.slot, &s->hdr);
 	ok(source_by_index(SOURCE_XTEST) == &xtest_source_ops &&
 	   source_index_by_name("xtest") == SOURCE_XTEST,
 	   "in the registry: sampleInterval xtest and a clusterMonSourceTable row follow");
@@ -236,16 +237,6 @@ mib_2() { # the group, listed in libs.am
 
 static const oid xtest_oid[] = { CM_OID_clusterMonXtest };
 
-static void *xtest_acquire(void)
-{
-	return snapshot_acquire(&xtest_slot);
-}
-
-static void xtest_release(void *view)
-{
-	snapshot_release(&xtest_slot, view);
-}
-
 static int get_value(void *view, struct mib_value *v)
 {
 	const struct xtest_snapshot *s = view;
@@ -260,7 +251,7 @@ static const struct mib_object xtest_objects[] = {
 static const struct mib_group xtest_group = {
 	.name = "clusterMonXtest", .base = xtest_oid, .base_len = OID_LENGTH(xtest_oid),
 	.objects = xtest_objects, .nobjects = 1,
-	.acquire = xtest_acquire, .release = xtest_release, .sources = 1u << SOURCE_XTEST,
+	.source = SOURCE_XTEST,
 };
 
 int mib_xtest_register(void)

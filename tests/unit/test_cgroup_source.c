@@ -21,8 +21,8 @@ static struct cgroup_snapshot *sample(void *ctx)
 
 	if (cgroup_source_ops.sample(ctx) != 0)
 		return NULL;
-	s = (struct cgroup_snapshot *)snapshot_acquire(&cgroup_slot);
-	snapshot_release(&cgroup_slot, &s->hdr); /* the slot keeps it alive */
+	s = (struct cgroup_snapshot *)snapshot_acquire(cgroup_source_ops.slot);
+	snapshot_release(cgroup_source_ops.slot, &s->hdr); /* the slot keeps it alive */
 	return s;
 }
 
@@ -131,6 +131,6 @@ int main(void)
 {
 	v2_defaults();
 	v1_configured();
-	snapshot_clear(&cgroup_slot);
+	snapshot_clear(cgroup_source_ops.slot);
 	return done_testing();
 }

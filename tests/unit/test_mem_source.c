@@ -25,7 +25,7 @@ static void put(const char *rel, const char *text)
 
 static struct mem_snapshot *latest(void)
 {
-	return (struct mem_snapshot *)snapshot_acquire(&mem_slot);
+	return (struct mem_snapshot *)snapshot_acquire(mem_source_ops.slot);
 }
 
 static void fixture(void)
@@ -49,7 +49,7 @@ static void fixture(void)
 	ok(s->psi_mem.present && s->psi_mem.some10 == 123 && s->psi_mem.some60 == 50 &&
 	   s->psi_mem.some300 == 10000 && s->psi_mem.full10 == 0,
 	   "memory pressure in hundredths of a percent");
-	snapshot_release(&mem_slot, &s->hdr);
+	snapshot_release(mem_source_ops.slot, &s->hdr);
 	mem_source_ops.fini(ctx);
 }
 
@@ -72,28 +72,28 @@ static void changes(void)
 	s = latest();
 	ok(!s->have_available && !s->psi_mem.present, "no MemAvailable, no pressure: said so");
 	ok(s->minor_faults == 90 && s->swap_ins == 5 && s->swap_outs == 6, "counters start at the kernel's");
-	snapshot_release(&mem_slot, &s->hdr);
+	snapshot_release(mem_source_ops.slot, &s->hdr);
 
 	put("proc/vmstat", "pgfault 150\npgmajfault 12\npswpin 7\npswpout 6\n");
 	mem_source_ops.sample(ctx);
 	s = latest();
 	ok(s->minor_faults == 138 && s->major_faults == 12 && s->swap_ins == 7, "forward steps add");
-	snapshot_release(&mem_slot, &s->hdr);
+	snapshot_release(mem_source_ops.slot, &s->hdr);
 
 	put("proc/vmstat", "pgfault 20\npgmajfault 2\npswpin 1\npswpout 9\n");
 	mem_source_ops.sample(ctx);
 	s = latest();
 	ok(s->minor_faults == 138 && s->major_faults == 12 && s->swap_ins == 7 && s->swap_outs == 9,
 	   "counters that step back do not make what we serve decrease");
-	snapshot_release(&mem_slot, &s->hdr);
+	snapshot_release(mem_source_ops.slot, &s->hdr);
 
 	before = latest();
 	put("proc/meminfo", "MemTotal: 2000 kB\nMemFree: 4");
 	ok(mem_source_ops.sample(ctx) == -1, "a cut-off meminfo fails the sample");
 	s = latest();
 	ok(s == before && s->total_kb == 1000, "and the previous snapshot is still served");
-	snapshot_release(&mem_slot, &s->hdr);
-	snapshot_release(&mem_slot, &before->hdr);
+	snapshot_release(mem_source_ops.slot, &s->hdr);
+	snapshot_release(mem_source_ops.slot, &before->hdr);
 	mem_source_ops.fini(ctx);
 }
 

@@ -32,12 +32,12 @@ static void sample(void *ctx)
 	struct pcap_snapshot *s;
 
 	pcap_source_ops.sample(ctx);
-	s = (struct pcap_snapshot *)snapshot_acquire(&pcap_slot);
+	s = (struct pcap_snapshot *)snapshot_acquire(pcap_source_ops.slot);
 	nrows = s->nrows;
 	memset(&last, 0, sizeof(last));
 	if (s->nrows > 0)
 		last = s->rows[0];
-	snapshot_release(&pcap_slot, &s->hdr);
+	snapshot_release(pcap_source_ops.slot, &s->hdr);
 }
 
 /* Samples until `packets` are counted; gives up after 5 s. A bound on a

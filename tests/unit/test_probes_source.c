@@ -112,10 +112,10 @@ static struct probes_view *sample_view(int want_rc)
 /* clusterMonHelperStatus's path: the state in the source's snapshot. */
 static int published_state(void)
 {
-	struct snapshot *s = snapshot_acquire(&probes_slot);
+	struct snapshot *s = snapshot_acquire(probes_source_ops.slot);
 	int state = s != NULL ? ((struct probes_snapshot *)s)->helper : 0;
 
-	snapshot_release(&probes_slot, s);
+	snapshot_release(probes_source_ops.slot, s);
 	return state;
 }
 
@@ -240,7 +240,7 @@ int main(void)
 	ok(published_state() == HELPER_FAILED, "the snapshot says failed");
 	probes_view_free(v);
 	probes_source_ops.fini(ctx);
-	snapshot_clear(&probes_slot);
+	snapshot_clear(probes_source_ops.slot);
 	rmdir(dir);
 	return done_testing();
 }

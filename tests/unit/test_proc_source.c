@@ -64,7 +64,7 @@ static struct proc_snapshot *sample(void *ctx, const struct proc_filter *f, char
 	proc_source_ops.command(ctx, &cmd);
 	fake_now += SEC;
 	ok(proc_source_ops.sample(ctx) == 0, "sample succeeds");
-	s = (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+	s = (struct proc_snapshot *)snapshot_acquire(proc_source_ops.slot);
 	pids[0] = '\0';
 	for (size_t i = 0; i < s->nrows && at < len; i++)
 		at += (size_t)snprintf(pids + at, len - at, "%s%d", i ? " " : "",
@@ -95,7 +95,7 @@ static void first(void *ctx, const struct proc_filter *all)
 		ok(row(s, 1)->have_schedstat && row(s, 1)->cpu_ns == 480000000,
 		   "a single-threaded process has its schedstat CPU time");
 	}
-	snapshot_release(&proc_slot, &s->hdr);
+	snapshot_release(proc_source_ops.slot, &s->hdr);
 }
 
 static void filters(void *ctx, const struct proc_filter *all)
@@ -129,19 +129,19 @@ static void filters(void *ctx, const struct proc_filter *all)
 		}
 		ok(sorted, "ranked by CPU, then RSS, then pid");
 	}
-	snapshot_release(&proc_slot, &s->hdr);
+	snapshot_release(proc_source_ops.slot, &s->hdr);
 
 	mine.uid = 1000;
 	s = sample(ctx, &mine, pids, sizeof(pids));
 	ok(strcmp(pids, "812 4242 5000") == 0, "uid=1000 (got %s)", pids);
 	ok(row(s, 4242) != NULL && row(s, 4242)->util == 0, "no CPU used in the last interval");
-	snapshot_release(&proc_slot, &s->hdr);
+	snapshot_release(proc_source_ops.slot, &s->hdr);
 
 	snprintf(glob.name, sizeof(glob.name), "*d");
 	s = sample(ctx, &glob, pids, sizeof(pids));
 	ok(strcmp(pids, "1 2") == 0, "name=*d matches systemd and kthreadd (got %s)", pids);
 	ok(s->followed == 5, "filters hide rows, not processes followed");
-	snapshot_release(&proc_slot, &s->hdr);
+	snapshot_release(proc_source_ops.slot, &s->hdr);
 }
 
 /* One helper-fed sample, DT after the last, from a procs reply whose
@@ -156,12 +156,12 @@ static struct proc_snapshot *feed(void *ctx, uint64_t dt, const char *lines)
 	snprintf(reply, sizeof(reply), "ok clustermon-kprobe 1 test-1\nok %d\n%s", n, lines);
 	fake_now += dt;
 	ok(proc_source_feed(ctx, reply) == 0, "helper-fed sample");
-	return (struct proc_snapshot *)snapshot_acquire(&proc_slot);
+	return (struct proc_snapshot *)snapshot_acquire(proc_source_ops.slot);
 }
 
 static void done(struct proc_snapshot *s)
 {
-	snapshot_release(&proc_slot, &s->hdr);
+	snapshot_release(proc_source_ops.slot, &s->hdr);
 }
 
 #define MS (FAKE_SEC / 1000)

@@ -100,13 +100,13 @@ static void ran(struct proctab *t, int32_t pid)
 	r.cpu_ns = old ? old->cpu_ns + 1 : 1;
 	proctab_put(t, &r);
 	if ((ps = proctab_publish(t)) != NULL)
-		snapshot_publish(&proc_slot, &ps->hdr);
+		snapshot_publish(proc_source_ops.slot, &ps->hdr);
 }
 
 static struct tcp_snapshot *sample(void *ctx)
 {
 	ok(tcp_source_ops.sample(ctx) == 0, "sample succeeds");
-	return (struct tcp_snapshot *)snapshot_acquire(&tcp_slot);
+	return (struct tcp_snapshot *)snapshot_acquire(tcp_source_ops.slot);
 }
 
 int main(void)
@@ -158,7 +158,7 @@ int main(void)
 	   snap->scalars[TCPS_ACTIVE_OPENS] == 11 && snap->scalars[TCPS_RETRANS_SEGS] == 33,
 	   "Tcp counters from ROOT/proc/net/snmp");
 	ok(!(snap->scalars_found & 1u << TCPS_LISTEN_OVERFLOWS), "no ROOT/proc/net/netstat: absent");
-	snapshot_release(&tcp_slot, &snap->hdr);
+	snapshot_release(tcp_source_ops.slot, &snap->hdr);
 
 	c2 = connect_to(l, &s2);
 	own("4321", c2);
@@ -172,7 +172,7 @@ int main(void)
 	ok(b != NULL && b->index > ia && b->index > ib, "a new connection gets a new index");
 	ok(b != NULL && b->pid == 0,
 	   "without a proc source, a new socket's owner is not looked for by reading every process again within a minute");
-	snapshot_release(&tcp_slot, &snap->hdr);
+	snapshot_release(tcp_source_ops.slot, &snap->hdr);
 
 	/* The proc source says who ran: only those processes are read. */
 	c3 = connect_to(l, &s3);
@@ -181,15 +181,15 @@ int main(void)
 	snap = sample(ctx);
 	ok(owner_of(snap, c2) == 0 && owner_of(snap, c3) == 0,
 	   "a process that did not run is not read for owners");
-	snapshot_release(&tcp_slot, &snap->hdr);
+	snapshot_release(tcp_source_ops.slot, &snap->hdr);
 	ran(&t, 4321);
 	ran(&t, 5555);
 	snap = sample(ctx);
 	ok(owner_of(snap, c2) == 4321 && owner_of(snap, c3) == 5555,
 	   "the owners of new sockets found among the processes that ran");
-	snapshot_release(&tcp_slot, &snap->hdr);
+	snapshot_release(tcp_source_ops.slot, &snap->hdr);
 	proctab_free(&t);
-	snapshot_clear(&proc_slot);
+	snapshot_clear(proc_source_ops.slot);
 
 	tcp_source_ops.fini(ctx);
 	fake_clock_stop();
