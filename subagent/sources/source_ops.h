@@ -20,8 +20,9 @@ enum source_index {
 	SOURCE_PCAP,
 	SOURCE_PROBES,
 	SOURCE_CGROUP,
-	SOURCE_LAST = SOURCE_CGROUP
+	SOURCE_END /* a new source goes before this line; nothing else counts them */
 };
+#define SOURCE_LAST (SOURCE_END - 1)
 
 #define SOURCE_INTERVAL_MIN_MS 10u
 #define SOURCE_INTERVAL_MAX_MS 3600000u

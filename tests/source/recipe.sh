@@ -96,10 +96,9 @@ EOF
 		printf 'tests_unit_test_xtest_LDADD = $(UNIT_LDADD)\n' >>"$src/Makefile.am"
 }
 
-src_3() { # the index, SOURCE_LAST moved to it
-	sed -i 's/^\(\t*\)SOURCE_LAST = SOURCE_[A-Z_]*$/\1SOURCE_XTEST,\n\1SOURCE_LAST = SOURCE_XTEST/' \
-		"$src/subagent/sources/source_ops.h" &&
-		grep -q 'SOURCE_LAST = SOURCE_XTEST' "$src/subagent/sources/source_ops.h"
+src_3() { # the index, before SOURCE_END
+	sed -i 's/^\(\t*\)SOURCE_END\b/\1SOURCE_XTEST,\n&/' "$src/subagent/sources/source_ops.h" &&
+		grep -q '^.SOURCE_XTEST,$' "$src/subagent/sources/source_ops.h"
 }
 
 src_4() { # the snapshot type and ops in sources.h
