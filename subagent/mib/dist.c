@@ -30,8 +30,10 @@ enum {
 	BKT_COUNT = CM_ARC_clusterMonHistBucketCount
 };
 
-/* The view: a copy of every histogram taken at the start of the request. */
+/* The view: the distribution table's (first, for disttable_view) and a
+ * copy of every histogram, taken at the start of the request. */
 struct dist_view {
+	struct rt_view rows;
 	size_t n;
 	size_t nbuckets;               /* rows of the bucket table */
 	size_t first[DIST_MAX];        /* each distribution's first bucket row */
@@ -44,7 +46,7 @@ static void *dist_acquire(void)
 
 	if (v == NULL)
 		return NULL;
-	disttable_acquire();
+	disttable_acquire(&v->rows);
 	v->n = dist_copy_all(v->d, DIST_MAX);
 	v->nbuckets = 0;
 	for (size_t i = 0; i < v->n; i++) {
@@ -56,7 +58,8 @@ static void *dist_acquire(void)
 
 static void dist_release(void *view)
 {
-	disttable_release();
+	if (view != NULL)
+		disttable_release(&((struct dist_view *)view)->rows);
 	free(view);
 }
 

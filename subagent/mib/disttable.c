@@ -48,10 +48,6 @@ struct dist_row {
 };
 
 static struct rt_table table;
-/* The live columns' view between the group's acquire and release: one per
- * thread, since the SNMP thread and the publisher (cm-publish, which
- * encodes the rest of the group) acquire it at once. */
-static _Thread_local struct dists_view *current;
 
 /* The parser's reason for the last spec refused, per row (wrongValue). */
 #define REFUSALS 16
@@ -159,11 +155,11 @@ static int prepare(struct rt_row *r, const struct rt_row *o)
 	return o == NULL && table.n >= DIST_MAX_ROWS ? -1 : 0;
 }
 
-static const struct dist_reading *reading_of(uint32_t id)
+static const struct dist_reading *reading_of(const struct dists_view *dv, uint32_t id)
 {
-	for (size_t i = 0; current != NULL && i < current->n; i++)
-		if (current->rows[i].id == id)
-			return &current->rows[i];
+	for (size_t i = 0; dv != NULL && i < dv->n; i++)
+		if (dv->rows[i].id == id)
+			return &dv->rows[i];
 	return NULL;
 }
 
@@ -185,9 +181,10 @@ static int oper_of(const struct rt_row *r, const struct dist_reading *rd)
 	return DOPER_DOWN;
 }
 
-static int get_state(const struct rt_row *r, unsigned col, struct mib_value *v)
+static int get_state(const struct rt_row *r, unsigned col, const struct dists_view *dv,
+		     struct mib_value *v)
 {
-	const struct dist_reading *rd = reading_of(r->index);
+	const struct dist_reading *rd = reading_of(dv, r->index);
 	const char *why = refusal_of(r->index);
 
 	switch (col) {
@@ -201,7 +198,7 @@ static int get_state(const struct rt_row *r, unsigned col, struct mib_value *v)
 	}
 }
 
-static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+static int get(const struct rt_row *r, unsigned col, const void *src, struct mib_value *v)
 {
 	const struct dist_row *d = (const struct dist_row *)r;
 
@@ -210,7 +207,7 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 	switch (col) {
 	case COL_CGROUP: return mib_string(v, d->cgroup);
 	case COL_INFLIGHT: return mib_u64(v, ASN_UNSIGNED, d->inflight);
-	default: return get_state(r, col, v);
+	default: return get_state(r, col, src, v);
 	}
 }
 
@@ -326,23 +323,20 @@ static struct rt_table table = {
 	.ops = &ops, .arc = CM_ARC_clusterMonDistTable, .store_token = "clusterMonDistRow",
 };
 
-/* The group's view is dist.c's; the row table reads its own. */
+/* The group's view is dist.c's, which begins with the row table's. */
 static size_t view_rows(void *view)
 {
-	(void)view;
-	return table.view.rows(&table);
+	return table.view.rows(view);
 }
 
 static void view_index(void *view, size_t row, oid *out)
 {
-	(void)view;
-	table.view.row_index(&table, row, out);
+	table.view.row_index(view, row, out);
 }
 
 static int view_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	(void)view;
-	return table.view.get(&table, row, col, v);
+	return table.view.get(view, row, col, v);
 }
 
 const struct mib_table disttable_view = {
@@ -363,15 +357,15 @@ int disttable_max_inflight(void *view, struct mib_value *v)
 	return mib_u64(v, ASN_UNSIGNED, DIST_MAX_INFLIGHT);
 }
 
-void disttable_acquire(void)
+void disttable_acquire(struct rt_view *v)
 {
-	current = dists_view_take();
+	*v = (struct rt_view){ .t = &table, .src = dists_view_take() };
 }
 
-void disttable_release(void)
+void disttable_release(struct rt_view *v)
 {
-	dists_view_free(current);
-	current = NULL;
+	dists_view_free((struct dists_view *)v->src);
+	v->src = NULL;
 }
 
 /* A refused spec's reason for LastError of the row it was meant for. */

@@ -195,8 +195,9 @@ static int prepare(struct rt_row *r, const struct rt_row *o)
 	return 0;
 }
 
-static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+static int get(const struct rt_row *r, unsigned col, const void *src, struct mib_value *v)
 {
+	(void)src;
 	const struct history_row *h = (const struct history_row *)r;
 	const struct history_runtime *rt = r->runtime;
 
@@ -457,9 +458,12 @@ static struct rt_table table = {
 	.ops = &ops, .arc = CM_ARC_clusterMonHistoryCtlTable, .store_token = "clusterMonHistoryRow",
 };
 
+/* The rows alone: nothing of a source's is read. */
+static const struct rt_view rows_only = { &table, NULL };
+
 static void *acquire(void)
 {
-	return &table;
+	return (void *)&rows_only;
 }
 
 /* Only the control table is writable; a request touching the data table

@@ -55,8 +55,6 @@ struct probe_row {
 };
 
 static struct rt_table table;
-/* The source's readings for the request being served (see acquire). */
-static struct probes_view *current;
 
 /* ------------------------------------------------------------ columns */
 
@@ -123,12 +121,18 @@ static int prepare(struct rt_row *r, const struct rt_row *o)
 	return r->runtime != NULL ? 0 : -1;
 }
 
-static const struct probe_reading *reading_of(uint32_t id)
+static const struct probe_reading *reading_of(const struct probes_view *pv, uint32_t id)
 {
-	for (size_t i = 0; current != NULL && i < current->n; i++)
-		if (current->rows[i].id == id)
-			return &current->rows[i];
+	for (size_t i = 0; pv != NULL && i < pv->n; i++)
+		if (pv->rows[i].id == id)
+			return &pv->rows[i];
 	return NULL;
+}
+
+/* The source's readings in the request's view (acquire). */
+static const struct probes_view *readings(void *view)
+{
+	return view != NULL ? ((const struct rt_view *)view)->src : NULL;
 }
 
 /* A row that is not active is down, unless its last activation failed:
@@ -151,10 +155,10 @@ static int get_counter(const struct probe_reading *rd, unsigned col, struct mib_
 	return mib_u64(v, ASN_COUNTER64, n);
 }
 
-static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+static int get(const struct rt_row *r, unsigned col, const void *src, struct mib_value *v)
 {
 	const struct probe_row *p = (const struct probe_row *)r;
-	const struct probe_reading *rd = reading_of(r->index);
+	const struct probe_reading *rd = reading_of(src, r->index);
 
 	switch (col) {
 	case COL_SPEC:
@@ -273,9 +277,8 @@ static uint64_t tick(uint64_t now)
 	if (v->helper != last_state && (v->helper == HELPER_FAILED || last_state == HELPER_FAILED))
 		send_helper_status(v->helper);
 	last_state = v->helper;
-	current = v;
 	for (size_t i = 0; i < table.n; i++) {
-		const struct probe_reading *rd = reading_of(table.rows[i]->index);
+		const struct probe_reading *rd = reading_of(v, table.rows[i]->index);
 		struct loss_seen *seen = table.rows[i]->runtime;
 
 		if (rd == NULL || seen == NULL || rd->lost <= seen->lost)
@@ -283,7 +286,6 @@ static uint64_t tick(uint64_t now)
 		seen->lost = rd->lost;
 		send_loss((const struct probe_row *)table.rows[i], rd->lost);
 	}
-	current = NULL;
 	probes_view_free(v);
 	return watch_next_due(now, CHECK_MS);
 }
@@ -291,10 +293,10 @@ static uint64_t tick(uint64_t now)
 /* ------------------------------------------------------------ per-CPU hits */
 
 /* Rows: every probe's CPUs, in probe order. */
-static const struct probe_reading *cpu_row_at(size_t row, unsigned *cpu)
+static const struct probe_reading *cpu_row_at(void *view, size_t row, unsigned *cpu)
 {
 	for (size_t i = 0; i < table.n; i++) {
-		const struct probe_reading *rd = reading_of(table.rows[i]->index);
+		const struct probe_reading *rd = reading_of(readings(view), table.rows[i]->index);
 		unsigned n = rd != NULL ? rd->ncpu : 0;
 
 		if (row < n) {
@@ -310,9 +312,8 @@ static size_t cpu_rows(void *view)
 {
 	size_t n = 0;
 
-	(void)view;
 	for (size_t i = 0; i < table.n; i++) {
-		const struct probe_reading *rd = reading_of(table.rows[i]->index);
+		const struct probe_reading *rd = reading_of(readings(view), table.rows[i]->index);
 
 		n += rd != NULL ? rd->ncpu : 0;
 	}
@@ -322,9 +323,8 @@ static size_t cpu_rows(void *view)
 static void cpu_index(void *view, size_t row, oid *out)
 {
 	unsigned cpu = 0;
-	const struct probe_reading *rd = cpu_row_at(row, &cpu);
+	const struct probe_reading *rd = cpu_row_at(view, row, &cpu);
 
-	(void)view;
 	out[0] = rd ? rd->id : 0;
 	out[1] = cpu + 1;
 }
@@ -332,9 +332,8 @@ static void cpu_index(void *view, size_t row, oid *out)
 static int cpu_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
 	unsigned cpu = 0;
-	const struct probe_reading *rd = cpu_row_at(row, &cpu);
+	const struct probe_reading *rd = cpu_row_at(view, row, &cpu);
 
-	(void)view;
 	if (rd == NULL || col != CPU_COL_HITS)
 		return MIB_ABSENT;
 	return mib_u64(v, ASN_COUNTER64, rd->cpu_hits[cpu]);
@@ -349,18 +348,20 @@ static const struct mib_table cpu_table = {
 
 static int get_retransmits(void *view, struct mib_value *v)
 {
-	(void)view;
-	if (current == NULL || !current->have_sensors)
+	const struct probes_view *pv = readings(view);
+
+	if (pv == NULL || !pv->have_sensors)
 		return MIB_ABSENT;
-	return mib_u64(v, ASN_COUNTER64, current->tcp_retransmits);
+	return mib_u64(v, ASN_COUNTER64, pv->tcp_retransmits);
 }
 
 static int get_drops(void *view, struct mib_value *v)
 {
-	(void)view;
-	if (current == NULL || !current->have_sensors)
+	const struct probes_view *pv = readings(view);
+
+	if (pv == NULL || !pv->have_sensors)
 		return MIB_ABSENT;
-	return mib_u64(v, ASN_COUNTER64, current->skb_drops);
+	return mib_u64(v, ASN_COUNTER64, pv->skb_drops);
 }
 
 enum {
@@ -370,21 +371,20 @@ enum {
 
 static size_t drop_rows(void *view)
 {
-	(void)view;
-	return current != NULL ? current->ndrops : 0;
+	const struct probes_view *pv = readings(view);
+
+	return pv != NULL ? pv->ndrops : 0;
 }
 
 static void drop_index(void *view, size_t row, oid *out)
 {
-	(void)view;
-	out[0] = current->drops[row].reason + 1;
+	out[0] = readings(view)->drops[row].reason + 1;
 }
 
 static int drop_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	const struct drop_reading *d = &current->drops[row];
+	const struct drop_reading *d = &readings(view)->drops[row];
 
-	(void)view;
 	if (col == DROP_COL_NAME)
 		return mib_string(v, d->name);
 	return mib_u64(v, ASN_COUNTER64, d->packets);
@@ -414,19 +414,23 @@ static struct rt_table table = {
 	.ops = &ops, .arc = CM_ARC_clusterMonProbeTable, .store_token = "clusterMonProbeRow",
 };
 
-/* Both tables read the source's view taken here; the row table's own
- * view is the rowtable's. */
+/* The rows and the source's readings, for every object of the group. */
 static void *acquire(void)
 {
-	current = probes_view_take();
-	return &table;
+	struct rt_view *v = malloc(sizeof(*v));
+
+	if (v != NULL)
+		*v = (struct rt_view){ .t = &table, .src = probes_view_take() };
+	return v;
 }
 
 static void release(void *view)
 {
-	(void)view;
-	probes_view_free(current);
-	current = NULL;
+	struct rt_view *v = view;
+
+	if (v != NULL)
+		probes_view_free((struct probes_view *)v->src);
+	free(v);
 }
 
 static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)

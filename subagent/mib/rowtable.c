@@ -149,24 +149,25 @@ void rt_clear(struct rt_table *t)
 
 static size_t view_rows(void *view)
 {
-	return ((const struct rt_table *)view)->n;
+	return ((const struct rt_view *)view)->t->n;
 }
 
 static void view_index(void *view, size_t row, oid *out)
 {
-	out[0] = ((const struct rt_table *)view)->rows[row]->index;
+	out[0] = ((const struct rt_view *)view)->t->rows[row]->index;
 }
 
 static int view_get(void *view, size_t i, unsigned col, struct mib_value *v)
 {
-	const struct rt_table *t = view;
+	const struct rt_view *rv = view;
+	const struct rt_table *t = rv->t;
 	const struct rt_row *row = t->rows[i];
 
 	if (col == t->ops->status_col)
 		return mib_u64(v, ASN_INTEGER, row->status);
 	if (col == t->ops->storage_col)
 		return mib_u64(v, ASN_INTEGER, (uint64_t)row->storage);
-	return t->ops->get(row, col, v);
+	return t->ops->get(row, col, rv->src, v);
 }
 
 /* ------------------------------------------------------------ SET side */

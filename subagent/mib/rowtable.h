@@ -58,7 +58,8 @@ struct rt_ops {
 	 * -1 when out of memory. */
 	int (*prepare)(struct rt_row *row, const struct rt_row *old);
 	void (*free_runtime)(void *runtime);
-	int (*get)(const struct rt_row *row, unsigned col, struct mib_value *v);
+	/* src: the source's view the group's request took (struct rt_view). */
+	int (*get)(const struct rt_row *row, unsigned col, const void *src, struct mib_value *v);
 	/* Persistent storage: one line per nonVolatile row, without the token. */
 	void (*save)(const struct rt_row *row, char *buf, size_t len);
 	int (*restore)(struct rt_row *row, char *line); /* 0 or -1 */
@@ -83,6 +84,16 @@ struct rt_table {
 	struct rt_row **conf_rows; /* read from the config files, not yet in */
 	size_t nconf;
 	struct mib_table view;     /* for group.c's GET and GETNEXT */
+};
+
+/* What a read-create group's request reads, as its acquire returns it (or
+ * as the first member of what it returns): the rows, and the view of the
+ * source their readings come from (NULL: none), handed to rt_ops.get and
+ * read by the group's other objects. Taken per request, so the SNMP thread
+ * and the publisher never share one. */
+struct rt_view {
+	const struct rt_table *t;
+	const void *src;
 };
 
 /* Sets up t->view, the directive, and the persistent-storage hooks (before

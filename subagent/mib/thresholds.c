@@ -234,8 +234,9 @@ static int prepare(struct rt_row *r, const struct rt_row *o)
 	return 0;
 }
 
-static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+static int get(const struct rt_row *r, unsigned col, const void *src, struct mib_value *v)
 {
+	(void)src;
 	const struct threshold_row *t = (const struct threshold_row *)r;
 	const struct threshold_runtime *rt = r->runtime;
 	char digits[LEVEL_DIGITS_MAX + 1];
@@ -475,9 +476,12 @@ static struct rt_table table = {
 	.ops = &ops, .arc = CM_ARC_clusterMonThresholdTable, .store_token = "clusterMonThresholdRow",
 };
 
+/* The rows alone: nothing of a source's is read. */
+static const struct rt_view rows_only = { &table, NULL };
+
 static void *acquire(void)
 {
-	return &table;
+	return (void *)&rows_only;
 }
 
 static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)

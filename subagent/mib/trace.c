@@ -59,7 +59,6 @@ struct trace_seen {
 };
 
 static struct rt_table table;
-static struct traces_view *current;
 static uint32_t next_generation;
 
 /* ------------------------------------------------------------ columns */
@@ -151,11 +150,11 @@ static int prepare(struct rt_row *r, const struct rt_row *o)
 	return r->runtime != NULL ? 0 : -1;
 }
 
-static const struct trace_reading *reading_of(uint32_t id)
+static const struct trace_reading *reading_of(const struct traces_view *tv, uint32_t id)
 {
-	for (size_t i = 0; current != NULL && i < current->n; i++)
-		if (current->rows[i].id == id)
-			return &current->rows[i];
+	for (size_t i = 0; tv != NULL && i < tv->n; i++)
+		if (tv->rows[i].id == id)
+			return &tv->rows[i];
 	return NULL;
 }
 
@@ -172,7 +171,7 @@ static int get_state(const struct trace_reading *rd, unsigned col, struct mib_va
 	}
 }
 
-static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
+static int get(const struct rt_row *r, unsigned col, const void *src, struct mib_value *v)
 {
 	const struct trace_row *t = (const struct trace_row *)r;
 
@@ -182,7 +181,7 @@ static int get(const struct rt_row *r, unsigned col, struct mib_value *v)
 	case COL_DURATION: return mib_u64(v, ASN_UNSIGNED, t->duration_ms);
 	case COL_MAXBYTES: return mib_u64(v, ASN_UNSIGNED, t->max_bytes);
 	case COL_BUFFER: return mib_u64(v, ASN_UNSIGNED, t->buffer_bytes);
-	default: return get_state(reading_of(r->index), col, v);
+	default: return get_state(reading_of(src, r->index), col, v);
 	}
 }
 
@@ -330,10 +329,9 @@ static uint64_t tick(uint64_t now)
 
 	if (v == NULL)
 		return watch_next_due(now, CHECK_MS);
-	current = v;
 	for (size_t i = 0; i < table.n; i++) {
 		const struct trace_row *t = (const struct trace_row *)table.rows[i];
-		const struct trace_reading *rd = reading_of(t->hdr.index);
+		const struct trace_reading *rd = reading_of(v, t->hdr.index);
 		struct trace_seen *seen = t->hdr.runtime;
 
 		if (rd == NULL || seen == NULL || rd->generation != t->generation ||
@@ -350,7 +348,6 @@ static uint64_t tick(uint64_t now)
 			send_ended(t, rd);
 		}
 	}
-	current = NULL;
 	traces_view_free(v);
 	return watch_next_due(now, CHECK_MS);
 }
@@ -375,17 +372,23 @@ static struct rt_table table = {
 	.ops = &ops, .arc = CM_ARC_clusterMonTraceTable, .store_token = "clusterMonTraceRow",
 };
 
+/* The rows and the sessions' readings, for this request alone. */
 static void *acquire(void)
 {
-	current = traces_view_take();
-	return &table;
+	struct rt_view *v = malloc(sizeof(*v));
+
+	if (v != NULL)
+		*v = (struct rt_view){ .t = &table, .src = traces_view_take() };
+	return v;
 }
 
 static void release(void *view)
 {
-	(void)view;
-	traces_view_free(current);
-	current = NULL;
+	struct rt_view *v = view;
+
+	if (v != NULL)
+		traces_view_free((struct traces_view *)v->src);
+	free(v);
 }
 
 static void set_request(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)

@@ -267,8 +267,11 @@ kill -0 "$AGENT_PID"; ok $? "and clustermond is still running"
 # sharing CPU 1 wait for each other; every wait of theirs is in the histogram
 rq=$(dist sched.runqlat)
 sum0=$(get "$HIST.5.$rq") n0=$(get "$HIST.4.$rq")
-timeout 2 taskset -c 1 sh -c 'while :; do :; done' & t1=$!
-timeout 2 taskset -c 1 sh -c 'while :; do :; done' & t2=$!
+# They run a second past the read below (its children must still be there
+# on a loaded machine: a sleep can overrun); waits after the read only add
+# to the histogram, which must hold at least what was read.
+timeout 3 taskset -c 1 sh -c 'while :; do :; done' & t1=$!
+timeout 3 taskset -c 1 sh -c 'while :; do :; done' & t2=$!
 sleep 1.7
 rd=0 slices=0
 for t in $t1 $t2; do
