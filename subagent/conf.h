@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sampler.h"
+#include "runtime/sampler.h"
 #include "sources/sources.h"
 
 struct clustermon_conf {

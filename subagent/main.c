@@ -22,8 +22,8 @@
 #include "mib/mib.h"
 #include "mib/publish.h"
 #include "privdrop.h"
-#include "sampler.h"
-#include "logq.h"
+#include "runtime/sampler.h"
+#include "runtime/logq.h"
 #include "sources/oomwatch.h"
 
 #define APP_NAME "clustermond"

@@ -31,7 +31,7 @@
 #include "mib/mib.h"
 #include "mib/publish.h"
 #include "mib/rowtable.h"
-#include "sampler.h"
+#include "runtime/sampler.h"
 #include "sources/top.h"
 
 static int before_read(int major, int minor, void *server, void *client)

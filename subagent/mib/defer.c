@@ -11,7 +11,7 @@
  */
 #include "defer.h"
 #include "mib.h"
-#include "../sampler.h"
+#include "../runtime/sampler.h"
 #include "common/clock.h"
 
 #include <stdlib.h>

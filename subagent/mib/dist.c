@@ -10,8 +10,8 @@
 
 #include <stdlib.h>
 
-#include "../dist.h"
-#include "../sampler.h"
+#include "../runtime/dist.h"
+#include "../runtime/sampler.h"
 
 static const oid dist_oid[] = { CM_OID_clusterMonDistributions };
 

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../sampler.h"
+#include "../runtime/sampler.h"
 #include "../sources/sources.h"
 
 static const oid proc_oid[] = { CM_OID_clusterMonProc };

@@ -30,9 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../imagefile.h"
-#include "../logq.h"
-#include "../sampler.h"
+#include "../runtime/imagefile.h"
+#include "../runtime/logq.h"
+#include "../runtime/sampler.h"
 
 #define DEFAULT_DIR "/run/clustermon/snapshot"
 #define DEFAULT_PATH DEFAULT_DIR "/image"

@@ -6,7 +6,7 @@
 #include "group.h"
 #include "mib.h"
 
-#include "../sampler.h"
+#include "../runtime/sampler.h"
 #include "../sources/registry.h"
 #include "../sources/sources.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sampler.h"
+#include "../runtime/sampler.h"
 #include "../sources/sources.h"
 #include "common/number.h"
 #include "common/wire.h"

@@ -12,7 +12,7 @@
 #include "common/clock.h"
 #include "../core/counter.h"
 #include "sources.h"
-#include "../dist.h"
+#include "../runtime/dist.h"
 
 static struct snapshot_slot cpu_slot = SNAPSHOT_SLOT_INIT;
 

@@ -18,7 +18,7 @@
 #include "collect/helper.h"
 #include "common/clock.h"
 #include "core/counter.h"
-#include "dist.h"
+#include "../runtime/dist.h"
 #include "common/distspec.h"
 
 _Static_assert(DIST_LINE_MAX >= DIST_SPEC_MAX_TEXT + DIST_CGROUP_MAX + 80, "room for a line");

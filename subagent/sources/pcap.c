@@ -14,8 +14,8 @@
 #include <syslog.h>
 
 #include "../collect/capture.h"
-#include "../dist.h"
-#include "../logq.h"
+#include "../runtime/dist.h"
+#include "../runtime/logq.h"
 #include "sources.h"
 
 static struct snapshot_slot pcap_slot = SNAPSHOT_SLOT_INIT;

@@ -21,7 +21,7 @@
 #include "../collect/helper.h"
 #include "common/clock.h"
 #include "../core/counter.h"
-#include "../dist.h"
+#include "../runtime/dist.h"
 
 static struct snapshot_slot probes_slot = SNAPSHOT_SLOT_INIT;
 

@@ -21,7 +21,7 @@
 
 #include "source_ops.h"
 #include "common/spec.h"
-#include "../snapshot.h"
+#include "../runtime/snapshot.h"
 
 #define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
 #define PROBE_SOCKET_MAX 4096  /* PATH_MAX */

@@ -32,7 +32,7 @@
 #include "procsrc.h"
 #include "oomwatch.h"
 #include "top.h"
-#include "../logq.h"
+#include "../runtime/logq.h"
 
 static struct snapshot_slot proc_slot = SNAPSHOT_SLOT_INIT;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sources.h"
-#include "../snapshot.h"
+#include "../runtime/snapshot.h"
 
 const struct source_ops *const source_registry[] = {
 	&cpu_source_ops, &mem_source_ops, &proc_source_ops, &tcp_source_ops,

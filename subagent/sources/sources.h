@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "source_ops.h"
-#include "../snapshot.h"
+#include "../runtime/snapshot.h"
 #include "../core/readings.h"
 #include "../core/workload.h"
 #include "../core/exitlog.h"

@@ -24,7 +24,7 @@
 #include "../collect/sockowner.h"
 #include "common/clock.h"
 #include "../core/counter.h"
-#include "../dist.h"
+#include "../runtime/dist.h"
 #include "sources.h"
 
 static struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;

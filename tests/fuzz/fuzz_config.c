@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "sampler.h"
+#include "runtime/sampler.h"
 #include "sources/probes.h"
 #include "sources/sources.h"
 

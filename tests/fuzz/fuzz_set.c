@@ -37,7 +37,7 @@
 
 #include "conf.h"
 #include "mib/mib.h"
-#include "sampler.h"
+#include "runtime/sampler.h"
 #include "sources/sources.h"
 
 #ifndef FUZZ_TOP

@@ -86,14 +86,15 @@ self_test() { # the rules must catch what only a chain of headers brings in
 	echo '#include "a.h"' >"$d/subagent/collect/c.h"
 	echo '#include "c.h"' >"$d/subagent/collect/a.h"
 	echo '#include <net-snmp/net-snmp-config.h>' >>"$d/subagent/collect/a.h"
-	echo '#include "../sampler.h"' >"$d/subagent/sources/t.h"
-	: >"$d/subagent/sampler.h"
+	mkdir -p "$d/subagent/runtime"
+	echo '#include "../runtime/sampler.h"' >"$d/subagent/sources/t.h"
+	: >"$d/subagent/runtime/sampler.h"
 	out=$(top_srcdir=$d ARROWS_INNER=1 bash "$0")
 	rm -rf "$d"
 	printf '%s\n' "$out" | grep -q '^not ok .* - mib/ reaches nothing of collect/' &&
 		printf '%s\n' "$out" | grep -qF '#   subagent/mib/m.c -> subagent/collect/c.h (via subagent/sources/s.h)' &&
 		printf '%s\n' "$out" | grep -qF '#   subagent/collect/c.h -> <net-snmp/net-snmp-config.h> (via subagent/collect/a.h)' &&
-		printf '%s\n' "$out" | grep -qF '#   subagent/sources/t.h -> subagent/sampler.h' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/sources/t.h -> subagent/runtime/sampler.h' &&
 		printf '%s\n' "$out" | grep -q '^not ok .* - no header includes itself' &&
 		printf '%s\n' "$out" | grep -qF '#   subagent/collect/a.h -> subagent/collect/a.h'
 }
@@ -122,7 +123,7 @@ check() {
 }
 
 top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
-echo "1..15"
+echo "1..16"
 if [ -n "${ARROWS_INNER:-}" ]; then
 	echo "ok 1 - (the self-test is not run inside itself)"
 elif self_test; then
@@ -141,11 +142,11 @@ check 6 "dlmod/ reaches core/, common/, the MIB's numbers and system headers onl
 check 7 "outside kprobe-helper/ nothing of it is reached (the protocol is in common/)" \
 	'^(subagent|dlmod|contrib|tests|common)/' '^kprobe-helper/'
 check 8 "every quoted include resolves" '.' '^unresolved:'
-check 9 "sources/ and the sampler reach neither mib/ nor main.c, conf.h, reload.h" \
-	'^subagent/(sources/|sampler|snapshot|dist[.]|imagefile)' "^subagent/mib/|$top_layer"
+check 9 "sources/ and runtime/ (the sampler and its plumbing) reach neither mib/ nor main.c, conf.h, reload.h" \
+	'^subagent/(sources|runtime)/' "^subagent/mib/|$top_layer"
 # The sampler runs the sources and includes sources.h: they include only
 # the contract both share (sources/source_ops.h), never sampler.h.
-check 10 "sources/ reach nothing of sampler.h" '^subagent/sources/' '^subagent/sampler[.]h$'
+check 10 "sources/ reach nothing of sampler.h" '^subagent/sources/' '^subagent/runtime/sampler[.]h$'
 check 11 "mib/ reaches none of main.c, conf.h, reload.h" '^subagent/mib/' "$top_layer"
 # A header that reaches itself is a circle: neither side is the lower one.
 circles=$(printf '%s\n' "$all" | awk '$1 == $3 { print $1 " -> " $3 " (via " $4 ")" }')
@@ -169,3 +170,11 @@ fi
 check 14 "common/ reaches only common/ and the C library" \
 	'^common/' '.' '^(common/.*|<[^/]*>|<(sys|linux)/[^/]*>)$'
 check 15 "kprobe-helper/ reaches nothing of subagent/" '^kprobe-helper/' '^subagent/'
+# The subagent's root is the top layer alone; what it stands on has a room.
+loose=$(c_files | grep '^subagent/[^/]*$' | grep -Ev "$top_layer")
+if [ -z "$loose" ]; then
+	echo "ok 16 - subagent/'s root holds the top layer only (main.c, conf, reload, privdrop)"
+else
+	echo "not ok 16 - files in subagent/'s root below the top layer:"
+	printf '%s\n' "$loose" | sed 's/^/#   /'
+fi

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "sampler.h"
+#include "runtime/sampler.h"
 #include "fake_clock.h"
 #include "tap.h"
 

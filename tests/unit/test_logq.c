@@ -12,7 +12,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "logq.h"
+#include "runtime/logq.h"
 #include "tap.h"
 
 static char got[64][LOGQ_LINE_MAX];

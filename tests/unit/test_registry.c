@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "sampler.h"
-#include "snapshot.h"
+#include "runtime/sampler.h"
+#include "runtime/snapshot.h"
 #include "sources/registry.h"
 #include "tap.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler.h"
-#include "snapshot.h"
+#include "runtime/sampler.h"
+#include "runtime/snapshot.h"
 #include "fake_clock.h"
 #include "tap.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sampler.h"
+#include "runtime/sampler.h"
 #include "sources/sources.h"
 #include "tap.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/log2hist.h"
+#include "../core/log2hist.h"
 
 #define DIST_MAX 128
 

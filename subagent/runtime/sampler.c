@@ -11,8 +11,8 @@
 #include "dist.h"
 #include "snapshot.h"
 #include "common/clock.h"
-#include "sources/sources.h"
-#include "sources/registry.h"
+#include "../sources/sources.h"
+#include "../sources/registry.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/image.h"
+#include "../core/image.h"
 
 struct image_file;
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sources/source_ops.h"
+#include "../sources/source_ops.h"
 
 /* clusterMonSourceState: sampling on its timer whatever happens (pinned
  * with sampleInterval's "always"), sampling because someone read it
