@@ -30,14 +30,11 @@ enum {
 	BKT_COUNT = CM_ARC_clusterMonHistBucketCount
 };
 
-/* The view: the distribution table's (first, for disttable_view) and a
- * copy of every histogram, taken at the start of the request. */
+/* The view: the distribution table's (first, for disttable_view) and the
+ * registry's snapshot, taken at the start of the request. */
 struct dist_view {
 	struct rt_view rows;
-	size_t n;
-	size_t nbuckets;               /* rows of the bucket table */
-	size_t first[DIST_MAX];        /* each distribution's first bucket row */
-	struct dist_copy d[DIST_MAX];
+	const struct dist_snapshot *s;
 };
 
 static void *dist_acquire(void)
@@ -46,36 +43,44 @@ static void *dist_acquire(void)
 
 	if (v == NULL)
 		return NULL;
-	disttable_acquire(&v->rows);
-	v->n = dist_copy_all(v->d, DIST_MAX);
-	v->nbuckets = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		v->first[i] = v->nbuckets;
-		v->nbuckets += v->d[i].h.nbuckets;
+	v->s = dist_view_take();
+	if (v->s == NULL) {
+		free(v);
+		return NULL;
 	}
+	disttable_acquire(&v->rows);
 	return v;
 }
 
 static void dist_release(void *view)
 {
-	if (view != NULL)
-		disttable_release(&((struct dist_view *)view)->rows);
-	free(view);
+	struct dist_view *v = view;
+
+	if (v == NULL)
+		return;
+	disttable_release(&v->rows);
+	dist_view_drop(v->s);
+	free(v);
+}
+
+static const struct dist_snapshot *snap(void *view)
+{
+	return ((const struct dist_view *)view)->s;
 }
 
 static size_t source_rows(void *view)
 {
-	return ((struct dist_view *)view)->n;
+	return snap(view)->n;
 }
 
 static void source_index(void *view, size_t row, oid *out)
 {
-	out[0] = ((struct dist_view *)view)->d[row].index;
+	out[0] = snap(view)->d[row].index;
 }
 
 static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	const struct dist_copy *d = &((struct dist_view *)view)->d[row];
+	const struct dist_copy *d = &snap(view)->d[row];
 
 	switch (col) {
 	case SRC_NAME: return mib_string(v, d->name);
@@ -90,16 +95,17 @@ static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 }
 
 /* Bucket rows run through every distribution's buckets in index order. */
-static const struct dist_copy *bucket_at(const struct dist_view *v, size_t row, unsigned *bucket)
+static const struct dist_copy *bucket_at(void *view, size_t row, unsigned *bucket)
 {
 	static _Thread_local size_t last;
+	const struct dist_snapshot *s = snap(view);
 
-	return &v->d[log2hist_row_at(v->first, v->n, v->nbuckets, row, &last, bucket)];
+	return &s->d[log2hist_row_at(s->first, s->n, s->nbuckets, row, &last, bucket)];
 }
 
 static size_t bucket_rows(void *view)
 {
-	return ((struct dist_view *)view)->nbuckets;
+	return snap(view)->nbuckets;
 }
 
 static void bucket_index(void *view, size_t row, oid *out)
@@ -171,4 +177,5 @@ int mib_dist_register(void)
 void mib_dist_clear(void)
 {
 	disttable_clear();
+	dist_view_clear();
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dist.h - the distributions clusterMonHistSourceTable serves: log2
- * histograms that collectors feed from their threads and the SNMP thread
- * copies out per request.
+ * histograms that collectors feed from their threads, read as a snapshot
+ * like any source's (one copy per change, shared by every reader).
  */
 #ifndef CLUSTERMON_DIST_H
 #define CLUSTERMON_DIST_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../core/log2hist.h"
+#include "snapshot.h"
 
 #define DIST_MAX 128
 
@@ -33,7 +34,22 @@ void dist_add(unsigned index, uint64_t value);
 /* Adds a batch recorded elsewhere (same bucket count as registered): one
  * lock for many values, for per-packet and per-socket sources. */
 void dist_merge(unsigned index, const struct log2hist *batch);
-/* Copies every distribution into out[] (up to max); returns the count. */
-size_t dist_copy_all(struct dist_copy *out, size_t max);
+/* Every distribution as it stood at one moment, in ascending index order,
+ * with where each one's buckets start in the rows that run through them
+ * all (clusterMonHistBucketTable). */
+struct dist_snapshot {
+	struct snapshot hdr;
+	size_t n;
+	size_t nbuckets;
+	size_t first[DIST_MAX];
+	struct dist_copy d[];
+};
+
+/* The current snapshot, made again only when a distribution changed since
+ * the last one (NULL when out of memory); drop it after the request. */
+const struct dist_snapshot *dist_view_take(void);
+void dist_view_drop(const struct dist_snapshot *s);
+/* Drops the registry's snapshot (at exit). */
+void dist_view_clear(void);
 
 #endif
