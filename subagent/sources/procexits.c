@@ -30,6 +30,17 @@
 #define DRAIN_MAX 20000
 /* cgroup ids not known yet: the unified tree is walked again this often. */
 #define CGID_GAP_NS SEC_NS
+/* cgroups named lately, by id: a build farm's thousands of exits a second
+ * come from a few cgroups, each named once in a while rather than once an
+ * exit (a cgroup renamed shows under its new name within the while). */
+#define NAMES 64
+#define NAME_TTL_NS (10 * SEC_NS)
+
+struct exit_name {
+	uint64_t cgid, until_ns;
+	char cgroup[EXIT_CGROUP_MAX];
+	char workload[WORKLOAD_MAX];
+};
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -77,6 +88,30 @@ static void exit_status(struct exit_entry *e, uint32_t status)
 	e->exit_code = e->exit_signal ? -1 : (int32_t)((status >> 8) & 0xff);
 }
 
+/* The path and workload of cgroup cgid into e. */
+static void name_cgroup(struct proc_source *src, uint64_t cgid, uint64_t now,
+			struct exit_entry *e)
+{
+	struct exit_name *n;
+
+	if (src->names == NULL)
+		src->names = calloc(NAMES, sizeof(*src->names));
+	n = src->names != NULL ? &src->names[cgid % NAMES] : NULL;
+	if (n != NULL && n->cgid == cgid && now < n->until_ns) {
+		memcpy(e->cgroup, n->cgroup, sizeof(e->cgroup));
+		memcpy(e->workload, n->workload, sizeof(e->workload));
+		return;
+	}
+	cgid_map_path(src->cgids, src->root, cgid, now, e->cgroup, sizeof(e->cgroup));
+	workload_name(e->cgroup, e->workload, sizeof(e->workload));
+	if (n != NULL && e->cgroup[0] != '\0') { /* an unknown one is looked for again */
+		n->cgid = cgid;
+		n->until_ns = now + NAME_TTL_NS;
+		memcpy(n->cgroup, e->cgroup, sizeof(n->cgroup));
+		memcpy(n->workload, e->workload, sizeof(n->workload));
+	}
+}
+
 /* What the record says of the process, but for its names. */
 static void from_record(const struct cm_exit_rec *x, struct exit_entry *e)
 {
@@ -111,11 +146,12 @@ static void name_entry(struct proc_source *src, const struct cm_exit_rec *x,
 		spaced(e->cmdline, sizeof(e->cmdline), x->args, x->args_len);
 	else if (r != NULL)
 		snprintf(e->cmdline, sizeof(e->cmdline), "%s", r->cmdline);
-	if (r != NULL && r->cgroup[0] != '\0')
+	if (r != NULL && r->cgroup[0] != '\0') {
 		snprintf(e->cgroup, sizeof(e->cgroup), "%s", r->cgroup);
-	else
-		cgid_map_path(src->cgids, src->root, x->cgid, now, e->cgroup, sizeof(e->cgroup));
-	workload_name(e->cgroup, e->workload, sizeof(e->workload));
+		workload_name(e->cgroup, e->workload, sizeof(e->workload));
+	} else {
+		name_cgroup(src, x->cgid, now, e);
+	}
 }
 
 struct drain_ctx {
@@ -138,7 +174,9 @@ static void on_record(void *arg, const union exit_ring_rec *rec)
 	if (rec->kind != CM_REC_EXIT || rec->exit.end_ns < src->exits_from_ns)
 		return;
 	from_record(&rec->exit, &e);
-	name_entry(src, &rec->exit, &e, d->now);
+	/* One the filters refuse anyway is not named (exitlog_add counts it). */
+	if (exitlog_passes_unnamed(&src->exit_conf, &e))
+		name_entry(src, &rec->exit, &e, d->now);
 	exitlog_add(&src->exit_log, &src->exit_conf, &e, d->now);
 }
 
@@ -271,4 +309,6 @@ void procexits_fini(struct proc_source *src)
 	exitlog_free(&src->exit_log);
 	cgid_map_free(src->cgids);
 	src->cgids = NULL;
+	free(src->names);
+	src->names = NULL;
 }

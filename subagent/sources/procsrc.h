@@ -120,6 +120,7 @@ struct proc_source {
 	uint64_t exits_from_ns;       /* records of exits before this are not logged */
 	bool approx_logged;           /* approximate entries since the ring went */
 	struct cgid_map *cgids;
+	struct exit_name *names;      /* cgroups named lately (procexits.c) */
 };
 
 /* procpids.c: the table of processes followed. */
