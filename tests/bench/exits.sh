@@ -77,14 +77,16 @@ poll_log() {
 		[ -n "$out" ] || break
 		last=$(tail -n 1 <<<"$out")
 		echo "$out" | wc -l >>"$T/read"
-		[ "$(wc -l <<<"$out")" -ge 50 ] || break
+		[ "$(wc -l <<<"$out")" -ge 50 ] && [ ! -e "$T/stop" ] || break
 	done
 	echo "$last" >"$T/last"
 }
+# Until $T/stop: the window waits for the poll under way to end, so none
+# runs on into the next window.
 poller() {
-	while :; do
+	while [ ! -e "$T/stop" ]; do
 		if [ "$1" = churn ]; then poll_log; else walk "$PID_COL" | grep -c "^$PID_COL\\." >>"$T/read"; fi
-		sleep 5
+		for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$T/stop" ] || sleep 0.5; done
 	done
 }
 # window MODE: sets PM (clustermond + helper, thousandths of a percent),
@@ -94,6 +96,7 @@ window() {
 	local c0 k0 s0 t0 c1 k1 s1 t1 th0 th1 b0 b1 ch= pp= l0 l1
 	l0=$(get "$clusterMonProcExitLogged.0" 2>/dev/null || echo 0)
 	: >"$T/read"
+	rm -f "$T/stop"
 	if [ "$1" != quiet ]; then
 		"$EXITERS" $((RATE * SECONDS_EACH)) "$SECONDS_EACH" cmexit$$ "$T/ex.out" & ch=$!
 		poller "$1" & pp=$!
@@ -105,7 +108,7 @@ window() {
 	c1=$(cpu_ns "$AGENT_PID") k1=$(cpu_ns "$HELPER_PID") s1=$(cpu_ns "$MASTER_PID")
 	t1=$(date +%s%N) th1=$(threads "$AGENT_PID")
 	b1=$(bpf_ns)
-	[ -n "$ch" ] && { wait "$ch"; kill "$pp"; wait "$pp" 2>/dev/null; }
+	[ -n "$ch" ] && { wait "$ch"; touch "$T/stop"; wait "$pp" 2>/dev/null; }
 	l1=$(get "$clusterMonProcExitLogged.0" 2>/dev/null || echo 0)
 	LOGGED=$((l1 - l0))
 	READ=$(awk '{ n += $1 } END { print n + 0 }' "$T/read")
