@@ -69,42 +69,6 @@ static __always_inline void keep_args(struct task_struct *p)
 		v->len = len;
 }
 
-/* CPU time and run delay: the helper's sums when they are the larger. */
-static __always_inline void exit_sums(struct cm_exit_rec *r, struct task_struct *p,
-				      struct signal_struct *sig, __u64 now)
-{
-	struct cm_proc_slot *e = per_process ? proc_of(r->tgid, false) : NULL;
-	struct cm_sched_cpu *c = this_cpu();
-	__u64 mine = 0, delay = 0, kern;
-
-	if (e != NULL) {
-		mine = e->cpu_ns;
-		delay = e->run_delay_ns;
-	}
-	if (c != NULL && c->running && c->tgid == r->tgid && now > c->since)
-		mine += now - c->since;
-	kern = BPF_CORE_READ(sig, sum_sched_runtime) + BPF_CORE_READ(p, se.sum_exec_runtime);
-	r->cpu_ns = mine > kern ? mine : kern;
-	kern = BPF_CORE_READ(p, sched_info.run_delay);
-	r->run_delay_ns = delay > kern ? delay : kern;
-	r->utime_ns = BPF_CORE_READ(sig, utime) + BPF_CORE_READ(p, utime);
-	r->stime_ns = BPF_CORE_READ(sig, stime) + BPF_CORE_READ(p, stime);
-}
-
-static __always_inline void exit_memory_io(struct cm_exit_rec *r, struct task_struct *p,
-					   struct signal_struct *sig)
-{
-	r->maxrss_kb = BPF_CORE_READ(sig, maxrss);
-	r->majflt = BPF_CORE_READ(sig, maj_flt) + BPF_CORE_READ(p, maj_flt);
-	r->read_bytes = r->write_bytes = 0;
-	if (bpf_core_field_exists(p->ioac)) {
-		r->read_bytes = BPF_CORE_READ(sig, ioac.read_bytes) + BPF_CORE_READ(p, ioac.read_bytes);
-		r->write_bytes =
-			BPF_CORE_READ(sig, ioac.write_bytes) + BPF_CORE_READ(p, ioac.write_bytes);
-	}
-	r->flags = BPF_CORE_READ(sig, oom_mm) != NULL ? CM_EXIT_OOM : 0;
-}
-
 static __always_inline void copy_args(struct cm_exit_rec *r, const struct cm_exec_args *v)
 {
 	__builtin_memcpy(r->args, v->buf, sizeof(r->args));
@@ -134,37 +98,18 @@ static __always_inline void exit_args(struct cm_exit_rec *r)
 		copy_args(r, v);
 }
 
-/* The last thread of a group is exiting (live is 0): its record. A full
- * ring (no reader, or one far behind) loses it; the seq gap says so. */
-static __always_inline void log_exit(struct task_struct *p, __u32 tgid, int live)
-{
-	struct signal_struct *sig = BPF_CORE_READ(p, signal);
-	__u64 now = bpf_ktime_get_ns(), seq;
-	struct cm_exit_rec *r;
-
-	if (!exit_log || live != 0)
-		return;
-	seq = __sync_fetch_and_add(&exit_seq, 1);
-	r = bpf_ringbuf_reserve(&exit_ring, sizeof(*r), 0);
-	if (r == NULL)
-		return;
-	r->kind = CM_REC_EXIT;
-	r->seq = seq;
-	r->tgid = tgid;
-	r->ppid = BPF_CORE_READ(p, real_parent, tgid);
-	r->uid = BPF_CORE_READ(p, real_cred, uid.val);
-	r->exit_code = (__u32)BPF_CORE_READ(p, exit_code);
-	r->pad = 0;
-	r->cgid = BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
-	r->start_ns = BPF_CORE_READ(p, group_leader, start_time);
-	r->end_ns = now;
-	exit_sums(r, p, sig, now);
-	exit_memory_io(r, p, sig);
-	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	exit_args(r);
-	/* No wakeup: the reader drains at its own samples. */
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-}
+/* The record's reads of the task: through helper calls, then as direct
+ * loads for the tp_btf programs (exitrec.bpf.h). */
+#define EXIT_READ BPF_CORE_READ
+#define EXIT_FN(name) name
+#include "exitrec.bpf.h"
+#undef EXIT_READ
+#undef EXIT_FN
+#define EXIT_READ(...) ___arrow(__VA_ARGS__)
+#define EXIT_FN(name) name##_btf
+#include "exitrec.bpf.h"
+#undef EXIT_READ
+#undef EXIT_FN
 
 /* The OOM killer chose a victim (pid: one of its threads). Woken: the
  * reader (clustermond's OOM watcher, in poll) forwards it at once. */

@@ -565,10 +565,10 @@ int BPF_PROG(on_fork_btf, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit_btf, struct task_struct *p)
 {
-	int live = BPF_CORE_READ(p, signal, live.counter);
+	int live = p->signal->live.counter;
 
 	exited(p->pid, p->tgid, live);
-	log_exit(p, p->tgid, live);
+	log_exit_btf(p, p->tgid, live);
 	return 0;
 }
 

@@ -59,10 +59,20 @@ double cm_double_of(const netsnmp_variable_list *v)
 
 void cm_walk(const oid *col, size_t col_len, cm_walk_fn fn, void *arg)
 {
-	oid name[MAX_OID_LEN];
-	size_t len = col_len;
+	cm_walk_from(col, col_len, NULL, 0, fn, arg);
+}
 
+void cm_walk_from(const oid *col, size_t col_len, const oid *from, size_t from_len,
+		  cm_walk_fn fn, void *arg)
+{
+	oid name[MAX_OID_LEN];
+	size_t len = col_len + from_len;
+
+	if (len > MAX_OID_LEN)
+		return;
 	memcpy(name, col, col_len * sizeof(oid));
+	if (from_len)
+		memcpy(name + col_len, from, from_len * sizeof(oid));
 	for (;;) {
 		netsnmp_pdu *r = cm_request(SNMP_MSG_GETNEXT, name, len);
 		netsnmp_variable_list *v = r->variables;

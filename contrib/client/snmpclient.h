@@ -44,6 +44,9 @@ typedef void (*cm_walk_fn)(const oid *index, size_t len, const netsnmp_variable_
 /* fn for each instance under col, with its index (the OID after col); fn may
  * make requests of its own. Ends where the subtree or the view ends. */
 void cm_walk(const oid *col, size_t col_len, cm_walk_fn fn, void *arg);
+/* The same from the instance after col.from (from_len sub-identifiers). */
+void cm_walk_from(const oid *col, size_t col_len, const oid *from, size_t from_len,
+		  cm_walk_fn fn, void *arg);
 /* The same for column col of a table entry. */
 void cm_walk_entry(const oid *entry, size_t entry_len, unsigned col, cm_walk_fn fn, void *arg);
 /* The number at base.index (n sub-identifiers); false when absent. */

@@ -2,7 +2,9 @@
 /*
  * ended.c - clustermonctl's views of what ended (issue 43): `exits [N]`,
  * the newest N entries of clusterMonProcExitTable, and `jobs ended [N]`,
- * those of clusterMonCgroupEndTable, each with what it used over its life.
+ * those of clusterMonCgroupEndTable, each with what it used over its life:
+ * read from the newest index back, so a view of 20 costs 20 rows however
+ * long the log, also redrawn every few seconds (-W).
  * -W SECONDS redraws them, as every view.
  */
 #include "ctl.h"
@@ -28,10 +30,20 @@ static void collect_index(const oid *index, size_t len, const netsnmp_variable_l
 		*(oid *)ctl_append((void **)&l->v, &l->n, &l->cap, sizeof(oid)) = index[0];
 }
 
-static void newest(const oid *col, size_t col_len, long top, struct idx_list *l)
+/* A log's newest index is its count of entries logged (logged, a scalar
+ * without its .0), so the walk starts top rows before it rather than
+ * reading every row the log holds. */
+static void newest(const oid *col, size_t col_len, const oid *logged, size_t logged_len,
+		   long top, struct idx_list *l)
 {
+	static const oid zero[] = { 0 };
+	uint64_t last = 0;
+	oid from[1] = { 0 };
+
 	memset(l, 0, sizeof(*l));
-	cm_walk(col, col_len, collect_index, l);
+	if (cm_get_number(logged, logged_len, zero, 1, &last) && last > (uint64_t)top)
+		from[0] = (oid)(last - (uint64_t)top);
+	cm_walk_from(col, col_len, from, from[0] ? 1 : 0, collect_index, l);
 	if (l->n > (size_t)top) {
 		memmove(l->v, l->v + l->n - (size_t)top, (size_t)top * sizeof(oid));
 		l->n = (size_t)top;
@@ -71,9 +83,11 @@ void cmd_exits(int argc, char **argv)
 {
 	static const oid col[] = { CM_OID_clusterMonProcExitPid };
 	static const oid entry[] = { CM_OID_clusterMonProcExitEntry };
+	static const oid logged[] = { CM_OID_clusterMonProcExitLogged };
 	struct idx_list l;
 
-	newest(col, OID_LENGTH(col), count_arg(argc, argv, "exits [N]"), &l);
+	newest(col, OID_LENGTH(col), logged, OID_LENGTH(logged),
+	       count_arg(argc, argv, "exits [N]"), &l);
 	printf("%10s %8s %-16s %10s %10s %9s %-8s %s\n", "INDEX", "PID", "NAME", "LIFE(ms)",
 	       "CPU(ms)", "PEAK(MiB)", "END", "WORKLOAD");
 	for (size_t k = 0; k < l.n; k++) {
@@ -101,11 +115,13 @@ void cmd_jobs(int argc, char **argv)
 {
 	static const oid col[] = { CM_OID_clusterMonCgroupEndPath };
 	static const oid entry[] = { CM_OID_clusterMonCgroupEndEntry };
+	static const oid logged[] = { CM_OID_clusterMonCgroupEndLogged };
 	struct idx_list l;
 
 	if (argc < 1 || strcmp(argv[0], "ended") != 0)
 		die(EXIT_REFUSED, "jobs ended [N]");
-	newest(col, OID_LENGTH(col), count_arg(argc - 1, argv + 1, "jobs ended [N]"), &l);
+	newest(col, OID_LENGTH(col), logged, OID_LENGTH(logged),
+	       count_arg(argc - 1, argv + 1, "jobs ended [N]"), &l);
 	printf("%8s %-40s %9s %10s %9s %4s  %s\n", "INDEX", "CGROUP", "LIFE(s)", "CPU(s)",
 	       "PEAK(MiB)", "OOMK", "WORKLOAD");
 	for (size_t k = 0; k < l.n; k++) {

@@ -8,13 +8,18 @@
 
 #include "pathglob.h"
 
-bool exitlog_passes(const struct exit_conf *c, const struct exit_entry *e)
+bool exitlog_passes_unnamed(const struct exit_conf *c, const struct exit_entry *e)
 {
 	uint64_t life_ms = e->end_ms > e->start_ms ? e->end_ms - e->start_ms : 0;
 
 	if (life_ms < c->min_life_ms || e->cpu_ns / 1000000u < c->min_cpu_ms)
 		return false;
-	if (c->name[0] != '\0' && fnmatch(c->name, e->comm, 0) != 0)
+	return c->name[0] == '\0' || fnmatch(c->name, e->comm, 0) == 0;
+}
+
+bool exitlog_passes(const struct exit_conf *c, const struct exit_entry *e)
+{
+	if (!exitlog_passes_unnamed(c, e))
 		return false;
 	return c->cgroup[0] == '\0' || path_glob_match(c->cgroup, e->cgroup);
 }

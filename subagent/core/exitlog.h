@@ -67,8 +67,10 @@ struct exit_entry {
 	char workload[WORKLOAD_MAX];
 };
 
-/* Whether e passes c's filters (every one set must pass). */
+/* Whether e passes c's filters (every one set must pass); _unnamed, those
+ * that need no cgroup path (so an entry they refuse need not be named). */
 bool exitlog_passes(const struct exit_conf *c, const struct exit_entry *e);
+bool exitlog_passes_unnamed(const struct exit_conf *c, const struct exit_entry *e);
 
 struct exit_chunk {
 	atomic_uint refs;

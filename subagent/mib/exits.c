@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * exits.c - clusterMonExit: the log of processes that ended (issue 43),
- * served from the exit view the proc source puts in its snapshot. Entries
- * never change once logged, so a row's generation is its index: the
- * published image encodes each row once.
+ * served from the exit snapshot the proc source's thread publishes.
+ * Entries never change once logged, so a row's generation is its index
+ * and the image encodes each row once, past the rows it holds already.
+ *
+ * Fed by the helper's exit ring, the log is drained while the process
+ * table sleeps, so a reader of it wakes nothing; fed by the scanner's
+ * last readings (no helper), it needs the table sampled.
  */
 #include "group.h"
 #include "mib.h"
@@ -17,9 +21,33 @@
 static const oid exit_oid[] = { CM_OID_clusterMonExit };
 static const oid oom_trap_oid[] = { CM_OID_clusterMonOomKill };
 
+static void *exit_acquire(void)
+{
+	return proc_exits_take();
+}
+
+static void exit_release(void *view)
+{
+	proc_exits_drop(view);
+}
+
 static const struct exit_view *log_of(void *view)
 {
-	return view ? ((const struct proc_snapshot *)view)->exits : NULL;
+	return view ? ((const struct exit_snapshot *)view)->log : NULL;
+}
+
+static unsigned exit_demand(void)
+{
+	return proc_exits_exact() ? MIB_DEMAND_NONE : 1u << SOURCE_PROC;
+}
+
+static uint64_t exit_generation(void)
+{
+	struct exit_snapshot *s = proc_exits_take();
+	uint64_t gen = s != NULL ? s->gen : 0;
+
+	proc_exits_drop(s);
+	return gen;
 }
 
 static size_t exit_rows(void *view)
@@ -37,6 +65,23 @@ static void exit_index(void *view, size_t row, oid *out)
 static uint64_t exit_row_gen(void *view, size_t row)
 {
 	return exit_view_at(log_of(view), row)->index;
+}
+
+/* The index after the newest entry: every row below it in a later view
+ * was in this one, unchanged (entries leave only from the front). */
+static uint64_t exit_view_gen(void *view)
+{
+	const struct exit_view *v = log_of(view);
+
+	return v != NULL ? (uint64_t)v->first_index + v->n : 0;
+}
+
+static size_t exit_same_since(void *view, size_t row, uint64_t since)
+{
+	const struct exit_view *v = log_of(view);
+	uint64_t index = exit_view_at(v, row)->index;
+
+	return index >= since ? 0 : since - index < v->n - row ? (size_t)(since - index) : v->n - row;
 }
 
 static int truth(struct mib_value *v, bool b)
@@ -130,6 +175,8 @@ static const struct mib_table exit_table = {
 	.row_index = exit_index,
 	.get = exit_get,
 	.row_gen = exit_row_gen,
+	.view_gen = exit_view_gen,
+	.same_since = exit_same_since,
 };
 
 static const struct mib_object exit_objects[] = {
@@ -146,7 +193,10 @@ static const struct mib_group exit_group = {
 	.base_len = OID_LENGTH(exit_oid),
 	.objects = exit_objects,
 	.nobjects = sizeof(exit_objects) / sizeof(exit_objects[0]),
-	.source = SOURCE_PROC,
+	.acquire = exit_acquire,
+	.release = exit_release,
+	.demand_now = exit_demand,
+	.generation = exit_generation,
 };
 
 /* ------------------------------------------------ clusterMonOomKill */

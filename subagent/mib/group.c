@@ -422,6 +422,14 @@ out:
 	mib_group_unview(g, view);
 }
 
+/* What the group's objects need unless they say otherwise. */
+static unsigned group_demand(const struct mib_group *g)
+{
+	unsigned d = g->demand_now != NULL ? g->demand_now() : g->demand;
+
+	return d != 0 ? d : mib_group_sources(g);
+}
+
 unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len)
 {
 	const struct mib_object *o = NULL;
@@ -429,19 +437,16 @@ unsigned mib_demand_of(const struct mib_group *g, const oid *name, size_t len)
 
 	if (len > g->base_len && snmp_oid_compare(name, g->base_len, g->base, g->base_len) == 0)
 		o = find_object(g, name[g->base_len]);
-	d = o != NULL && o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : mib_group_sources(g);
+	d = o != NULL && o->demand != 0 ? o->demand : group_demand(g);
 	return d & MIB_DEMAND_NONE ? 0 : d;
 }
 
 unsigned mib_group_demand(const struct mib_group *g)
 {
-	unsigned d = 0;
+	unsigned d = 0, gd = group_demand(g);
 
-	for (size_t i = 0; i < g->nobjects; i++) {
-		const struct mib_object *o = &g->objects[i];
-
-		d |= o->demand != 0 ? o->demand : g->demand != 0 ? g->demand : mib_group_sources(g);
-	}
+	for (size_t i = 0; i < g->nobjects; i++)
+		d |= g->objects[i].demand != 0 ? g->objects[i].demand : gd;
 	return d & ~MIB_DEMAND_NONE;
 }
 

@@ -123,9 +123,9 @@ struct mib_group {
 			    netsnmp_request_info *requests);
 	/* For the published image (publish.c): the sources whose samples
 	 * change what this group serves besides .source, a bit per enum
-	 * source_index (none at all: it is encoded again at every tick;
-	 * mib_group_sources), and the least time between two encodings (0:
-	 * as often as its sources sample). */
+	 * source_index (none at all: it is encoded again at every tick,
+	 * unless it has .generation; mib_group_sources), and the least time
+	 * between two encodings (0: as often as its sources sample). */
 	unsigned sources;
 	uint32_t publish_min_ms;
 	/* The sources a read wakes when they are idle (sampler.h's demand);
@@ -133,6 +133,13 @@ struct mib_group {
 	 * thread goes on) for its next sample, so nobody is served rows
 	 * older than one interval. */
 	unsigned demand;
+	/* May be NULL. The demand as things stand now, in place of .demand,
+	 * for a group whose needs change while clustermond runs. */
+	unsigned (*demand_now)(void);
+	/* May be NULL. For a group published apart from its sources'
+	 * samples (.sources 0): its own count of changes, which the image
+	 * follows instead of encoding it again at every tick. */
+	uint64_t (*generation)(void);
 };
 
 /* The view one request or publication reads (mib_group.source's snapshot

@@ -295,6 +295,8 @@ static uint64_t generation(const struct mib_group *g)
 	struct source_stats st;
 	uint64_t gen = 0;
 
+	if (g->generation != NULL)
+		return g->generation();
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
 		if ((mib_group_sources(g) & (1u << i)) && sampler_stats(i, &st) == 0)
 			gen += st.samples;
@@ -350,7 +352,7 @@ static int publish_section(unsigned i, uint64_t now)
 	uint64_t gen = generation(s->g);
 	size_t len;
 
-	if (s->done && mib_group_sources(s->g) != 0 && gen == s->gen)
+	if (s->done && (mib_group_sources(s->g) != 0 || s->g->generation != NULL) && gen == s->gen)
 		return 0;
 	if (s->done && now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
 		return 0;
@@ -555,13 +557,14 @@ static void follow_demand(uint64_t now)
 	for (unsigned i = 0; i < P.layout.nsections; i++) {
 		struct section *s = &P.s[i];
 
-		if (s->demand == 0)
-			continue;
+		/* A group's needs may change (mib_group.demand_now): a section
+		 * that needs nothing now is offered, withdrawn or not before. */
+		s->demand = mib_group_demand(s->g);
 		if (live && d.reads[i] != s->reads) {
 			s->reads = d.reads[i];
 			s->read_ns = now;
 		}
-		if (live && (s->read_ns == now || (d.serving & (1u << i))))
+		if (s->demand != 0 && live && (s->read_ns == now || (d.serving & (1u << i))))
 			sampler_demand(s->demand, 0);
 		if (image_file_flags(P.f, i, section_flags(s, now)) != 0)
 			give_up("write a section's flags", 0, errno, now);

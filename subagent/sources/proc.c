@@ -193,9 +193,8 @@ static int proc_publish(struct proc_source *src, size_t followed)
 	snap->helper_fed = src->fed;
 	snap->agent_rss_kb = src->agent.rss_kb;
 	snap->agent = src->agent;
-	snap->exits = procexits_view(src);
-	snap->exits_exact = src->exits != NULL;
 	snapshot_publish(&proc_slot, &snap->hdr);
+	procexits_publish(src);
 	return 0;
 }
 
@@ -237,11 +236,12 @@ static int sample_with(struct proc_source *src, const struct helper_procs *hp, u
 }
 
 /* Nobody reads the table (sampler.h's demand): the exit ring is drained
- * all the same, or it would fill and refuse exits, and the log aged; what
- * it took is published with the next full sample. */
+ * all the same, or it would fill and refuse exits, the log aged and
+ * published: a reader of the log alone wakes nothing (mib/exits.c). */
 static int proc_sample_idle(void *ctx)
 {
 	procexits_poll(ctx, cm_clock_ns());
+	procexits_publish(ctx);
 	return 0;
 }
 

@@ -17,7 +17,9 @@
  * capability clustermond drops, and the helper already runs where exact
  * records are wanted.
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,6 +30,17 @@
 #define DRAIN_MAX 20000
 /* cgroup ids not known yet: the unified tree is walked again this often. */
 #define CGID_GAP_NS SEC_NS
+/* cgroups named lately, by id: a build farm's thousands of exits a second
+ * come from a few cgroups, each named once in a while rather than once an
+ * exit (a cgroup renamed shows under its new name within the while). */
+#define NAMES 64
+#define NAME_TTL_NS (10 * SEC_NS)
+
+struct exit_name {
+	uint64_t cgid, until_ns;
+	char cgroup[EXIT_CGROUP_MAX];
+	char workload[WORKLOAD_MAX];
+};
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -75,11 +88,33 @@ static void exit_status(struct exit_entry *e, uint32_t status)
 	e->exit_code = e->exit_signal ? -1 : (int32_t)((status >> 8) & 0xff);
 }
 
-static void from_record(struct proc_source *src, const struct cm_exit_rec *x,
-			struct exit_entry *e, uint64_t now)
+/* The path and workload of cgroup cgid into e. */
+static void name_cgroup(struct proc_source *src, uint64_t cgid, uint64_t now,
+			struct exit_entry *e)
 {
-	const struct proc_row *r;
+	struct exit_name *n;
 
+	if (src->names == NULL)
+		src->names = calloc(NAMES, sizeof(*src->names));
+	n = src->names != NULL ? &src->names[cgid % NAMES] : NULL;
+	if (n != NULL && n->cgid == cgid && now < n->until_ns) {
+		memcpy(e->cgroup, n->cgroup, sizeof(e->cgroup));
+		memcpy(e->workload, n->workload, sizeof(e->workload));
+		return;
+	}
+	cgid_map_path(src->cgids, src->root, cgid, now, e->cgroup, sizeof(e->cgroup));
+	workload_name(e->cgroup, e->workload, sizeof(e->workload));
+	if (n != NULL && e->cgroup[0] != '\0') { /* an unknown one is looked for again */
+		n->cgid = cgid;
+		n->until_ns = now + NAME_TTL_NS;
+		memcpy(n->cgroup, e->cgroup, sizeof(n->cgroup));
+		memcpy(n->workload, e->workload, sizeof(n->workload));
+	}
+}
+
+/* What the record says of the process, but for its names. */
+static void from_record(const struct cm_exit_rec *x, struct exit_entry *e)
+{
 	memset(e, 0, sizeof(*e));
 	e->pid = x->tgid;
 	e->ppid = x->ppid;
@@ -98,16 +133,25 @@ static void from_record(struct proc_source *src, const struct cm_exit_rec *x,
 	e->read_bytes = x->read_bytes;
 	e->write_bytes = x->write_bytes;
 	snprintf(e->comm, sizeof(e->comm), "%s", x->comm);
-	r = row_of(src, x->tgid, e->start_ms);
+}
+
+/* Its command line, cgroup and workload: from the record, or the table's
+ * row while it is the process's, or the cgroup's id. */
+static void name_entry(struct proc_source *src, const struct cm_exit_rec *x,
+		       struct exit_entry *e, uint64_t now)
+{
+	const struct proc_row *r = row_of(src, x->tgid, e->start_ms);
+
 	if (x->flags & CM_EXIT_HAS_ARGS)
 		spaced(e->cmdline, sizeof(e->cmdline), x->args, x->args_len);
 	else if (r != NULL)
 		snprintf(e->cmdline, sizeof(e->cmdline), "%s", r->cmdline);
-	if (r != NULL && r->cgroup[0] != '\0')
+	if (r != NULL && r->cgroup[0] != '\0') {
 		snprintf(e->cgroup, sizeof(e->cgroup), "%s", r->cgroup);
-	else
-		cgid_map_path(src->cgids, src->root, x->cgid, now, e->cgroup, sizeof(e->cgroup));
-	workload_name(e->cgroup, e->workload, sizeof(e->workload));
+		workload_name(e->cgroup, e->workload, sizeof(e->workload));
+	} else {
+		name_cgroup(src, x->cgid, now, e);
+	}
 }
 
 struct drain_ctx {
@@ -129,7 +173,10 @@ static void on_record(void *arg, const union exit_ring_rec *rec)
 	src->exit_seq_known = true;
 	if (rec->kind != CM_REC_EXIT || rec->exit.end_ns < src->exits_from_ns)
 		return;
-	from_record(src, &rec->exit, &e, d->now);
+	from_record(&rec->exit, &e);
+	/* One the filters refuse anyway is not named (exitlog_add counts it). */
+	if (exitlog_passes_unnamed(&src->exit_conf, &e))
+		name_entry(src, &rec->exit, &e, d->now);
 	exitlog_add(&src->exit_log, &src->exit_conf, &e, d->now);
 }
 
@@ -202,28 +249,66 @@ void procexits_gone(struct proc_source *src, const struct proc_row *r)
 	src->approx_logged = true;
 }
 
-struct exit_view *procexits_view(struct proc_source *src)
-{
-	if (src->exit_view == NULL || src->exit_log.changed ||
-	    src->exit_view->lost != src->exits_lost) {
-		struct exit_view *v = exitlog_view(&src->exit_log);
+static struct snapshot_slot exit_slot = SNAPSHOT_SLOT_INIT;
+/* The last published snapshot's exact, for readers that need no view. */
+static atomic_bool exact_now;
 
-		if (v == NULL)
-			return exit_view_ref(src->exit_view);
-		v->lost = src->exits_lost;
-		exit_view_drop(src->exit_view);
-		src->exit_view = v;
+bool proc_exits_exact(void)
+{
+	return atomic_load_explicit(&exact_now, memory_order_relaxed);
+}
+
+struct exit_snapshot *proc_exits_take(void)
+{
+	return (struct exit_snapshot *)snapshot_acquire(&exit_slot);
+}
+
+void proc_exits_drop(struct exit_snapshot *s)
+{
+	if (s != NULL)
+		snapshot_release(&exit_slot, &s->hdr);
+}
+
+static void exit_snapshot_destroy(struct snapshot *s)
+{
+	exit_view_drop(((struct exit_snapshot *)s)->log);
+	free(s);
+}
+
+void procexits_publish(struct proc_source *src)
+{
+	bool exact = src->exits != NULL;
+	struct exit_snapshot *snap;
+
+	if (src->exit_gen != 0 && !src->exit_log.changed && src->exit_pub_lost == src->exits_lost &&
+	    src->exit_pub_exact == exact)
+		return;
+	if ((snap = calloc(1, sizeof(*snap))) == NULL)
+		return;
+	if ((snap->log = exitlog_view(&src->exit_log)) == NULL) {
+		free(snap);
+		return;
 	}
-	return exit_view_ref(src->exit_view);
+	snap->log->lost = src->exits_lost;
+	snap->exact = exact;
+	snap->gen = ++src->exit_gen;
+	snap->hdr.refs = 1;
+	snap->hdr.destroy = exit_snapshot_destroy;
+	src->exit_pub_lost = src->exits_lost;
+	src->exit_pub_exact = exact;
+	atomic_store_explicit(&exact_now, exact, memory_order_relaxed);
+	snapshot_publish(&exit_slot, &snap->hdr);
 }
 
 void procexits_fini(struct proc_source *src)
 {
 	helper_exits_detach(src->exits);
 	src->exits = NULL;
-	exit_view_drop(src->exit_view);
-	src->exit_view = NULL;
+	snapshot_clear(&exit_slot);
+	atomic_store(&exact_now, false);
 	exitlog_free(&src->exit_log);
 	cgid_map_free(src->cgids);
 	src->cgids = NULL;
+	free(src->names);
+	src->names = NULL;
 }

@@ -109,7 +109,9 @@ struct proc_source {
 	/* the exit log (procexits.c) */
 	struct exit_conf exit_conf;
 	struct exitlog exit_log;
-	struct exit_view *exit_view;  /* the last published; shared while unchanged */
+	uint64_t exit_gen;            /* exit snapshots published (0: none yet) */
+	uint64_t exit_pub_lost;       /* the last one's lost and exact */
+	bool exit_pub_exact;
 	struct helper_exits *exits;   /* the helper's exit ring (NULL: approximate) */
 	uint64_t last_exits_try_ns;
 	uint64_t exit_seq;            /* the next record's expected seq */
@@ -118,6 +120,7 @@ struct proc_source {
 	uint64_t exits_from_ns;       /* records of exits before this are not logged */
 	bool approx_logged;           /* approximate entries since the ring went */
 	struct cgid_map *cgids;
+	struct exit_name *names;      /* cgroups named lately (procexits.c) */
 };
 
 /* procpids.c: the table of processes followed. */
@@ -150,10 +153,10 @@ int procfed_sample(struct proc_source *src, const struct helper_procs *hp, uint6
 /* procexits.c: the exit log. procexits_poll drains the helper's ring
  * (attaching it when due) and ages the log; procexits_gone logs a process
  * the table is about to forget, from its last row, when no ring feeds the
- * log; procexits_view is what proc_publish puts in the snapshot. */
+ * log; procexits_publish puts the log in exit_slot when it changed. */
 void procexits_poll(struct proc_source *src, uint64_t now);
 void procexits_gone(struct proc_source *src, const struct proc_row *r);
-struct exit_view *procexits_view(struct proc_source *src);
+void procexits_publish(struct proc_source *src);
 void procexits_fini(struct proc_source *src);
 
 #endif

@@ -349,7 +349,6 @@ static void snapshot_destroy(struct snapshot *s)
 	struct proc_snapshot *p = (struct proc_snapshot *)s;
 
 	retired_put(p->retired);
-	exit_view_drop(p->exits);
 	free(p->view);
 	free(p);
 }

@@ -113,8 +113,6 @@ struct proc_snapshot {
 	struct proc_retired *retired; /* what it keeps alive (proctab.h) */
 	const struct proc_row **view; /* with a filter: the rows it passes, else NULL */
 	const struct proc_top *top;   /* every row followed, ranked; NULL: none */
-	struct exit_view *exits;      /* the exit log (issue 43); NULL: none yet */
-	bool exits_exact;             /* from the helper's exit records */
 };
 
 /* Row i (0 .. nrows-1) in pid order: O(log chunks). */
@@ -203,6 +201,22 @@ extern const struct source_ops pcap_source_ops;
 
 extern const struct source_ops proc_source_ops;
 
+/* The exit log (issue 43), published by the proc source's thread apart
+ * from the process table: with the helper's exit ring, what it drains
+ * while the table sleeps (nobody reads it) is served all the same. */
+struct exit_snapshot {
+	struct snapshot hdr;
+	uint64_t gen;                 /* one more at each publication */
+	bool exact;                   /* from the helper's exit records */
+	struct exit_view *log;
+};
+
+/* The log's current snapshot (NULL before the first), and its end. */
+struct exit_snapshot *proc_exits_take(void);
+void proc_exits_drop(struct exit_snapshot *s);
+/* Whether the log is fed by the helper's exit ring now (any thread): a
+ * reader of it then needs no sample of the process table. */
+bool proc_exits_exact(void);
 
 extern const struct source_ops cpu_source_ops;
 extern const struct source_ops mem_source_ops;

@@ -3,7 +3,7 @@
 # 1,000 processes living 2-20 ms over 10 s each appear exactly once, with
 # the CPU time each measured of itself (getrusage at exit) and its exit
 # status; a poller that remembers the last index reads each entry once
-# across 10 polls; the log caps and ages out as exitLog says; malformed
+# across 10 polls, waking no source; the log caps and ages out as exitLog says; malformed
 # indexes get noSuchInstance and every instance walked answers a GET
 # through the fast path (clustermon.so); without the helper a process the
 # table saw is logged approximate; bad exitLog lines are refused with
@@ -12,7 +12,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
 need_helper
-plan 16
+plan 17
 EXITERS="$top_builddir/tests/system/exiters"
 PID_COL=$clusterMonProcExitPid
 
@@ -57,6 +57,9 @@ done
 wait "$gen"
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitLogged.0)\" -ge 1000 ]"
 poll
+# The reads so far were of the log alone: its ring is drained while the
+# process table sleeps, so they woke nothing.
+is "$(get "$clusterMonSourceEntry.9.3")" 3 "polling the log alone leaves the proc source idle(3)"
 n_self=$(wc -l <"$T/self")
 is "$n_self" 1000 "the 1,000 processes ran and wrote what they used"
 
@@ -151,7 +154,11 @@ check "age=4: the 20 newest were there ($before rows), and went when 4 s old ($w
 # Without the helper: a process the table saw is logged from its last
 # reading, approximate, with no exit status.
 stop_helper
-wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.2.1.1.8.3)\" = '\"scanner\"' ]"
+# With the helper, reading the log woke nothing (its ring is drained while
+# the process table sleeps); without it the log needs the table, and a
+# read of it wakes the table's source, now the scanner.
+wait_for 5 sh -c "snmpget -v2c -c public $TARGET $clusterMonProcExitLogged.0 >/dev/null;
+	[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $CM.2.1.1.8.3)\" = '\"scanner\"' ]"
 was=$(logged)
 "$EXITERS" 1 0 "${N}slow" "$T/self3" 1500 1500
 wait_for 5 sh -c "[ \"\$(snmpget -v2c -c public -On -Oqv $TARGET $clusterMonProcExitLogged.0)\" -gt $was ]"

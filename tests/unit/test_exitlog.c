@@ -119,6 +119,9 @@ static void test_filters(void)
 	ok(!exitlog_passes(&c, &idle), "nor one below minCpu");
 	ok(!exitlog_passes(&c, &other), "nor one whose name the glob refuses");
 	ok(!exitlog_passes(&c, &elsewhere), "nor one in another cgroup");
+	ok(exitlog_passes_unnamed(&c, &elsewhere) && !exitlog_passes_unnamed(&c, &other) &&
+	   !exitlog_passes_unnamed(&c, &short_life) && !exitlog_passes_unnamed(&c, &idle),
+	   "the filters that need no cgroup path refuse the same, but for the cgroup");
 	exitlog_init(&l);
 	exitlog_add(&l, &c, &other, MS);
 	exitlog_add(&l, &c, &a, MS);
@@ -128,7 +131,7 @@ static void test_filters(void)
 
 int main(void)
 {
-	plan(14);
+	plan(15);
 	test_cap_and_views();
 	test_age();
 	test_filters();
