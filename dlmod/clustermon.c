@@ -15,6 +15,14 @@
  * answers nothing and, at the next check, unregisters, so the subagent's
  * own registrations (if any) answer again.
  *
+ * A source nobody reads sleeps, so a section's rows may be older than one
+ * interval; the header says whether clustermond holds them fresh
+ * (core/image.h). A read of a section that is not held is delegated inside
+ * snmpd (snmpd goes on with other requests): the module writes a wake into
+ * its demand record at once and answers, from an alarm that looks at the
+ * image every POLL_US, when clustermond says the section holds samples
+ * taken since, or after CM_IMAGE_WAIT_MAX_MS with what the image has.
+ *
  * The image is untrusted input, and so is the file: whoever can write it
  * may cut, grow, replace or scribble over it at any moment. The module
  * never maps it (a load from a page cut away would be SIGBUS in snmpd): it
@@ -22,7 +30,8 @@
  * its own memory when the section's sequence number moved on
  * (core/image.c), and checks every count, offset and length against what
  * it read. A short read makes the image invalid until the file is replaced.
- * It only reads, on snmpd's one thread, and never writes. It opens only a
+ * It only reads, on snmpd's one thread, and writes nothing but its demand
+ * record (below), never waiting for either. It opens only a
  * regular file at the path itself (O_NOFOLLOW), owned by root or
  * clustermond's user (clustermonSnapshotOwner, default clustermon) and
  * writable by that owner alone, and holds at most CM_IMAGE_MAX_READER_BYTES
@@ -51,6 +60,12 @@
 #define DEFAULT_OWNER "clustermon"
 #define CHECK_SECONDS 1
 #define RETRY_NS 20000000 /* a deferred change of registrations: 20 ms */
+/* How often a delegated read looks whether its section was answered. */
+#define POLL_US 2000
+#define WAIT_MAX_NS ((uint64_t)CM_IMAGE_WAIT_MAX_MS * 1000000u)
+/* After a wait clustermond did not answer, the section is served as it is
+ * for this long, so a walk does not wait at every request. */
+#define GIVE_UP_NS 5000000000ull
 
 /*
  * snmpd's requests waiting for an AgentX subagent (libnetsnmpagent exports
@@ -74,6 +89,14 @@ static bool owner_ok(uid_t uid);
 static const uint32_t root[] = { CM_OID_clusterMonObjects };
 #define ROOT_LEN (sizeof(root) / sizeof(root[0]))
 
+/* A request delegated until its section holds samples newer than a wake. */
+struct waiter {
+	struct waiter *next;
+	netsnmp_delegated_cache *cache;
+	const struct cm_image_reg *r;   /* into M.reg: unchanged while it waits */
+	uint64_t wake_ns;
+};
+
 static struct {
 	char path[PATH_MAX];
 	char owner[64];
@@ -84,13 +107,21 @@ static struct {
 	struct cm_image_reg reg[CM_IMAGE_MAX_REGS];
 	netsnmp_handler_registration *handle[CM_IMAGE_MAX_REGS];
 	unsigned nregs;
-	int sec_of[CM_IMAGE_MAX_REGS];  /* each registration's section, or -1 */
-	uint64_t reads[CM_IMAGE_MAX_SECTIONS]; /* requests answered from each */
-	uint64_t beat;                  /* checks made: the demand record's beat */
+	/* The demand record (core/image.h): what it last said, and its file. */
+	struct cm_image_demand told;
+	uint64_t reads[CM_IMAGE_MAX_SECTIONS];   /* requests answered from each */
+	uint64_t wake_ns[CM_IMAGE_MAX_SECTIONS]; /* our last wake of each */
+	uint64_t gave_up_ns[CM_IMAGE_MAX_SECTIONS]; /* its last unanswered wait */
+	int demand_fd;
+	dev_t demand_dev;
+	ino_t demand_ino;
+	struct waiter *waiting;
+	unsigned poll;   /* the alarm of the waiting requests, 0 when none */
 	unsigned alarm;
 	unsigned retry;  /* the alarm of a deferred change, 0 when none */
 	bool told_big;   /* this file's too_big was logged */
-} M = { .path = DEFAULT_IMAGE, .owner = DEFAULT_OWNER, .fd = -1 };
+	bool told_demand; /* the demand file's refusal was logged */
+} M = { .path = DEFAULT_IMAGE, .owner = DEFAULT_OWNER, .fd = -1, .demand_fd = -1 };
 
 /* ------------------------------------------------------------ answers */
 
@@ -218,26 +249,164 @@ static void answer_bulk(const struct cm_image_reg *r, netsnmp_request_info *q)
 	}
 }
 
+static void serve(const struct cm_image_reg *r, int mode, netsnmp_request_info *requests,
+		  bool live)
+{
+	for (netsnmp_request_info *q = requests; q != NULL; q = q->next) {
+		if (q->processed)
+			continue;
+		if (mode == MODE_GET)
+			answer_get(r, q->requestvb, live);
+		else if (mode == MODE_GETNEXT && live)
+			answer_next(r, q->requestvb);
+		else if (mode == MODE_GETBULK && live)
+			answer_bulk(r, q);
+	}
+}
+
+/* ------------------------------------------------------------ waiting */
+
+static bool tell_demand(bool recheck);
+
+static int section_of(const struct cm_image_reg *r)
+{
+	return cm_image_reader_section_of(&M.r, r->oid, r->len);
+}
+
+/* Section k is not held fresh (core/image.h), and no wait for it went
+ * unanswered in the last GIVE_UP_NS. */
+static bool must_wait(int k, uint64_t now)
+{
+	return !cm_image_reader_held(&M.r, k, now) &&
+	       (M.gave_up_ns[k] == 0 || now - M.gave_up_ns[k] >= GIVE_UP_NS);
+}
+
+/* Completes a waiting request with what the image holds now; its session
+ * may have gone meanwhile (check_cache says). */
+static void finish(struct waiter *w, bool live)
+{
+	netsnmp_delegated_cache *c = netsnmp_handler_check_cache(w->cache);
+
+	if (c != NULL) {
+		for (netsnmp_request_info *q = c->requests; q != NULL; q = q->next)
+			q->delegated = 0;
+		serve(w->r, c->reqinfo->mode, c->requests, live);
+	}
+	netsnmp_free_delegated_cache(w->cache);
+	free(w);
+}
+
+/* Whether w can be answered now: its section holds samples newer than
+ * its wake, or the wait is over (then the section is served as it is for
+ * GIVE_UP_NS), or the image is not served. */
+static bool done_waiting(const struct waiter *w, bool live, uint64_t now)
+{
+	int k = live ? section_of(w->r) : -1;
+
+	if (k < 0 || cm_image_reader_answered(&M.r, k, w->wake_ns, now))
+		return true;
+	if (now - w->wake_ns < WAIT_MAX_NS)
+		return false;
+	M.gave_up_ns[k] = now;
+	return true;
+}
+
+/* Every POLL_US while requests wait: answers those whose time came. */
+static void poll_waiting(unsigned alarm, void *arg)
+{
+	uint64_t now = cm_clock_ns();
+	bool live = refresh(), any = false;
+	struct waiter **p = &M.waiting;
+
+	(void)alarm, (void)arg;
+	while (*p != NULL) {
+		struct waiter *w = *p;
+
+		if (!done_waiting(w, live, now)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		finish(w, live);
+		any = true;
+	}
+	if (M.waiting == NULL && M.poll != 0) {
+		snmp_alarm_unregister(M.poll);
+		M.poll = 0;
+	}
+	if (any)
+		netsnmp_check_outstanding_agent_requests();
+}
+
+/* Delegates the requests until section k holds samples newer than a
+ * wake: ours, written now into the demand record, or one that waits
+ * already. -1 when they must be answered now. */
+static int wait_for_sample(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+			   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests,
+			   int k, uint64_t now)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = POLL_US };
+	struct waiter *w;
+
+	if (M.wake_ns[k] == 0 || now - M.wake_ns[k] >= WAIT_MAX_NS ||
+	    cm_image_reader_answered(&M.r, k, M.wake_ns[k], now)) {
+		M.wake_ns[k] = now;
+		if (!tell_demand(false)) {
+			M.gave_up_ns[k] = now; /* nobody would hear it */
+			return -1;
+		}
+	}
+	if (M.poll == 0)
+		M.poll = snmp_alarm_register_hr(tv, SA_REPEAT, poll_waiting, NULL);
+	w = M.poll != 0 ? calloc(1, sizeof(*w)) : NULL;
+	if (w == NULL)
+		return -1;
+	w->cache = netsnmp_create_delegated_cache(h, reg, reqinfo, requests, NULL);
+	if (w->cache == NULL) {
+		free(w);
+		return -1;
+	}
+	w->r = h->myvoid;
+	w->wake_ns = M.wake_ns[k];
+	for (netsnmp_request_info *q = requests; q != NULL; q = q->next)
+		q->delegated = 1;
+	w->next = M.waiting;
+	M.waiting = w;
+	return 0;
+}
+
+/* Answers every waiting request now (the module goes). */
+static void finish_all(void)
+{
+	bool live = M.waiting != NULL && refresh();
+
+	while (M.waiting != NULL) {
+		struct waiter *w = M.waiting;
+
+		M.waiting = w->next;
+		finish(w, live);
+	}
+	if (M.poll != 0)
+		snmp_alarm_unregister(M.poll);
+	M.poll = 0;
+}
+
 static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct cm_image_reg *r = h->myvoid;
-	bool live;
+	uint64_t now = cm_clock_ns();
+	bool live = refresh();
+	int k = live ? section_of(r) : -1;
 
-	(void)reg;
-	live = refresh();
-	if (M.sec_of[r - M.reg] >= 0)
-		M.reads[M.sec_of[r - M.reg]]++;
-	for (netsnmp_request_info *q = requests; q != NULL; q = q->next) {
-		if (q->processed)
-			continue;
-		if (reqinfo->mode == MODE_GET)
-			answer_get(r, q->requestvb, live);
-		else if (reqinfo->mode == MODE_GETNEXT && live)
-			answer_next(r, q->requestvb);
-		else if (reqinfo->mode == MODE_GETBULK && live)
-			answer_bulk(r, q);
+	/* Objects a source keeps up on its own are no demand. */
+	if (k >= 0 && !(r->flags & CM_REG_QUIET)) {
+		M.reads[k]++;
+		if (must_wait(k, now) &&
+		    wait_for_sample(h, reg, reqinfo, requests, k, now) == 0)
+			return SNMP_ERR_NOERROR;
 	}
+	serve(r, reqinfo->mode, requests, live);
 	return SNMP_ERR_NOERROR;
 }
 
@@ -271,7 +440,6 @@ static void register_one(unsigned i)
 	if (reg == NULL)
 		return;
 	reg->handler->myvoid = &M.reg[i];
-	M.sec_of[i] = cm_image_reader_section_of(&M.r, M.reg[i].oid, M.reg[i].len);
 	if (netsnmp_register_handler(reg) == MIB_REGISTERED_OK)
 		M.handle[i] = reg;
 	else
@@ -288,41 +456,63 @@ static void retry_later(void)
 		M.retry = snmp_alarm_register_hr(tv, 0, check, NULL);
 }
 
-/* Its section's sources sleep (core/image.h): the subagent answers it. */
-static bool withdrawn(const struct cm_image_reg *r)
-{
-	int k = cm_image_reader_section_of(&M.r, r->oid, r->len);
-
-	return k >= 0 && (M.r.h.sec[k].flags & CM_SEC_WITHDRAWN) != 0;
-}
-
 /*
- * Tells clustermond what we serve and served (core/image.h's demand
- * record), in the file it made for that beside the image: only a regular
- * file (O_NOFOLLOW) owned as the image must be, never waiting (O_NONBLOCK
- * on a file that is no FIFO), and nothing read back.
+ * The demand record's file, made by clustermond beside the image: only a
+ * regular file (O_NOFOLLOW) owned as the image must be, opened without
+ * waiting (O_NONBLOCK on a file that is no FIFO) and kept open; recheck:
+ * opened again when the path names another file (at the 1 s check).
  */
-static void tell_demand(void)
+static bool demand_file(bool recheck)
 {
-	struct cm_image_demand d = { .magic = CM_IMAGE_DEMAND_MAGIC, .version = CM_IMAGE_VERSION };
 	char path[PATH_MAX + sizeof(CM_IMAGE_DEMAND_SUFFIX)];
 	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s%s", M.path, CM_IMAGE_DEMAND_SUFFIX);
+	if (M.demand_fd >= 0 && (!recheck || (lstat(path, &st) == 0 && st.st_dev == M.demand_dev &&
+					      st.st_ino == M.demand_ino)))
+		return true;
+	if (M.demand_fd >= 0)
+		close(M.demand_fd);
+	M.demand_fd = -1;
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0)
-		return;
-	d.beat = ++M.beat;
-	for (unsigned i = 0; i < M.nregs; i++)
-		if (M.handle[i] != NULL && M.sec_of[i] >= 0)
-			d.serving |= 1u << M.sec_of[i];
-	memcpy(d.reads, M.reads, sizeof(d.reads));
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && owner_ok(st.st_uid) &&
-	    pwrite(fd, &d, sizeof(d), 0) != (ssize_t)sizeof(d)) {
-		/* a full disk or a cut file: clustermond sees no reader, and withdraws */
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !owner_ok(st.st_uid)) {
+		close(fd);
+		return false;
 	}
-	close(fd);
+	M.demand_fd = fd;
+	M.demand_dev = st.st_dev;
+	M.demand_ino = st.st_ino;
+	memset(&M.told, 0, sizeof(M.told)); /* a new file: written whole */
+	return true;
+}
+
+/* Tells clustermond what we read and wait for (core/image.h's demand
+ * record) when it moved; nothing is read back. False when it could not
+ * be written. */
+static bool tell_demand(bool recheck)
+{
+	struct cm_image_demand d = { .magic = CM_IMAGE_DEMAND_MAGIC, .version = CM_IMAGE_VERSION };
+
+	memcpy(d.reads, M.reads, sizeof(d.reads));
+	memcpy(d.wake_ns, M.wake_ns, sizeof(d.wake_ns));
+	if (demand_file(recheck) && memcmp(&d, &M.told, sizeof(d)) == 0)
+		return true;
+	if (M.demand_fd < 0 || pwrite(M.demand_fd, &d, sizeof(d), 0) != (ssize_t)sizeof(d)) {
+		/* a full disk or a cut file: reads of sleeping sources get the
+		 * samples the image has */
+		if (!M.told_demand && M.fd >= 0)
+			snmp_log(LOG_WARNING, "clustermon.so: cannot write %s%s: reads of sources "
+				 "that sleep are served their last samples\n", M.path,
+				 CM_IMAGE_DEMAND_SUFFIX);
+		M.told_demand = true;
+		return false;
+	}
+	M.told = d;
+	M.told_demand = false;
+	return true;
 }
 
 /* Registers what a live image names, nothing while there is none. */
@@ -334,7 +524,7 @@ static void sync_registrations(bool live)
 	int nregs = live ? cm_image_reader_regs(&M.r, got) : 0;
 
 	for (int i = 0; i < nregs; i++)
-		if (under_root(&got[i]) && !withdrawn(&got[i]))
+		if (under_root(&got[i]))
 			want[n++] = got[i];
 	if (n == M.nregs && memcmp(want, M.reg, n * sizeof(want[0])) == 0)
 		return;
@@ -445,6 +635,7 @@ static void open_image(void)
 	M.dev = st.st_dev;
 	M.ino = st.st_ino;
 	M.told_big = false;
+	memset(M.gave_up_ns, 0, sizeof(M.gave_up_ns));
 	cm_image_reader_init(&M.r, read_fd, NULL);
 }
 
@@ -499,7 +690,7 @@ static void check(unsigned alarm, void *arg)
 	if (alarm != 0 && alarm == M.retry)
 		M.retry = 0; /* a one-shot alarm, gone once it ran */
 	sync_registrations(refresh());
-	tell_demand();
+	tell_demand(true);
 }
 
 static void parse_owner(const char *token, char *line)
@@ -540,8 +731,13 @@ void deinit_clustermon(void)
 	if (M.retry != 0)
 		snmp_alarm_unregister(M.retry);
 	M.retry = 0;
+	finish_all();
+	netsnmp_check_outstanding_agent_requests();
 	unregister_all();
 	close_image();
+	if (M.demand_fd >= 0)
+		close(M.demand_fd);
+	M.demand_fd = -1;
 	unregister_config_handler("snmpd", "clustermonSnapshot");
 	unregister_config_handler("snmpd", "clustermonSnapshotOwner");
 }

@@ -476,9 +476,32 @@ int cm_image_demand_check(const void *buf, size_t len, struct cm_image_demand *o
 	if (memcmp(out->magic, CM_IMAGE_DEMAND_MAGIC, sizeof(out->magic)) != 0 ||
 	    out->version != CM_IMAGE_VERSION)
 		return -1;
-	if (CM_IMAGE_MAX_SECTIONS < 32)
-		out->serving &= (1u << CM_IMAGE_MAX_SECTIONS) - 1;
 	return 0;
+}
+
+bool cm_image_reader_held(const struct cm_image_reader *r, int sec, uint64_t now_ns)
+{
+	const struct cm_image_section *s;
+
+	if (!r->valid || sec < 0 || (uint32_t)sec >= r->h.nsections)
+		return false;
+	s = &r->h.sec[sec];
+	return !(s->flags & CM_SEC_ASLEEP) && now_ns < s->held_ns;
+}
+
+bool cm_image_reader_answered(const struct cm_image_reader *r, int sec, uint64_t wake_ns,
+			      uint64_t now_ns)
+{
+	const struct cm_image_section *s;
+
+	if (cm_image_reader_held(r, sec, now_ns))
+		return true;
+	if (!r->valid || sec < 0 || (uint32_t)sec >= r->h.nsections)
+		return false;
+	s = &r->h.sec[sec];
+	/* The time is the writer's, taken after it read the wake: never
+	 * earlier than the reader's for the same wake. */
+	return !(s->flags & CM_SEC_ASLEEP) && s->fresh_ns >= wake_ns && s->fresh_ns <= now_ns;
 }
 
 /* The section's record as the file holds it now. */

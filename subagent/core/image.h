@@ -44,9 +44,11 @@
 #include <stdint.h>
 
 #define CM_IMAGE_MAGIC "CMIMAGE\0"
-/* 3: sections carry flags (CM_SEC_WITHDRAWN), which a reader of 2 would
- * not honour. */
-#define CM_IMAGE_VERSION 3u
+/* 4: a section says whether its rows are held fresh (flags CM_SEC_ASLEEP,
+ * held_ns, fresh_ns), a registration whether reading it is demand, and
+ * the demand record carries wakes: a reader of 3 would serve a sleeping
+ * section's old rows without waking it. */
+#define CM_IMAGE_VERSION 4u
 /* Bytes of a section's data one sequence number covers. */
 #define CM_IMAGE_CHUNK 4096u
 #define CM_IMAGE_MAX_SECTIONS 16u
@@ -69,29 +71,50 @@
 
 enum cm_image_state { CM_IMAGE_LIVE = 1, CM_IMAGE_STOPPED = 2, CM_IMAGE_SUPERSEDED = 3 };
 
-/* cm_image_section.flags. WITHDRAWN: a source behind the section sleeps
- * (nobody read it lately) or is about to: a reader unregisters the
- * section's subtrees at its next check, so reads reach the subagent, which
- * wakes the source and answers from its next sample. */
-#define CM_SEC_WITHDRAWN 1u
+/*
+ * Sources that sleep. A source nobody reads takes no samples, so a
+ * section's rows may be older than one interval. The writer says per
+ * section whether it vouches for them: held_ns (CLOCK_MONOTONIC, the same
+ * clock on both sides of one host) is when its hold on the section's
+ * sources ends (UINT64_MAX: they never sleep; 0: not held), and
+ * CM_SEC_ASLEEP in flags is set while one of them sleeps or has not
+ * sampled since it woke. A reader serves a section at once while it is
+ * held and not asleep (cm_image_reader_held). Otherwise it writes a wake
+ * into the demand record below and waits, without blocking its own
+ * process, until the writer answers that wake: fresh_ns, the writer's time
+ * when it took the wake, is stored once every source behind the section
+ * has sampled since (or was sampling then) and the section holds those
+ * samples; so fresh_ns >= the reader's wake time answers it
+ * (cm_image_reader_answered). A reader waits CM_IMAGE_WAIT_MAX_MS at most
+ * and then serves what the image has.
+ */
+#define CM_SEC_ASLEEP 1u
+#define CM_IMAGE_WAIT_MAX_MS 500u
+
+/* cm_image_reg.flags. QUIET: the objects are served from what the writer
+ * keeps up on its own (a source's always-on part): reading them wakes
+ * nothing, waits for nothing and is not counted as a read. */
+#define CM_REG_QUIET 1u
 
 /*
- * Demand, the other way: the reader tells the writer what it serves, in a
+ * Demand, the other way: the reader tells the writer what it read, in a
  * file beside the image (its path + CM_IMAGE_DEMAND_SUFFIX) that the writer
  * makes, owned by the writer, writable by the reader's group. The reader
- * rewrites it whole at each check; the writer reads it as untrusted input:
- * the most a liar can do is keep sources sampling, as they would on a
- * timer. serving is written after the registrations change, within one
- * check, so a section is never served without its bit.
+ * rewrites it whole when a count moved (at most once a second) and at once
+ * when it waits for a section; the writer reads it as untrusted input: the
+ * most a liar can do is keep sources sampling, as they would on a timer,
+ * or wake them.
  */
 #define CM_IMAGE_DEMAND_SUFFIX ".demand"
 #define CM_IMAGE_DEMAND_MAGIC "CMDEMND\0"
 struct cm_image_demand {
 	char magic[8];
 	uint32_t version;      /* CM_IMAGE_VERSION */
-	uint32_t serving;      /* bit i: section i registered and answered */
-	uint64_t beat;         /* moves at each check of the reader's */
+	uint32_t pad;
 	uint64_t reads[CM_IMAGE_MAX_SECTIONS]; /* requests answered from each */
+	/* The reader's CLOCK_MONOTONIC when it last began to wait for each
+	 * section's fresh sample (0: never): a change is a wake. */
+	uint64_t wake_ns[CM_IMAGE_MAX_SECTIONS];
 };
 /* 0 when buf[0..len) is a demand record this version writes, else -1. */
 int cm_image_demand_check(const void *buf, size_t len, struct cm_image_demand *out);
@@ -111,6 +134,8 @@ struct cm_image_section {
 	uint64_t off;       /* the data area, from the start of the file */
 	uint64_t seqs_off;  /* u32 per chunk of the data area: the section's
 			     * seq when it was last written, odd while it is */
+	uint64_t held_ns;   /* see "Sources that sleep" above */
+	uint64_t fresh_ns;
 };
 
 /* A subtree the reader may register: read-only objects only, so SETs and
@@ -118,6 +143,7 @@ struct cm_image_section {
 struct cm_image_reg {
 	uint32_t kind;      /* enum cm_image_reg_kind */
 	uint32_t min_col, max_col; /* CM_REG_TABLE */
+	uint32_t flags;     /* CM_REG_QUIET */
 	uint32_t len;
 	uint32_t oid[CM_IMAGE_MAX_OID];
 };
@@ -250,6 +276,14 @@ int cm_image_reader_regs(struct cm_image_reader *r, struct cm_image_reg *out);
 bool cm_image_reader_fresh(const struct cm_image_reader *r, uint64_t now_ns);
 /* The section whose base is a prefix of oid[0..len), or -1. */
 int cm_image_reader_section_of(const struct cm_image_reader *r, const uint32_t *oid, size_t len);
+/* Section sec's rows are no older than one interval until after now: the
+ * writer holds its sources and none sleeps (false for a section the
+ * header does not have). */
+bool cm_image_reader_held(const struct cm_image_reader *r, int sec, uint64_t now_ns);
+/* The writer answered a wake the reader wrote at wake_ns: the section
+ * holds samples taken since, or is held. */
+bool cm_image_reader_answered(const struct cm_image_reader *r, int sec, uint64_t wake_ns,
+			      uint64_t now_ns);
 /* The instance name exactly (GET), from the copy of its section, which is
  * first brought up to date if the file's moved on. */
 enum cm_image_find cm_image_reader_get(struct cm_image_reader *r, const uint32_t *name,

@@ -13,6 +13,12 @@
  * is the SNMP thread's). A group is encoded again only when one of its
  * sources sampled since. Groups with read-create tables stay with the
  * subagent: their rows change by SET.
+ *
+ * Reads through the module are demand (sampler.h): the module's record
+ * beside the image says what it read and which sections it waits for; an
+ * inotify watch wakes this thread when it is written. The header tells the
+ * module per section whether its rows are held fresh, and when a section
+ * it waits for holds samples taken since its wake (core/image.h).
  */
 #include "group.h"
 #include "mib.h"
@@ -22,10 +28,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,13 +51,13 @@
 /* Readers stop serving after two ticks without a beat, but never sooner
  * than a second: a busy SNMP thread must not make the values vanish. */
 #define STALE_FLOOR_MS 500u
-/* A section nobody read through the fast path for this long is withdrawn
- * from it (section_flags); a reader whose beat stood still this long is
- * gone. */
-#define WITHDRAW_NS (5ull * 1000000000u)
-#define READER_LIVE_NS (3ull * 1000000000u)
-/* Past the reader's next check and the sources' hold (sampler.h). */
-#define OFFER_AGAIN_NS ((SOURCE_DEMAND_MIN_MS + 2000ull) * 1000000u)
+/* How long a read through the reader holds its section's sources
+ * sampling (sampler_demand's at_least): the section is held as long. */
+#define HOLD_NS ((uint64_t)SOURCE_DEMAND_MIN_MS * 1000000u)
+/* How often we look while a reader waits for a woken section's sample;
+ * after CM_IMAGE_WAIT_MAX_MS the reader has stopped waiting, and so do we. */
+#define WAKE_POLL_NS 2000000ull
+#define WAKE_MAX_NS ((uint64_t)CM_IMAGE_WAIT_MAX_MS * 1000000u)
 #define IDLE_TICK_MS 250u
 /* How often the SNMP thread passes the configured path on. */
 #define FOLLOW_MS 1000u
@@ -61,8 +69,10 @@ struct section {
 	const struct mib_group *g;
 	unsigned demand;    /* the sources its objects need (mib_group_demand) */
 	uint64_t reads;     /* the reader's count of requests it answered from it */
-	uint64_t read_ns;   /* when that last moved, or the section was woken */
-	bool was_asleep;
+	uint64_t wake_seen; /* the reader's last wake of it */
+	uint64_t woke_ns;   /* when we took a wake not answered yet; 0: none */
+	uint64_t fresh_ns;  /* the last wake answered (core/image.h) */
+	uint64_t held_until; /* our hold on its sources ends */
 	struct cm_isec b;   /* the section's data, kept up to date by change */
 	/* each table's view generation the section holds (0: none known) */
 	uint64_t since[MAX_OBJECTS];
@@ -83,21 +93,28 @@ static struct {
 	bool complained, announced;
 	char path[PATH_MAX];                /* the publisher's: where it publishes */
 	int demand_fd;                      /* the image's demand file, or -1 */
+	int watch;                          /* an inotify watch on it, or -1 */
+	bool asked;                         /* the watch fired: read it */
 	char demand_of[PATH_MAX];           /* the image it was opened for */
-	uint64_t reader_beat, reader_beat_ns;
+	/* Sources that slept and have not sampled since (their samples then):
+	 * what a section of theirs holds may be older than an interval. */
+	bool stale[SOURCE_LAST + 1];
+	uint64_t idle_at[SOURCE_LAST + 1];
+	int kick;                           /* eventfd: publish_stop wakes us */
 	/* Shared with the SNMP thread, under lock. */
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
 	char want[PATH_MAX];                /* "" for none */
 	bool stop, running;
 	pthread_t thread;
 	unsigned alarm;                     /* the SNMP thread's FOLLOW_MS timer */
-} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .demand_fd = -1 };
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .demand_fd = -1, .watch = -1, .kick = -1 };
+
+static void close_demand(void);
 
 /* ------------------------------------------------------------ layout */
 
 static void add_reg(uint32_t kind, const struct mib_group *g, const uint32_t *tail,
-		    size_t tail_len, unsigned min_col, unsigned max_col)
+		    size_t tail_len, unsigned min_col, unsigned max_col, uint32_t flags)
 {
 	struct cm_image_reg *r;
 
@@ -107,6 +124,7 @@ static void add_reg(uint32_t kind, const struct mib_group *g, const uint32_t *ta
 	}
 	r = &P.layout.reg[P.layout.nregs++];
 	r->kind = kind;
+	r->flags = flags;
 	r->min_col = min_col;
 	r->max_col = max_col;
 	r->len = (uint32_t)(g->base_len + tail_len);
@@ -115,26 +133,38 @@ static void add_reg(uint32_t kind, const struct mib_group *g, const uint32_t *ta
 	memcpy(r->oid + g->base_len, tail, tail_len * sizeof(uint32_t));
 }
 
+/* Reading the object wakes no source (MIB_DEMAND_NONE): CM_REG_QUIET. */
+static uint32_t reg_flags(const struct mib_group *g, const struct mib_object *o)
+{
+	oid name[MAX_OID_LEN];
+
+	if (g->base_len >= MAX_OID_LEN)
+		return 0;
+	memcpy(name, g->base, g->base_len * sizeof(oid));
+	name[g->base_len] = o->arc;
+	return mib_demand_of(g, name, g->base_len + 1) == 0 ? CM_REG_QUIET : 0;
+}
+
 /* The read-only objects of a group as subtrees a reader may register. */
 static void add_regs(const struct mib_group *g)
 {
 	for (size_t i = 0; i < g->nobjects; i++) {
 		const struct mib_object *o = &g->objects[i];
 		const struct mib_table *t = o->table;
-		uint32_t tail[3] = { o->arc, 1, 0 };
+		uint32_t tail[3] = { o->arc, 1, 0 }, flags = reg_flags(g, o);
 
 		if (t != NULL && t->read_create)
 			continue;
 		if (t == NULL) {
 			if (o->setter == NULL)
-				add_reg(CM_REG_SCALAR, g, tail, 1, 0, 0);
+				add_reg(CM_REG_SCALAR, g, tail, 1, 0, 0, flags);
 		} else if (t->writable_col == 0) {
-			add_reg(CM_REG_TABLE, g, tail, 1, t->min_col, t->max_col);
+			add_reg(CM_REG_TABLE, g, tail, 1, t->min_col, t->max_col, flags);
 		} else {
 			for (unsigned c = t->min_col; c <= t->max_col; c++) {
 				tail[2] = c;
 				if (c != t->writable_col)
-					add_reg(CM_REG_COLUMN, g, tail, 3, 0, 0);
+					add_reg(CM_REG_COLUMN, g, tail, 3, 0, 0, flags);
 			}
 		}
 	}
@@ -346,7 +376,9 @@ static int write_section(unsigned i, size_t len, uint64_t now)
 	return 0;
 }
 
-static int publish_section(unsigned i, uint64_t now)
+/* The section again when its sources sampled since (and publish_min_ms
+ * passed, unless a reader waits for it). */
+static int publish_section(unsigned i, uint64_t now, bool waited_for)
 {
 	struct section *s = &P.s[i];
 	uint64_t gen = generation(s->g);
@@ -354,7 +386,8 @@ static int publish_section(unsigned i, uint64_t now)
 
 	if (s->done && (mib_group_sources(s->g) != 0 || s->g->generation != NULL) && gen == s->gen)
 		return 0;
-	if (s->done && now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
+	if (s->done && !waited_for &&
+	    now - s->last_ns < (uint64_t)s->g->publish_min_ms * 1000000u)
 		return 0;
 	len = encode_group(s);
 	if (!s->done) /* a new file: every chunk goes */
@@ -433,6 +466,10 @@ static void verify(uint64_t now)
 	if (now < P.verify_at)
 		return;
 	P.verify_at = now + VERIFY_NS;
+	/* Removed or replaced, the demand file is made again (its watch
+	 * would hear nothing more). */
+	if (P.demand_fd >= 0 && !image_demand_same(P.demand_fd, P.demand_of))
+		close_demand();
 	if (image_file_intact(P.f))
 		return;
 	logq_printf(LOG_WARNING, "clustermond: snapshotFile %s: changed by another process; "
@@ -463,7 +500,7 @@ static void follow_path(uint64_t now)
 
 /* The fastest source that samples; IDLE_TICK_MS while every one sleeps
  * (the heartbeat, which readers wait for two ticks and at least a second,
- * and the demand file still need a tick). */
+ * still needs a tick; and the demand file one when it has no watch). */
 static uint32_t fastest_interval(void)
 {
 	uint32_t ms = IDLE_TICK_MS;
@@ -478,21 +515,7 @@ static uint32_t fastest_interval(void)
 
 /* ------------------------------------------------------------ demand */
 
-/* Any source behind the section asleep (sampler.h): its rows may be older
- * than an interval. */
-static bool asleep(unsigned demand)
-{
-	struct source_stats st;
-
-	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if ((demand & (1u << i)) && sampler_stats(i, &st) == 0 &&
-		    st.state == SOURCE_STATE_IDLE)
-			return true;
-	return false;
-}
-
-/* Every source behind the section samples on its timer: it never sleeps,
- * and nothing is gained by withdrawing the section. */
+/* Every source behind the section samples on its timer: it never sleeps. */
 static bool pinned(unsigned demand)
 {
 	struct source_stats st;
@@ -504,83 +527,182 @@ static bool pinned(unsigned demand)
 	return true;
 }
 
-/* Withdrawn from the reader while a source of it sleeps, and once nobody
- * read it through the reader for WITHDRAW_NS: then the reader steps aside,
- * its hold on the sources goes, and the next read reaches the subagent
- * and wakes them. A section just woken gets WITHDRAW_NS to be registered
- * and read again; so does one whose sources are still awake OFFER_AGAIN_NS
- * after it was withdrawn (AgentX reads or a threshold hold them, not the
- * reader), or it would stay with the subagent for as long as they do. */
-static uint32_t section_flags(struct section *s, uint64_t now)
+/* Which sources slept and have not sampled since, as seen from here. */
+static void observe_sources(void)
 {
-	if (s->demand == 0 || pinned(s->demand))
-		return 0;
-	if (asleep(s->demand)) {
-		s->was_asleep = true;
-		return CM_SEC_WITHDRAWN;
+	struct source_stats st;
+
+	for (unsigned i = sampler_next(0); i != 0; i = sampler_next(i)) {
+		if (sampler_stats(i, &st) != 0)
+			continue;
+		if (st.state == SOURCE_STATE_IDLE) {
+			P.stale[i] = true;
+			P.idle_at[i] = st.samples;
+		} else if (P.stale[i] && st.samples != P.idle_at[i]) {
+			P.stale[i] = false;
+		}
 	}
-	if (s->was_asleep || now - s->read_ns > WITHDRAW_NS + OFFER_AGAIN_NS) {
-		s->was_asleep = false;
-		s->read_ns = now;
-	}
-	return now - s->read_ns > WITHDRAW_NS ? CM_SEC_WITHDRAWN : 0;
 }
 
-/* The reader's record, when one alive (its beat moved lately) wrote it. */
-static bool reader_says(uint64_t now, struct cm_image_demand *d)
+static bool stale(unsigned demand)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if ((demand & (1u << i)) && P.stale[i])
+			return true;
+	return false;
+}
+
+/* The reader read the section or waits for it: its sources sample for
+ * HOLD_NS from now; those that slept are stale until they sampled. */
+static void hold(struct section *s, uint64_t now)
+{
+	uint64_t before[SOURCE_LAST + 1] = { 0 };
+	unsigned woken;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if (s->demand & (1u << i))
+			before[i] = sampler_samples(i);
+	woken = sampler_demand(s->demand, HOLD_NS);
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if ((woken & (1u << i)) && !P.stale[i]) {
+			P.stale[i] = true;
+			P.idle_at[i] = before[i];
+		}
+	s->held_until = now + HOLD_NS;
+}
+
+static void close_demand(void)
+{
+	if (P.demand_fd >= 0)
+		close(P.demand_fd);
+	if (P.watch >= 0)
+		close(P.watch);
+	P.demand_fd = P.watch = -1;
+}
+
+/* The demand file of the image we publish, and a watch on it (without
+ * one, it is read at every tick). */
+static void open_demand(void)
 {
 	const char *path = image_file_path(P.f);
 
-	if (P.demand_fd < 0 || strcmp(P.demand_of, path) != 0) {
-		if (P.demand_fd >= 0)
-			close(P.demand_fd);
-		P.demand_fd = image_demand_open(path);
-		snprintf(P.demand_of, sizeof(P.demand_of), "%s", path);
-	}
-	if (P.demand_fd < 0 || image_demand_read(P.demand_fd, d) != 0)
-		return false;
-	if (d->beat != P.reader_beat) {
-		P.reader_beat = d->beat;
-		P.reader_beat_ns = now;
-	}
-	return now - P.reader_beat_ns < READER_LIVE_NS;
+	if (P.demand_fd >= 0 && strcmp(P.demand_of, path) == 0)
+		return;
+	close_demand();
+	P.demand_fd = image_demand_open(path);
+	if (P.demand_fd >= 0)
+		P.watch = image_demand_watch(path);
+	snprintf(P.demand_of, sizeof(P.demand_of), "%s", path);
+	P.asked = true; /* written before the watch began */
 }
 
-/* What the fast path served is demand like any AgentX read: sections it
- * answered from, and those it has registered (it may answer from them
- * any moment), keep their sources sampling. */
-static void follow_demand(uint64_t now)
+/*
+ * What the fast path read is demand like any AgentX read: a section whose
+ * count moved holds its sources sampling. A wake (the reader waits for a
+ * section it found not held) is answered once its sources sampled and the
+ * section holds their samples (publish_sections).
+ */
+static void follow_reader(uint64_t now)
 {
 	struct cm_image_demand d;
-	bool live = reader_says(now, &d);
 
+	open_demand();
+	if (P.watch >= 0 && !P.asked)
+		return;
+	P.asked = false;
+	if (P.demand_fd < 0 || image_demand_read(P.demand_fd, &d) != 0)
+		return;
 	for (unsigned i = 0; i < P.layout.nsections; i++) {
 		struct section *s = &P.s[i];
+		bool read = d.reads[i] != s->reads, wake = d.wake_ns[i] != s->wake_seen;
 
-		/* A group's needs may change (mib_group.demand_now): a section
-		 * that needs nothing now is offered, withdrawn or not before. */
-		s->demand = mib_group_demand(s->g);
-		if (live && d.reads[i] != s->reads) {
-			s->reads = d.reads[i];
-			s->read_ns = now;
-		}
-		if (s->demand != 0 && live && (s->read_ns == now || (d.serving & (1u << i))))
-			sampler_demand(s->demand, 0);
-		if (image_file_flags(P.f, i, section_flags(s, now)) != 0)
-			give_up("write a section's flags", 0, errno, now);
-		if (P.f == NULL)
-			return;
+		s->reads = d.reads[i];
+		s->wake_seen = d.wake_ns[i];
+		if (s->demand == 0 || !(read || wake))
+			continue;
+		hold(s, now);
+		if (wake)
+			s->woke_ns = now;
 	}
+}
+
+/* Tells readers whether section i is held (core/image.h). */
+static int tell(unsigned i, uint64_t now)
+{
+	struct section *s = &P.s[i];
+	uint32_t flags = 0;
+	uint64_t held = UINT64_MAX;
+
+	if (s->demand != 0 && !pinned(s->demand)) {
+		flags = stale(s->demand) ? CM_SEC_ASLEEP : 0;
+		held = flags != 0 || s->woke_ns != 0 ? 0 : s->held_until;
+	}
+	if (image_file_state(P.f, i, flags, held, s->fresh_ns) == 0)
+		return 0;
+	give_up("write a section's state", 0, errno, now);
+	return -1;
+}
+
+/* A wake waits for section i: answered (fresh_ns) once no source of it is
+ * stale and its encoding holds their samples; dropped once its reader
+ * stopped waiting. */
+static int answer_wake(unsigned i, uint64_t now)
+{
+	struct section *s = &P.s[i];
+	uint64_t gen;
+
+	if (now - s->woke_ns > WAKE_MAX_NS) {
+		s->woke_ns = 0;
+		return 0;
+	}
+	if (stale(s->demand))
+		return 0;
+	gen = generation(s->g);
+	if (publish_section(i, now, true) != 0)
+		return -1;
+	if (s->done && s->gen >= gen) {
+		s->fresh_ns = s->woke_ns;
+		s->woke_ns = 0;
+	}
+	return 0;
+}
+
+/* Publishes the sections (all of them on the tick, else only those a
+ * wake waits for) and tells readers which are held. */
+static int publish_sections(uint64_t now, bool all)
+{
+	/* A group's needs may change (mib_group.demand_now). */
+	for (unsigned i = 0; i < P.layout.nsections; i++)
+		P.s[i].demand = mib_group_demand(P.s[i].g);
+	observe_sources();
+	follow_reader(now);
+	for (unsigned i = 0; i < P.layout.nsections; i++) {
+		struct section *s = &P.s[i];
+		bool waits = s->woke_ns != 0;
+
+		if (waits && answer_wake(i, now) != 0)
+			return -1;
+		if (all && publish_section(i, now, false) != 0)
+			return -1;
+		if ((all || waits || stale(s->demand)) && tell(i, now) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A wake waits for its sources' samples. */
+static bool waking(void)
+{
+	for (unsigned i = 0; i < P.layout.nsections; i++)
+		if (P.s[i].woke_ns != 0)
+			return true;
+	return false;
 }
 
 /* Publishes what changed into a committed file, then beats. */
 static void publish_all(uint64_t now, uint32_t floor)
 {
-	for (unsigned i = 0; i < P.layout.nsections; i++)
-		if (publish_section(i, now) != 0)
-			return;
-	follow_demand(now);
-	if (P.f == NULL)
+	if (publish_sections(now, true) != 0 || P.f == NULL)
 		return;
 	if (image_file_commit(P.f) != 0) {
 		give_up("rename the image into place", 0, errno, now);
@@ -613,40 +735,48 @@ static void tick(uint64_t now)
 		publish_all(now, floor);
 }
 
-/* Sleeps until deadline (cm_clock_ns) or publish_stop; false on stop.
- * Called and returns with P.lock held. */
+/* Sleeps until deadline (cm_clock_ns), the reader's record is written,
+ * or publish_stop; false on stop. */
 static bool sleep_until(uint64_t deadline)
 {
-	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000u),
-			       .tv_nsec = (long)(deadline % 1000000000u) };
+	struct pollfd fds[2] = { { .fd = P.kick, .events = POLLIN },
+				 { .fd = P.watch, .events = POLLIN } };
+	uint64_t now = cm_clock_ns(), left = deadline > now ? deadline - now : 0;
+	struct timespec ts = { .tv_sec = (time_t)(left / 1000000000u),
+			       .tv_nsec = (long)(left % 1000000000u) };
+	bool stop;
 
-	while (!P.stop && cm_clock_ns() < deadline)
-		if (pthread_cond_timedwait(&P.wake, &P.lock, &ts) == ETIMEDOUT)
-			break;
-	return !P.stop;
+	if (ppoll(fds, 2, &ts, NULL) > 0 && (fds[1].revents & POLLIN))
+		P.asked |= image_demand_drain(P.watch);
+	pthread_mutex_lock(&P.lock);
+	stop = P.stop;
+	pthread_mutex_unlock(&P.lock);
+	return !stop;
 }
 
 /* cm-publish: a tick at the fastest source's interval, on a fixed grid so
- * the rate does not drift; a late tick is not made up for. */
+ * the rate does not drift (a late tick is not made up for); between ticks,
+ * at once when the reader's record is written, and every WAKE_POLL_NS
+ * while a wake waits for its samples, only what a wake needs. */
 static void *publisher(void *arg)
 {
-	uint64_t due = cm_clock_ns();
+	uint64_t due = cm_clock_ns(), until;
 
 	(void)arg;
-	pthread_mutex_lock(&P.lock);
 	do {
-		uint64_t now;
+		uint64_t now = cm_clock_ns();
 
-		pthread_mutex_unlock(&P.lock);
-		now = cm_clock_ns();
-		tick(now);
-		due += (uint64_t)P.tick_ms * 1000000u;
-		now = cm_clock_ns();
-		if (due < now)
-			due = now;
-		pthread_mutex_lock(&P.lock);
-	} while (sleep_until(due));
-	pthread_mutex_unlock(&P.lock);
+		if (now >= due) {
+			tick(now);
+			due += (uint64_t)P.tick_ms * 1000000u;
+			now = cm_clock_ns();
+			if (due < now)
+				due = now;
+		} else if (P.f != NULL) {
+			publish_sections(now, false);
+		}
+		until = waking() && now + WAKE_POLL_NS < due ? now + WAKE_POLL_NS : due;
+	} while (sleep_until(until));
 	return NULL;
 }
 
@@ -663,26 +793,20 @@ static void pass_path(unsigned reg, void *arg)
 
 static int start_thread(void)
 {
-	pthread_condattr_t ca;
 	sigset_t all, old;
 	int rc;
 
-	/* The wait is on cm_clock_ns's clock (CLOCK_MONOTONIC). */
-	if (pthread_condattr_init(&ca) != 0)
-		return -1;
-	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_cond_init(&P.wake, &ca);
-	pthread_condattr_destroy(&ca);
-	if (rc != 0)
-		return rc;
+	P.kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (P.kick < 0)
+		return errno;
 	/* Signals belong to the SNMP thread, whose loop handles them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&P.thread, NULL, publisher, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		pthread_cond_destroy(&P.wake);
+		close(P.kick);
+		P.kick = -1;
 		return rc;
 	}
 	pthread_setname_np(P.thread, "cm-publish");
@@ -717,17 +841,18 @@ void publish_stop(void)
 		snmp_alarm_unregister(P.alarm);
 	pthread_mutex_lock(&P.lock);
 	P.stop = true;
-	pthread_cond_broadcast(&P.wake);
 	pthread_mutex_unlock(&P.lock);
+	if (eventfd_write(P.kick, 1) != 0) {
+		/* cannot fail below the counter's limit */
+	}
 	pthread_join(P.thread, NULL);
-	pthread_cond_destroy(&P.wake);
+	close(P.kick);
 	image_file_close(P.f);
-	if (P.demand_fd >= 0)
-		close(P.demand_fd);
+	close_demand();
 	cm_image_enc_free(&P.enc);
 	for (unsigned i = 0; i < CM_IMAGE_MAX_SECTIONS; i++)
 		cm_isec_free(&P.s[i].b);
 	memset(&P, 0, sizeof(P));
-	P.demand_fd = -1;
+	P.demand_fd = P.watch = P.kick = -1;
 	pthread_mutex_init(&P.lock, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -301,16 +302,37 @@ const char *image_file_path(const struct image_file *f)
 	return f->path;
 }
 
-int image_file_flags(struct image_file *f, unsigned sec, uint32_t flags)
+int image_file_state(struct image_file *f, unsigned sec, uint32_t flags, uint64_t held_ns,
+		     uint64_t fresh_ns)
 {
 	uint64_t at = offsetof(struct cm_image_header, sec) +
-		      (uint64_t)sec * sizeof(struct cm_image_section) +
-		      offsetof(struct cm_image_section, flags);
+		      (uint64_t)sec * sizeof(struct cm_image_section);
+	bool asleep = flags & CM_SEC_ASLEEP;
+	struct cm_image_section *s;
 
-	if (sec >= f->h.nsections || f->h.sec[sec].flags == flags)
+	if (sec >= f->h.nsections)
 		return 0;
-	f->h.sec[sec].flags = flags;
-	return pwrite_all(f->fd, &f->h.sec[sec].flags, sizeof(flags), at);
+	s = &f->h.sec[sec];
+	/* Readers take a section held only when it is not asleep as well:
+	 * asleep is stored before the times change and cleared after. */
+	if (asleep && s->flags != flags) {
+		s->flags = flags;
+		if (pwrite_all(f->fd, &s->flags, sizeof(flags),
+			       at + offsetof(struct cm_image_section, flags)) != 0)
+			return -1;
+	}
+	if (s->held_ns != held_ns || s->fresh_ns != fresh_ns) {
+		s->held_ns = held_ns;
+		s->fresh_ns = fresh_ns;
+		/* held_ns and fresh_ns lie together: one store */
+		if (pwrite_all(f->fd, &s->held_ns, 2 * sizeof(held_ns),
+			       at + offsetof(struct cm_image_section, held_ns)) != 0)
+			return -1;
+	}
+	if (s->flags == flags)
+		return 0;
+	s->flags = flags;
+	return pwrite_all(f->fd, &s->flags, sizeof(flags), at + offsetof(struct cm_image_section, flags));
 }
 
 /*
@@ -337,6 +359,45 @@ int image_demand_open(const char *image_path)
 		return -1;
 	}
 	return fd;
+}
+
+int image_demand_watch(const char *image_path)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s%s", image_path, CM_IMAGE_DEMAND_SUFFIX) >=
+	    (int)sizeof(path))
+		return -1;
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd >= 0 && inotify_add_watch(fd, path, IN_MODIFY | IN_DONT_FOLLOW) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+bool image_demand_drain(int watch)
+{
+	/* Events are at least an inotify_event each; what they say is not
+	 * needed: any of them means the record may have moved. */
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false;
+
+	while (read(watch, buf, sizeof(buf)) > 0)
+		any = true;
+	return any;
+}
+
+bool image_demand_same(int fd, const char *image_path)
+{
+	char path[PATH_MAX];
+	struct stat a, b;
+
+	return snprintf(path, sizeof(path), "%s%s", image_path, CM_IMAGE_DEMAND_SUFFIX) <
+		       (int)sizeof(path) &&
+	       fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 int image_demand_read(int fd, struct cm_image_demand *out)

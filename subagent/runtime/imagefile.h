@@ -55,11 +55,20 @@ void image_file_close(struct image_file *f);
 /* Frees f and leaves the file alone (it is not ours any more). */
 void image_file_abandon(struct image_file *f);
 const char *image_file_path(const struct image_file *f);
-/* Section sec's CM_SEC_* flags, written when they change. */
-int image_file_flags(struct image_file *f, unsigned sec, uint32_t flags);
+/* Section sec's CM_SEC_* flags, held_ns and fresh_ns (core/image.h),
+ * each written when it changes, in the order readers rely on. */
+int image_file_state(struct image_file *f, unsigned sec, uint32_t flags, uint64_t held_ns,
+		     uint64_t fresh_ns);
 /* The demand file of the image at image_path (core/image.h), made when
  * there is none: a descriptor to read it with, or -1. */
 int image_demand_open(const char *image_path);
+/* An inotify descriptor (non-blocking) that becomes readable when the
+ * demand file at the path now is written, or -1 (then poll it). */
+int image_demand_watch(const char *image_path);
+/* Reads the watch's events: true when there were any. */
+bool image_demand_drain(int watch);
+/* fd is still the demand file at the image's path. */
+bool image_demand_same(int fd, const char *image_path);
 /* The reader's last record: 0, or -1 when there is none or it is garbage. */
 int image_demand_read(int fd, struct cm_image_demand *out);
 
