@@ -15,9 +15,15 @@
  * With libFuzzer: tests/fuzz/run-fuzzers.sh (see tests/fuzz/README).
  * Without it (-DFUZZ_SMOKE_MAIN): smoke.h's TAP driver, run by make check.
  *
+ * The reader's decision whether a section is served at once or waits for
+ * a fresh sample reads every section record the header claims (and some
+ * past them), at several times. The same bytes are also the demand record
+ * clustermon.so writes and clustermond reads.
+ *
  * Besides not crashing or reading outside the input, an answer must keep
  * the reader's contract; a violation aborts.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +163,38 @@ static void publish_again(uint8_t *p, size_t size)
 	}
 }
 
+/* Whether each section is held, and whether a wait for it is answered,
+ * at times around anything the file may claim. */
+static void sections_held(void)
+{
+	static const uint64_t at[] = { 0, 1, 5000000000ull, UINT64_MAX - 1, UINT64_MAX };
+
+	for (int k = -1; k <= (int)CM_IMAGE_MAX_SECTIONS; k++)
+		for (size_t t = 0; t < sizeof(at) / sizeof(at[0]); t++) {
+			bool held = cm_image_reader_held(&reader, k, at[t]);
+
+			check(!held || (k >= 0 && (uint32_t)k < reader.h.nsections),
+			      "only a section the header has is held");
+			check(!held || cm_image_reader_answered(&reader, k, at[t], at[t]),
+			      "a held section answers any wait");
+			cm_image_reader_answered(&reader, k, 1, at[t]);
+		}
+}
+
+/* The bytes as a demand record: all of them, and the record's size of
+ * them (a longer file read as far as the writer reads it). */
+static void demand_records(const uint8_t *data, size_t size)
+{
+	struct cm_image_demand d;
+	size_t len[2] = { size, size < sizeof(d) ? size : sizeof(d) };
+
+	for (int i = 0; i < 2; i++)
+		if (cm_image_demand_check(data, len[i], &d) == 0)
+			check(len[i] == sizeof(d) && d.version == CM_IMAGE_VERSION &&
+			      memcmp(d.magic, CM_IMAGE_DEMAND_MAGIC, sizeof(d.magic)) == 0,
+			      "an accepted demand record is one this version writes");
+}
+
 /* The names a walk sends, through the persistent reader. */
 static void walk_names(void)
 {
@@ -164,6 +202,7 @@ static void walk_names(void)
 	int n;
 
 	cm_image_reader_fresh(&reader, 5000000000ull);
+	sections_held();
 	n = cm_image_reader_regs(&reader, regs);
 	check(n <= (int)CM_IMAGE_MAX_REGS, "registrations fit their table");
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
@@ -223,6 +262,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			probe_around(map, size, h->reg[i].oid, h->reg[i].len);
 	}
 	free(map);
+	demand_records(data, size);
 	read_as_file(data, size, size);
 	if (size >= offsetof(struct cm_image_header, state)) {
 		memcpy(&head, data, offsetof(struct cm_image_header, state));
@@ -234,8 +274,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_SMOKE_MAIN
-static const char *const fuzz_seeds[] = { "image/seed.bin" };
-static const size_t fuzz_nseeds = 1;
+static const char *const fuzz_seeds[] = { "image/seed.bin", "image/demand.bin" };
+static const size_t fuzz_nseeds = 2;
 static const char *const fuzz_splices[] = {
 	/* smoke.h splices C strings: counts and offsets made of non-NUL bytes */
 	"\xff\xff\xff\xff", "\x7f\xff\xff\xff", "\x01", "\x10", "\x40", "\x0c", "CMIMAGE",

@@ -71,7 +71,7 @@ seeds[netlink]="inetdiag/ipv4-established.bin inetdiag/ipv6-established.bin"
 
 # The image clustermon.so reads inside snmpd.
 sources[image]="$here/fuzz_image.c $libs"
-seeds[image]="image/seed.bin"
+seeds[image]="image/seed.bin image/demand.bin"
 
 sources[wire]="$here/fuzz_wire.c $libs"
 seeds[wire]="wire/requests.txt wire/reply.txt wire/sched_switch.format wire/sys_enter_write.format wire/traces.txt wire/procs.txt wire/dists.txt"

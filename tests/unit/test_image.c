@@ -8,7 +8,8 @@
  * never crash.
  *
  * With an argument it writes the image it builds there (the fuzz seed in
- * tests/fixtures/image/ was made so).
+ * tests/fixtures/image/ was made so), its cpu section held until 7 s and
+ * fresh since 6 s; with a second, a demand record.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -640,6 +641,64 @@ static int log_store(void *ctx, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* Whether a reader serves a section at once or waits for a sample newer
+ * than its wake: the section's flags, held_ns and fresh_ns. */
+static void test_held(struct cm_image_header *h)
+{
+	struct cm_image_section *s = &h->sec[SEC_CPU];
+	const uint64_t t = 7000000000ull, wake = t - 100;
+	const struct {
+		const char *what;
+		uint32_t flags;
+		uint64_t held, fresh;
+		bool held_now, answered;
+	} cases[] = {
+		{ "held: served at once", 0, t + 1, 0, true, true },
+		{ "held until now: no longer", 0, t, 0, false, false },
+		{ "held, but asleep: waits", CM_SEC_ASLEEP, UINT64_MAX, wake, false, false },
+		{ "never held (0)", 0, 0, 0, false, false },
+		{ "pinned (UINT64_MAX)", 0, UINT64_MAX, 0, true, true },
+		{ "fresh since the wake answers it", 0, 0, wake, false, true },
+		{ "fresh since before the wake does not", 0, 0, wake - 1, false, false },
+		{ "fresh since the wake, but asleep again, does not", CM_SEC_ASLEEP, 0, wake + 50, false, false },
+		{ "a fresh time from the future is not trusted", 0, 0, t + 1, false, false },
+	};
+	struct cm_image_reader r;
+	struct cm_image_demand d = { .magic = CM_IMAGE_DEMAND_MAGIC, .version = CM_IMAGE_VERSION },
+			       got;
+
+	memset(&F, 0, sizeof(F));
+	F.p = (unsigned char *)h;
+	F.n = image_size;
+	F.h = h;
+	cm_image_reader_init(&r, file_read, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s->flags = cases[i].flags;
+		s->held_ns = cases[i].held;
+		s->fresh_ns = cases[i].fresh;
+		ok(cm_image_reader_refresh(&r, image_size) &&
+		   cm_image_reader_held(&r, SEC_CPU, t) == cases[i].held_now &&
+		   cm_image_reader_answered(&r, SEC_CPU, wake, t) == cases[i].answered, "%s",
+		   cases[i].what);
+	}
+	ok(!cm_image_reader_held(&r, -1, t) && !cm_image_reader_held(&r, NSEC, t) &&
+	   !cm_image_reader_answered(&r, NSEC, 1, t), "no section, never held");
+	s->flags = 0;
+	s->held_ns = s->fresh_ns = 0;
+	cm_image_reader_free(&r);
+
+	d.wake_ns[3] = wake;
+	ok(cm_image_demand_check(&d, sizeof(d), &got) == 0 && got.wake_ns[3] == wake,
+	   "a demand record is read back");
+	ok(cm_image_demand_check(&d, sizeof(d) - 1, &got) != 0 &&
+	   cm_image_demand_check(&d, sizeof(d) + 1, &got) != 0, "a record of another size is not");
+	d.version = CM_IMAGE_VERSION - 1;
+	ok(cm_image_demand_check(&d, sizeof(d), &got) != 0, "nor one of another version");
+	d.version = CM_IMAGE_VERSION;
+	d.magic[0] ^= 1;
+	ok(cm_image_demand_check(&d, sizeof(d), &got) != 0, "nor one with another magic");
+}
+
 static void test_spans(void)
 {
 	enum { CHUNKS = 10, DATA = CHUNKS * CM_IMAGE_CHUNK };
@@ -698,9 +757,19 @@ int main(int argc, char **argv)
 	publish_cpu(h, 5000);
 	empty = publish_empty(h);
 	if (argc > 1) {
+		struct cm_image_demand d = { .magic = CM_IMAGE_DEMAND_MAGIC,
+					     .version = CM_IMAGE_VERSION,
+					     .reads = { 3, 9 }, .wake_ns = { 0, 6000000000ull } };
 		FILE *f = fopen(argv[1], "wb");
-		int failed = f == NULL || fwrite(h, image_size, 1, f) != 1 || fclose(f) != 0;
+		int failed;
 
+		h->sec[SEC_CPU].held_ns = 7000000000ull;
+		h->sec[SEC_CPU].fresh_ns = 6000000000ull;
+		failed = f == NULL || fwrite(h, image_size, 1, f) != 1 || fclose(f) != 0;
+		if (argc > 2) {
+			f = fopen(argv[2], "wb");
+			failed |= f == NULL || fwrite(&d, sizeof(d), 1, f) != 1 || fclose(f) != 0;
+		}
 		free(h);
 		return failed;
 	}
@@ -715,6 +784,7 @@ int main(int argc, char **argv)
 	test_fresh(h);
 	test_malformed(h);
 	test_reader(h);
+	test_held(h);
 	test_budget(h);
 	test_spans();
 	free(h);
