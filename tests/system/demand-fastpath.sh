@@ -1,65 +1,105 @@
 #!/bin/bash
-# demand-fastpath.sh - reads through clustermon.so count as demand: the
-# module tells clustermond (the image's demand file) which sections it
-# serves and answered; a section whose source sleeps is withdrawn, so the
-# first read after idle reaches clustermond and gets a fresh sample; reads
-# through the module alone keep the source sampling; unread, the section is
-# withdrawn and the source sleeps again.
+# demand-fastpath.sh - reads through clustermon.so count as demand, and the
+# module alone serves the first read after idle: it keeps every section
+# registered; a read of a section whose source sleeps is delegated inside
+# snmpd while the module's demand record wakes the source, and answered
+# once the image holds a sample taken since. clustermond's SNMP thread
+# answers none of it (its AgentX requests are counted in its debug log).
+# Reads through the module alone keep the source sampling; an unread
+# section's source sleeps, and so does the read one once unread.
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
-plan 8
+plan 16
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
-start_agent || bail "clustermond did not register"
-S=$clusterMonSourceEntry TCP=4
-state() { get "$S.9.$TCP"; }
-idle() { [ "$(state)" = 3 ]; }
+start_agent -D agentx/subagent || bail "clustermond did not register"
+S=$clusterMonSourceEntry TCP=4 MEM=2
+state() { get "$S.9.$1"; }
+idle() { [ "$(state "$1")" = 3 ]; }
+# The requests clustermond's SNMP thread got from the master over AgentX.
+agentx() { grep -c -- '-> get' "$T/clustermond.log"; }
 
-# sec NAME: the tcp section's flags, the module's serving bit for it and
-# its read count, from the image header and the demand record (core/image.h).
+# sec: the tcp section's flags, held_ns and fresh_ns from the image header,
+# and its read count and wake from the module's demand record (core/image.h).
 sec() {
 	python3 - "$IMAGE" "$clusterMonTcp" <<'PY'
 import struct, sys
 img, base = sys.argv[1], [int(x) for x in sys.argv[2].strip('.').split('.')]
-h = open(img, 'rb').read(56 + 16 * 168)
-nsec = struct.unpack_from('<I', h, 44)[0]
+SEC, SEC_SIZE = 56, 184
+h = open(img, 'rb').read(SEC + 16 * SEC_SIZE)
+nsec = struct.unpack_from('=I', h, 44)[0]
 for i in range(nsec):
-    o = 56 + i * 168
-    n = struct.unpack_from('<I', h, o)[0]
-    if list(struct.unpack_from('<%dI' % n, h, o + 4)) == base:
-        flags = struct.unpack_from('<I', h, o + 140)[0]
+    o = SEC + i * SEC_SIZE
+    n = struct.unpack_from('=I', h, o)[0]
+    if list(struct.unpack_from('=%dI' % n, h, o + 4)) == base:
+        flags = struct.unpack_from('=I', h, o + 140)[0]
+        held, fresh = struct.unpack_from('=QQ', h, o + 168)
         try:
             d = open(img + '.demand', 'rb').read()
-            serving = struct.unpack_from('<I', d, 12)[0] >> i & 1
-            reads = struct.unpack_from('<Q', d, 24 + 8 * i)[0]
+            reads, wake = struct.unpack_from('=Q', d, 16 + 8 * i)[0], struct.unpack_from('=Q', d, 144 + 8 * i)[0]
         except (OSError, struct.error):
-            serving, reads = '-', '-'
-        print(flags, serving, reads)
+            reads, wake = '-', '-'
+        print(flags, held, fresh, reads, wake)
 PY
 }
-withdrawn() { [ "$(sec | cut -d' ' -f1)" = 1 ]; }
-served() { [ "$(sec | cut -d' ' -f1-2)" = "0 1" ]; }
+field() { sec | cut -d' ' -f"$1"; }
+asleep() { [ "$(field 1)" = 1 ] && [ "$(field 2)" = 0 ]; }
 
-check "tcp unread: idle" wait_for "$(slack 10)" idle
-check "and its section withdrawn from the module ($(sec))" withdrawn
+check "tcp unread: idle" wait_for "$(slack 10)" idle $TCP
+check "and its section asleep in the image ($(sec))" asleep
+wake0=$(field 5)
 
 "$TCPCONNS" 4 3 0 >"$T/conns.1" 2>&1 &
 CONNS=$!
 wait_for 20 grep -q ready "$T/conns.1" || bail "tcpconns did not start"
 lport=$(awk '/^conn/ { print $3; exit }' "$T/conns.1")
 mine() { walk "$clusterMonTcpConnLocalPort" | awk -v p="$lport" '$2 == p' | wc -l; }
-is "$(mine)" 3 "the first walk after idle (answered by clustermond) has the 3 new connections"
-check "the section is back, and the module serves it ($(sec))" wait_for "$(slack 4)" served
 
-r0=$(sec | cut -d' ' -f3)
+ax0=$(agentx)
+t0=$(date +%s%N)
+first=$(snmpgetnext -v2c -c public -t 2 -r 0 -On -Oqv "$TARGET" "$clusterMonTcpConnLocalPort" 2>&1)
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+diag "the first read after idle: $first, in $ms ms (the module waits for the woken sample)"
+check "it waited less than the module's 0.5 s bound" test "$ms" -lt "$(slack 500)"
+is "$(mine)" 3 "the first walk after idle has the 3 connections opened while tcp slept"
+check "the module wrote a wake and clustermond answered it ($wake0 -> $(sec))" \
+	test "$(field 5)" != "$wake0" -a "$(field 3)" -ge "$(field 5)"
+is "$(( $(agentx) - ax0 ))" 0 "clustermond's SNMP thread answered none of it (AgentX requests)"
+
+# The whole table, walked: its last step asks for what follows the table,
+# which snmpd looks for in the subagent's registrations between the
+# module's (gaps of the groups after it) before the module's next one.
+ax1=$(agentx)
+walk "$clusterMonTcpConnTable" >"$T/walk"
+ax2=$(agentx)
+snmpgetnext -v2c -c public -t 2 -r 1 -On "$TARGET" "$(tail -n 1 "$T/walk" | cut -d' ' -f1)" >/dev/null 2>&1
+past=$(( $(agentx) - ax2 ))
+is "$(( ax2 - ax1 ))" "$past" "a walk of the table reached clustermond only past its end ($past requests, as one GETNEXT from its last instance)"
+# Every instance of our connections' rows, walked, answers a GET.
+idx=$(awk -v p="$lport" -v col="$clusterMonTcpConnLocalPort." 'index($1, col) == 1 && $2 == p {
+	print substr($1, length(col) + 1) }' "$T/walk" | tr '\n' ' ')
+grep -E "\\.($(echo $idx | tr ' ' '|')) " "$T/walk" | awk '{ print $1 }' >"$T/mine"
+n=$(wc -l <"$T/mine")
+ax3=$(agentx)
+while read -r -a oids; do
+	snmpget -v2c -c public -t 2 -r 1 -On -Oq "$TARGET" "${oids[@]}" >>"$T/gets" 2>&1
+done < <(xargs -n 20 <"$T/mine")
+bad=$(grep -c "No Such\|Timeout\|Error" "$T/gets")
+check "every walked instance of our 3 rows ($n) answers a GET" test "$n" -gt 20 -a "$bad" -eq 0
+is "$(( $(agentx) - ax3 ))" 0 "through the module alone"
+
+r0=$(field 4)
 for i in $(seq 16); do mine >/dev/null; sleep 0.5; done
-r1=$(sec | cut -d' ' -f3)
+r1=$(field 4)
 check "8 s of walks through the module: it counted them ($r0 -> $r1)" test "$r1" -gt "$r0"
-is "$(state)" 2 "and they alone kept tcp sampling, past its 3 s hold"
+is "$(state $TCP)" 2 "and they alone kept tcp sampling, past its 3 s hold"
+check "the section is held meanwhile ($(sec))" test "$(field 1)" = 0 -a "$(field 2)" -gt 0
+is "$(state $MEM)" 3 "mem, which nobody reads, slept all along"
+is "$(( $(agentx) - ax3 ))" 0 "still no AgentX request"
 
-check "unread, the section is withdrawn again" wait_for "$(slack 10)" withdrawn
-check "and tcp idle" wait_for "$(slack 8)" idle
+check "unread, tcp idle again" wait_for "$(slack 8)" idle $TCP
+check "and its section asleep ($(sec))" wait_for 2 asleep
 kill "$CONNS" 2>/dev/null
 finish
