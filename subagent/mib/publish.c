@@ -133,12 +133,14 @@ static void add_reg(uint32_t kind, const struct mib_group *g, const uint32_t *ta
 	memcpy(r->oid + g->base_len, tail, tail_len * sizeof(uint32_t));
 }
 
-/* Reading the object wakes no source (MIB_DEMAND_NONE): CM_REG_QUIET. */
+/* Reading the object wakes no source (MIB_DEMAND_NONE), now and always:
+ * CM_REG_QUIET. One whose group's needs change (demand_now) is not: the
+ * section's demand, taken at each step, says what its reads wake. */
 static uint32_t reg_flags(const struct mib_group *g, const struct mib_object *o)
 {
 	oid name[MAX_OID_LEN];
 
-	if (g->base_len >= MAX_OID_LEN)
+	if (g->base_len >= MAX_OID_LEN || (o->demand == 0 && g->demand_now != NULL))
 		return 0;
 	memcpy(name, g->base, g->base_len * sizeof(oid));
 	name[g->base_len] = o->arc;
