@@ -126,6 +126,6 @@ node_exporter
 pidstat_ss
 med() { printf '%s\n' $@ | sort -n | sed -n "$(( ($(wc -w <<<"$*") + 1) / 2 ))p"; }
 u=$(med ${got[unread]:-0}) p=$(med ${got[polled]:-0}) s=$(med ${got[scanner]:-0})
-echo "defaults: unread $(pct "$u") (target < 0.2%); polled every ${POLL} s $(pct "$p") (target < 0.5%), snmpd $(pct "$(med ${got[polled.snmpd]})") (unread $(pct "$(med ${got[unread.snmpd]})")); the scanner unread $(pct "$s") (target < 3%)"
+echo "defaults: unread $(pct "$u") (target < 0.2%); polled every ${POLL} s $(pct "$p") (target < 0.5%), snmpd $(pct "$(med ${got[polled.snmpd]:-0})") (unread $(pct "$(med ${got[unread.snmpd]:-0})")); the scanner unread $(pct "$s") (target < 3%)"
 kill "${CONNS[@]}" 2>/dev/null; wait "${CONNS[@]}" 2>/dev/null
 kill "$idlers"; wait "$idlers" 2>/dev/null
