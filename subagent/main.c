@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,41 @@ static void run(void)
 	}
 }
 
+/*
+ * Into the background as net-snmp's netsnmp_daemonize goes (fork, setsid,
+ * fork again, chdir /), but the two processes that go away leave with
+ * _exit: exit() runs the libraries' exit handlers (OpenSSL's cleanup) in a
+ * fork, and under ASan one hung there on an allocator lock, holding the
+ * invoker's stdout open for ever. stdin and stdout go to /dev/null, stderr
+ * too unless a -L option logs somewhere.
+ */
+static int daemonize(bool keep_stderr)
+{
+	pid_t pid;
+	int fd;
+
+	fflush(NULL); /* what is buffered is printed once, not once a process */
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	if (setsid() < 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	if (chdir("/") != 0)
+		return -1;
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		return -1;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	if (!keep_stderr)
+		dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .root = "" };
@@ -241,8 +277,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	conf_started();
-	if (!o.foreground && netsnmp_daemonize(1, !o.logging_set ? 0 : 1) != 0)
+	if (!o.foreground && daemonize(o.logging_set) != 0) {
+		snmp_log(LOG_ERR, APP_NAME ": cannot detach: %s\n", strerror(errno));
 		return 1;
+	}
 	if (o.pidfile)
 		write_pidfile(o.pidfile);
 	install_signals();
