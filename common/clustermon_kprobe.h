@@ -220,6 +220,8 @@ struct cm_oom_rec {
 	__u32 uid, pad;
 	__u64 cgid;          /* the cgroup id of the task that ran out (current) */
 	__u64 ts_ns;
+	__u64 memcg;         /* its memory cgroup's id, in the memory controller's
+			      * hierarchy (v1's on a hybrid host); 0 unknown */
 	char comm[16];       /* and its name */
 };
 

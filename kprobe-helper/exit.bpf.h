@@ -111,6 +111,25 @@ static __always_inline void exit_args(struct cm_exit_rec *r)
 #undef EXIT_READ
 #undef EXIT_FN
 
+/* The memory cgroup id of the running task: what /proc/PID/cgroup stops
+ * saying of a v1 hierarchy once the task is exiting (it shows "/"), and
+ * the victim is being killed when the reader gets there. */
+static __always_inline __u64 current_memcg(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct cgroup_subsys_state *css = NULL;
+	struct css_set *cs = BPF_CORE_READ(t, cgroups);
+	int id;
+
+	if (cs == NULL || !bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))
+		return 0;
+	id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	if (id < 0 || id >= CM_CGROUP_SUBSYS_MAX ||
+	    bpf_core_read(&css, sizeof(css), &cs->subsys[id]) != 0 || css == NULL)
+		return 0;
+	return BPF_CORE_READ(css, cgroup, kn, id);
+}
+
 /* The OOM killer chose a victim (pid: one of its threads). Woken: the
  * reader (clustermond's OOM watcher, in poll) forwards it at once. */
 SEC("tracepoint/oom/mark_victim")
@@ -132,6 +151,7 @@ int on_oom_victim(struct trace_event_raw_mark_victim *ctx)
 	r->pad = 0;
 	r->cgid = bpf_get_current_cgroup_id();
 	r->ts_ns = bpf_ktime_get_ns();
+	r->memcg = current_memcg();
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	bpf_ringbuf_submit(r, 0);
 	return 0;

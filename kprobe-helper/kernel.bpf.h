@@ -75,8 +75,21 @@ struct cgroup {
 	struct kernfs_node *kn;
 } __attribute__((preserve_access_index));
 
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+/* A controller's slot in css_set.subsys: its value comes from the running
+ * kernel (bpf_core_enum_value), the one here is a placeholder. */
+enum cgroup_subsys_id {
+	memory_cgrp_id,
+};
+
+/* subsys[]'s length is the running kernel's: indexed below its own. */
+#define CM_CGROUP_SUBSYS_MAX 16
 struct css_set {
 	struct cgroup *dfl_cgrp;
+	struct cgroup_subsys_state *subsys[CM_CGROUP_SUBSYS_MAX];
 } __attribute__((preserve_access_index));
 
 struct task_struct {

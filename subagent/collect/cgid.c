@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* cgid.c - cgroup ids to paths, by walking the unified hierarchy (cgid.h). */
+/* cgid.c - cgroup ids to paths, by walking a hierarchy (cgid.h). */
 #include "cgid.h"
 #include "cgroup.h"
 
@@ -21,17 +21,20 @@ struct cgid_map {
 	struct cgid_ent *v;          /* sorted by id */
 	size_t n, cap;
 	uint64_t walks, last_ns, min_gap_ns;
+	enum cgid_tree tree;
 	struct cgid_ent *fresh;      /* one walk's finds, unsorted */
 	size_t nfresh, fresh_cap;
 	char base[CG_PATH_MAX * 2];
 };
 
-struct cgid_map *cgid_map_new(uint64_t min_gap_ns)
+struct cgid_map *cgid_map_new(uint64_t min_gap_ns, enum cgid_tree tree)
 {
 	struct cgid_map *m = calloc(1, sizeof(*m));
 
-	if (m != NULL)
+	if (m != NULL) {
 		m->min_gap_ns = min_gap_ns;
+		m->tree = tree;
+	}
 	return m;
 }
 
@@ -130,14 +133,19 @@ static int merge(struct cgid_map *m)
 	return 0;
 }
 
-/* Walks the unified tree (or the only one: pure v2) again. */
+/* Walks the map's tree again. */
 static void rewalk(struct cgid_map *m, const char *root)
 {
 	struct cgroup_mounts mounts;
+	const char *mnt;
 
-	if (cgroup_mounts_read(root, &mounts) != 0 || mounts.v2[0] == '\0')
+	if (cgroup_mounts_read(root, &mounts) != 0)
 		return;
-	snprintf(m->base, sizeof(m->base), "%s%s", root, mounts.v2);
+	mnt = m->tree == CGID_MEMORY && mounts.v1[CG_MEMORY][0] != '\0' ? mounts.v1[CG_MEMORY]
+									 : mounts.v2;
+	if (mnt[0] == '\0')
+		return;
+	snprintf(m->base, sizeof(m->base), "%s%s", root, mnt);
 	m->walks++;
 	m->nfresh = 0;
 	/* The root: its id is 1 to BPF, not the mount point's inode. */

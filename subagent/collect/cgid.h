@@ -16,7 +16,12 @@
 
 struct cgid_map;
 
-struct cgid_map *cgid_map_new(uint64_t min_gap_ns);
+/* The hierarchy a map walks: the unified one (what the exit log's ids
+ * name), or the memory controller's (v1's where it is mounted, else the
+ * unified one): an OOM victim's memory cgroup. */
+enum cgid_tree { CGID_UNIFIED, CGID_MEMORY };
+
+struct cgid_map *cgid_map_new(uint64_t min_gap_ns, enum cgid_tree tree);
 void cgid_map_free(struct cgid_map *m);
 /* The path of cgroup id (relative to the hierarchy's root, "/" for the
  * root itself, as clusterMonCgroupPath) into out; "" when unknown. ROOT

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* oomvictim.c - an OOM victim's process and memory cgroup (oomvictim.h). */
 #include "oomvictim.h"
+#include "cgid.h"
 #include "cgroup.h"
 #include "cgvalue.h"
 
@@ -124,6 +125,29 @@ int oom_victim_read(const char *root, uint32_t tid, struct oom_victim *v)
 	if (slurp(path, buf, sizeof(buf)) < 0 ||
 	    oom_cgroup_parse(buf, v->cgroup, sizeof(v->cgroup), &v->v1) != 0)
 		return -1;
+	oom_cgroup_memory(root, v->cgroup, v->v1, v);
+	return 0;
+}
+
+bool oom_victim_placed(const struct oom_victim *v, uint64_t memcg)
+{
+	if (v->cgroup[0] == '\0')
+		return false;
+	return !(v->v1 && strcmp(v->cgroup, "/") == 0 && memcg > 1);
+}
+
+int oom_victim_memcg(const char *root, struct cgid_map *map, uint64_t memcg, uint64_t now_ns,
+		     struct oom_victim *v)
+{
+	struct cgroup_mounts m;
+	char path[sizeof(v->cgroup)];
+
+	if (memcg == 0 || cgroup_mounts_read(root, &m) != 0 ||
+	    cgid_map_path(map, root, memcg, now_ns, path, sizeof(path))[0] == '\0')
+		return -1;
+	memcpy(v->cgroup, path, sizeof(path));
+	v->v1 = m.v1[CG_MEMORY][0] != '\0';
+	v->have_mem = false;
 	oom_cgroup_memory(root, v->cgroup, v->v1, v);
 	return 0;
 }

@@ -16,6 +16,8 @@
 
 #include "../core/readings.h"
 
+struct cgid_map;
+
 
 /* /proc/PID/cgroup text -> the memory cgroup's path ("memory" among a v1
  * line's controllers first, else the v2 "0::" line), *v1 set: 0, or -1. */
@@ -26,5 +28,13 @@ int oom_victim_read(const char *root, uint32_t tid, struct oom_victim *v);
 /* The memory limit and usage of cgroup path (v1: the memory controller's
  * hierarchy) into v: 0, or -1. */
 int oom_cgroup_memory(const char *root, const char *path, bool v1, struct oom_victim *v);
+/* Whether v names its memory cgroup: not when the read failed, nor when
+ * v1 said "/" of a task already exiting (the kernel hides its path then)
+ * while the helper saw it elsewhere (memcg: the id it read, 0 unknown). */
+bool oom_victim_placed(const struct oom_victim *v, uint64_t memcg);
+/* v's memory cgroup from the helper's id, looked up in map (a CGID_MEMORY
+ * one), with its limit and usage: 0, or -1 when the id names none. */
+int oom_victim_memcg(const char *root, struct cgid_map *map, uint64_t memcg, uint64_t now_ns,
+		     struct oom_victim *v);
 
 #endif

@@ -28,7 +28,8 @@ static struct {
 	struct oom_event q[OOM_QUEUE];
 	size_t head, n;
 	uint64_t dropped;
-	struct cgid_map *cgids;     /* the thread's own */
+	struct cgid_map *cgids;     /* the thread's own: unified ids */
+	struct cgid_map *memcgs;    /* and memory cgroup ids */
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER, .stop_pipe = { -1, -1 } };
 
 void oomwatch_set_wake(void (*wake)(void))
@@ -70,22 +71,23 @@ size_t oomwatch_take(struct oom_event *out, size_t max, uint64_t *dropped)
 }
 
 /* A victim as /proc and its cgroup say now; what the record says where
- * the task was reaped already (its name, the cgroup of the task that ran
- * out of memory). */
+ * the task was reaped already or the kernel hides its cgroup (its name,
+ * the memory cgroup of the task that ran out of memory). */
 static void on_victim(void *arg, const union exit_ring_rec *r)
 {
 	struct oom_event e;
+	uint64_t now = cm_clock_ns();
 
 	(void)arg;
 	if (r->kind != CM_REC_OOM)
 		return;
 	memset(&e, 0, sizeof(e));
 	e.v.pid = r->oom.tgid;
-	if (oom_victim_read("", r->oom.tgid, &e.v) != 0) {
+	if (oom_victim_read("", r->oom.tgid, &e.v) != 0)
 		snprintf(e.v.comm, sizeof(e.v.comm), "%s", r->oom.comm);
-		if (W.cgids != NULL)
-			cgid_map_path(W.cgids, "", r->oom.cgid, cm_clock_ns(), e.v.cgroup,
-				      sizeof(e.v.cgroup));
+	if (!oom_victim_placed(&e.v, r->oom.memcg) &&
+	    oom_victim_memcg("", W.memcgs, r->oom.memcg, now, &e.v) != 0 && e.v.cgroup[0] == '\0') {
+		cgid_map_path(W.cgids, "", r->oom.cgid, now, e.v.cgroup, sizeof(e.v.cgroup));
 		if (e.v.cgroup[0] != '\0')
 			oom_cgroup_memory("", e.v.cgroup, false, &e.v);
 	}
@@ -143,8 +145,10 @@ int oomwatch_start(const char *helper_socket)
 	snprintf(W.socket, sizeof(W.socket), "%s", helper_socket);
 	if (!W.running) {
 		if (W.cgids == NULL)
-			W.cgids = cgid_map_new(1000000000ull);
-		if (W.cgids == NULL || pipe2(W.stop_pipe, O_CLOEXEC) != 0 ||
+			W.cgids = cgid_map_new(1000000000ull, CGID_UNIFIED);
+		if (W.memcgs == NULL)
+			W.memcgs = cgid_map_new(1000000000ull, CGID_MEMORY);
+		if (W.cgids == NULL || W.memcgs == NULL || pipe2(W.stop_pipe, O_CLOEXEC) != 0 ||
 		    pthread_create(&W.thread, NULL, watch, NULL) != 0)
 			rc = -1;
 		else
@@ -167,5 +171,6 @@ void oomwatch_stop(void)
 	W.stop_pipe[0] = W.stop_pipe[1] = -1;
 	W.running = false;
 	cgid_map_free(W.cgids);
-	W.cgids = NULL;
+	cgid_map_free(W.memcgs);
+	W.cgids = W.memcgs = NULL;
 }

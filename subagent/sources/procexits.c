@@ -216,7 +216,7 @@ void procexits_poll(struct proc_source *src, uint64_t now)
 	struct drain_ctx d = { src, now };
 
 	if (src->cgids == NULL)
-		src->cgids = cgid_map_new(CGID_GAP_NS);
+		src->cgids = cgid_map_new(CGID_GAP_NS, CGID_UNIFIED);
 	if (src->cgids != NULL && ring_ready(src, now))
 		helper_exits_drain(src->exits, DRAIN_MAX, on_record, &d);
 	exitlog_expire(&src->exit_log, &src->exit_conf, now);

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "collect/cgid.h"
 #include "collect/cgroup.h"
 #include "collect/oomvictim.h"
 #include "core/pathglob.h"
@@ -226,9 +229,53 @@ static void oom_of_pid(void)
 	   "no memory controller and no v2 line: refused");
 }
 
+/* The inode of a fixture directory: its cgroup id to the maps. */
+static uint64_t fixture_ino(const char *rel)
+{
+	char root[512], path[1024];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", fixture_root(root, sizeof(root), "cgroup-v1"), rel);
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* A v1 victim already exiting reads as "/" in /proc: the helper's memory
+ * cgroup id names it, in the memory controller's hierarchy. */
+static void oom_by_memcg(void)
+{
+	char root[512];
+	uint64_t job = fixture_ino("sys/fs/cgroup/memory/slurm/uid_1000/job_77");
+	uint64_t ujob = fixture_ino("sys/fs/cgroup/unified/slurm/uid_1000/job_77");
+	struct oom_victim v = { .cgroup = "/", .v1 = true };
+	struct cgid_map *mem = cgid_map_new(0, CGID_MEMORY), *uni = cgid_map_new(0, CGID_UNIFIED);
+	char out[256];
+
+	fixture_root(root, sizeof(root), "cgroup-v1");
+	ok(!oom_victim_placed(&v, job), "v1 '/' with a memory cgroup id from the helper: not placed");
+	ok(oom_victim_placed(&v, 0) && oom_victim_placed(&v, 1),
+	   "v1 '/' with none, or the root's: the root it is");
+	v.v1 = false;
+	ok(oom_victim_placed(&v, job), "v2's '/' is what the kernel says");
+	v.cgroup[0] = '\0';
+	ok(!oom_victim_placed(&v, 0), "no path read: not placed");
+	ok(oom_victim_memcg(root, mem, job, 1, &v) == 0 &&
+	   strcmp(v.cgroup, "slurm/uid_1000/job_77") == 0 && v.v1,
+	   "the id names the v1 memory cgroup (%s)", v.cgroup);
+	ok(v.have_mem && v.limit == 4294967296ull && v.usage == 1073741824ull,
+	   "with its limit and usage");
+	ok(oom_victim_memcg(root, mem, ujob, 2, &v) == -1, "a unified id is no memory cgroup on v1");
+	ok(strcmp(cgid_map_path(uni, root, ujob, 1, out, sizeof(out)), "slurm/uid_1000/job_77") == 0 &&
+	   cgid_map_path(uni, root, job, 2, out, sizeof(out))[0] == '\0',
+	   "the unified map names unified ids only");
+	ok(oom_victim_memcg(root, mem, 0, 3, &v) == -1, "id 0 (the helper read none): refused");
+	cgid_map_free(mem);
+	cgid_map_free(uni);
+}
+
 int main(void)
 {
 	oom_of_pid();
+	oom_by_memcg();
 	v2();
 	v1();
 	mounts();
