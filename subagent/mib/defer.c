@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * defer.c - reads that wait for an idle source's next sample.
+ * defer.c - reads that wait for a source's next sample.
  *
- * A source nobody reads stops sampling (sampler.h). The read that wakes it
- * must not be answered from a sample taken before the idle spell, and the
- * SNMP thread must not wait for /proc or netlink either: the request is
- * delegated (net-snmp keeps the session open and goes on with other
- * requests) and answered when every source it woke has sampled again, or
- * after MIB_DEFER_MAX_MS with what there is (a source that keeps failing).
+ * A source nobody reads stops sampling, and one read lately samples only
+ * when read again (sampler.h). The read that finds its snapshot older than
+ * an interval (idle, or a deadline passed unread) must not be answered
+ * from it, and the SNMP thread must not wait for /proc or netlink either:
+ * the request is delegated (net-snmp keeps the session open and goes on
+ * with other requests) and answered when every source it woke has sampled
+ * again, or after MIB_DEFER_MAX_MS with what there is (a source that keeps
+ * failing).
  */
 #include "defer.h"
 #include "mib.h"
@@ -22,7 +24,7 @@ struct deferred {
 	const void *ctx;
 	netsnmp_delegated_cache *cache;
 	unsigned woken;
-	uint64_t samples[SOURCE_LAST + 1]; /* each woken source's count at the read */
+	struct mib_samples before; /* each woken source's count before the read */
 	uint64_t deadline_ns;
 };
 
@@ -48,12 +50,30 @@ static void arm(void)
 		alarm_id = snmp_alarm_register_hr(tv, 0, on_alarm, NULL);
 }
 
+void mib_samples_now(unsigned mask, struct mib_samples *out)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		out->n[i] = mask & (1u << i) ? sampler_samples(i) : 0;
+}
+
+/* Every source of woken sampled since before. */
+static bool sampled_since(unsigned woken, const struct mib_samples *before)
+{
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if ((woken & (1u << i)) && sampler_samples(i) == before->n[i])
+			return false;
+	return true;
+}
+
 int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handler,
 	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
-	      netsnmp_request_info *requests, unsigned woken)
+	      netsnmp_request_info *requests, unsigned woken, const struct mib_samples *before)
 {
-	struct deferred *d = calloc(1, sizeof(*d));
+	struct deferred *d;
 
+	if (sampled_since(woken, before))
+		return -1; /* the sample came already: answer now */
+	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return -1;
 	d->cache = netsnmp_create_delegated_cache(handler, reg, reqinfo, requests, NULL);
@@ -64,9 +84,7 @@ int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handle
 	d->answer = answer;
 	d->ctx = ctx;
 	d->woken = woken;
-	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if (woken & (1u << i))
-			d->samples[i] = sampler_samples(i);
+	d->before = *before;
 	d->deadline_ns = cm_clock_ns() + (uint64_t)MIB_DEFER_MAX_MS * 1000000u;
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
 		r->delegated = 1;
@@ -78,12 +96,7 @@ int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handle
 
 static bool ready(const struct deferred *d, uint64_t now)
 {
-	if (now >= d->deadline_ns)
-		return true;
-	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if ((d->woken & (1u << i)) && sampler_samples(i) == d->samples[i])
-			return false;
-	return true;
+	return now >= d->deadline_ns || sampled_since(d->woken, &d->before);
 }
 
 /* Answers one: its session may have gone meanwhile (check_cache says). */

@@ -461,16 +461,18 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct mib_group *g = handler->myvoid;
-	unsigned need = 0;
+	struct mib_samples before;
+	unsigned need = 0, woken;
 
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
 		mib_oid_unsign(r->requestvb->name, r->requestvb->name_length);
 		need |= mib_demand_of(g, r->requestvb->name, r->requestvb->name_length);
 	}
-	if (!is_set_mode(reqinfo->mode)) {
-		unsigned woken = need ? sampler_demand(need, 0) : 0;
-
-		if (woken != 0 && mib_defer(answer_later, g, handler, reg, reqinfo, requests, woken) == 0)
+	if (!is_set_mode(reqinfo->mode) && need != 0) {
+		mib_samples_now(need, &before);
+		woken = sampler_demand(need, 0);
+		if (woken != 0 &&
+		    mib_defer(answer_later, g, handler, reg, reqinfo, requests, woken, &before) == 0)
 			return SNMP_ERR_NOERROR;
 	}
 	group_serve(g, reqinfo, requests);

@@ -51,9 +51,6 @@
 /* Readers stop serving after two ticks without a beat, but never sooner
  * than a second: a busy SNMP thread must not make the values vanish. */
 #define STALE_FLOOR_MS 500u
-/* How long a read through the reader holds its section's sources
- * sampling (sampler_demand's at_least): the section is held as long. */
-#define HOLD_NS ((uint64_t)SOURCE_DEMAND_MIN_MS * 1000000u)
 /* How often we look while a reader waits for a woken section's sample;
  * after CM_IMAGE_WAIT_MAX_MS the reader has stopped waiting, and so do we. */
 #define WAKE_POLL_NS 2000000ull
@@ -72,7 +69,7 @@ struct section {
 	uint64_t wake_seen; /* the reader's last wake of it */
 	uint64_t woke_ns;   /* when we took a wake not answered yet; 0: none */
 	uint64_t fresh_ns;  /* the last wake answered (core/image.h) */
-	uint64_t held_until; /* our hold on its sources ends */
+	bool heard;         /* read since it was last told */
 	struct cm_isec b;   /* the section's data, kept up to date by change */
 	/* each table's view generation the section holds (0: none known) */
 	uint64_t since[MAX_OBJECTS];
@@ -517,19 +514,23 @@ static uint32_t fastest_interval(void)
 
 /* ------------------------------------------------------------ demand */
 
-/* Every source behind the section samples on its timer: it never sleeps. */
-static bool pinned(unsigned demand)
+/* Until when every source behind the section stays fresh unread
+ * (sampler_fresh_until): UINT64_MAX when all are pinned to their timers. */
+static uint64_t fresh_until(unsigned demand)
 {
-	struct source_stats st;
+	uint64_t until = UINT64_MAX;
 
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if ((demand & (1u << i)) && sampler_stats(i, &st) == 0 &&
-		    st.state != SOURCE_STATE_TIMER)
-			return false;
-	return true;
+		if (demand & (1u << i)) {
+			uint64_t u = sampler_fresh_until(i);
+
+			until = u < until ? u : until;
+		}
+	return until;
 }
 
-/* Which sources slept and have not sampled since, as seen from here. */
+/* Which sources slept, or let a deadline pass unread, and have not
+ * sampled since, as seen from here. */
 static void observe_sources(void)
 {
 	struct source_stats st;
@@ -537,7 +538,7 @@ static void observe_sources(void)
 	for (unsigned i = sampler_next(0); i != 0; i = sampler_next(i)) {
 		if (sampler_stats(i, &st) != 0)
 			continue;
-		if (st.state == SOURCE_STATE_IDLE) {
+		if (st.state == SOURCE_STATE_IDLE || st.stale) {
 			P.stale[i] = true;
 			P.idle_at[i] = st.samples;
 		} else if (P.stale[i] && st.samples != P.idle_at[i]) {
@@ -554,23 +555,29 @@ static bool stale(unsigned demand)
 	return false;
 }
 
-/* The reader read the section or waits for it: its sources sample for
- * HOLD_NS from now; those that slept are stale until they sampled. */
+/* The reader read the section or waits for it: a read of its sources
+ * (sampler_demand), which buys each its next sample. Those that slept or
+ * let a deadline pass unread, and those whose deadline is due (the
+ * sampler's thread is about to take the sample this read bought), are
+ * stale until they sampled. */
 static void hold(struct section *s, uint64_t now)
 {
 	uint64_t before[SOURCE_LAST + 1] = { 0 };
-	unsigned woken;
+	unsigned woken = 0;
 
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if (s->demand & (1u << i))
+		if (s->demand & (1u << i)) {
 			before[i] = sampler_samples(i);
-	woken = sampler_demand(s->demand, HOLD_NS);
+			if (sampler_fresh_until(i) <= now)
+				woken |= 1u << i;
+		}
+	woken |= sampler_demand(s->demand, 0);
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
 		if ((woken & (1u << i)) && !P.stale[i]) {
 			P.stale[i] = true;
 			P.idle_at[i] = before[i];
 		}
-	s->held_until = now + HOLD_NS;
+	s->heard = true;
 }
 
 static void close_demand(void)
@@ -633,12 +640,13 @@ static int tell(unsigned i, uint64_t now)
 {
 	struct section *s = &P.s[i];
 	uint32_t flags = 0;
-	uint64_t held = UINT64_MAX;
+	uint64_t held = s->demand != 0 ? fresh_until(s->demand) : UINT64_MAX;
 
-	if (s->demand != 0 && !pinned(s->demand)) {
-		flags = stale(s->demand) ? CM_SEC_ASLEEP : 0;
-		held = flags != 0 || s->woke_ns != 0 ? 0 : s->held_until;
+	if (held != UINT64_MAX) {
+		flags = stale(s->demand) || held == 0 ? CM_SEC_ASLEEP : 0;
+		held = flags != 0 || s->woke_ns != 0 ? 0 : held;
 	}
+	s->heard = false;
 	if (image_file_state(P.f, i, flags, held, s->fresh_ns) == 0)
 		return 0;
 	give_up("write a section's state", 0, errno, now);
@@ -686,7 +694,7 @@ static int publish_sections(uint64_t now, bool all)
 			return -1;
 		if (all && publish_section(i, now, false) != 0)
 			return -1;
-		if ((all || waits || stale(s->demand)) && tell(i, now) != 0)
+		if ((all || waits || s->heard || stale(s->demand)) && tell(i, now) != 0)
 			return -1;
 	}
 	return 0;

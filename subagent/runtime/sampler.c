@@ -50,11 +50,18 @@ struct source {
 	_Atomic uint32_t interval_ms;
 	_Atomic uint32_t last_cost_us;
 	_Atomic uint64_t samples, late, errors;
-	/* Demand (sampler.h): sampled while demand_until_ns is ahead of the
-	 * clock or the source is pinned to its timer; idle otherwise. */
+	/* Demand (sampler.h): awake while demand_until_ns is ahead of the
+	 * clock or the source is pinned to its timer; idle otherwise. Awake,
+	 * it samples at a deadline only when something read it since its
+	 * last sample (read) or a periodic reader keeps its cadence
+	 * (cadence_until_ns); stale: a deadline passed without a sample, so
+	 * what it published is older than an interval. */
 	_Atomic uint64_t demand_until_ns;
+	_Atomic uint64_t cadence_until_ns;
 	_Atomic bool always;
 	_Atomic bool idle;
+	_Atomic bool read;
+	_Atomic bool stale;
 	_Atomic bool waited;     /* woken by a demand: tell on_sample after */
 	uint64_t next_due_ns;    /* these two under S.lock */
 	uint64_t last_start_ns;
@@ -171,7 +178,31 @@ int sampler_stats(unsigned index, struct source_stats *out)
 	out->errors = atomic_load_explicit(&s->errors, memory_order_relaxed);
 	out->state = atomic_load(&s->always) ? SOURCE_STATE_TIMER
 		     : atomic_load(&s->idle) ? SOURCE_STATE_IDLE : SOURCE_STATE_DEMAND;
+	out->stale = out->state == SOURCE_STATE_DEMAND && atomic_load(&s->stale);
 	return 0;
+}
+
+uint64_t sampler_fresh_until(unsigned index)
+{
+	struct source *s;
+	uint64_t until, interval_ns, cadence;
+
+	if (!sampler_has(index))
+		return UINT64_MAX;
+	s = &S.src[index];
+	if (atomic_load(&s->always))
+		return UINT64_MAX;
+	if (atomic_load(&s->idle) || atomic_load(&s->stale))
+		return 0;
+	interval_ns = (uint64_t)atomic_load(&s->interval_ms) * 1000000u;
+	cadence = atomic_load(&s->cadence_until_ns);
+	pthread_mutex_lock(&S.lock);
+	until = s->next_due_ns;
+	pthread_mutex_unlock(&S.lock);
+	/* That deadline samples: its sample keeps the next one fresh. */
+	if (atomic_load(&s->read) || cadence > until)
+		until += interval_ns;
+	return cadence > until ? cadence : until;
 }
 
 /* ------------------------------------------------------------ demand */
@@ -186,22 +217,37 @@ static uint64_t hold_ns(const struct source *s, uint64_t at_least_ns)
 	return n > at_least_ns ? n : at_least_ns;
 }
 
-/* The SNMP thread takes S.lock only here, when an idle source wakes: once
- * per idle spell, never on a read of a sampling source. */
-static void wake_idle(struct source *s, uint64_t now)
+/* The SNMP thread takes S.lock only here, when an idle or stale source
+ * wakes: at most once an interval, never on a read of a fresh one. The
+ * sample it asks for is announced (on_sample), for the reader waits. */
+static void wake_now(struct source *s, uint64_t now)
 {
 	pthread_mutex_lock(&S.lock);
-	if (atomic_load(&s->idle)) {
+	if (atomic_load(&s->idle) || atomic_load(&s->stale)) {
+		if (atomic_load(&s->idle))
+			s->last_start_ns = 0; /* an idle spell is no late sample */
 		atomic_store(&s->idle, false);
 		atomic_store(&s->waited, true);
 		s->next_due_ns = now;
-		s->last_start_ns = 0; /* an idle spell is no late sample */
 		if (S.running)
 			pthread_cond_broadcast(&S.wake);
 	}
 	pthread_mutex_unlock(&S.lock);
 }
 
+static void extend(_Atomic uint64_t *until_ns, uint64_t until)
+{
+	uint64_t old = atomic_load_explicit(until_ns, memory_order_relaxed);
+
+	while (old < until && !atomic_compare_exchange_weak(until_ns, &old, until))
+		;
+}
+
+/*
+ * read is stored before stale is loaded, and the sampler stores stale
+ * before it takes read (wants_sample): either this read sees the deadline
+ * that passed without a sample, or that deadline sees this read.
+ */
 unsigned sampler_demand(unsigned mask, uint64_t at_least_ns)
 {
 	uint64_t now = cm_clock_ns();
@@ -209,16 +255,17 @@ unsigned sampler_demand(unsigned mask, uint64_t at_least_ns)
 
 	for (unsigned i = 1; i <= SOURCE_LAST; i++) {
 		struct source *s = &S.src[i];
-		uint64_t until, old;
+		uint64_t until;
 
 		if (!(mask & (1u << i)) || s->ops == NULL)
 			continue;
 		until = now + hold_ns(s, at_least_ns);
-		old = atomic_load_explicit(&s->demand_until_ns, memory_order_relaxed);
-		while (old < until && !atomic_compare_exchange_weak(&s->demand_until_ns, &old, until))
-			;
-		if (atomic_load(&s->idle)) {
-			wake_idle(s, now);
+		extend(&s->demand_until_ns, until);
+		if (at_least_ns != 0)
+			extend(&s->cadence_until_ns, until);
+		atomic_store(&s->read, true);
+		if (atomic_load(&s->idle) || atomic_load(&s->stale)) {
+			wake_now(s, now);
 			woken |= 1u << i;
 		}
 	}
@@ -231,7 +278,7 @@ void sampler_set_always(unsigned index, bool always)
 		return;
 	atomic_store(&S.src[index].always, always);
 	if (always && atomic_load(&S.src[index].idle))
-		wake_idle(&S.src[index], cm_clock_ns());
+		wake_now(&S.src[index], cm_clock_ns());
 }
 
 uint64_t sampler_samples(unsigned index)
@@ -251,6 +298,19 @@ static bool goes_idle_locked(struct source *s, uint64_t now)
 		return false;
 	atomic_store(&s->idle, true);
 	return s->ops->sample_idle == NULL;
+}
+
+/* With the lock held, at a deadline of an awake source: whether it takes
+ * a full sample. Held by a read alone, only when something read it since
+ * its last sample: a poller that reads once buys one sample, not one an
+ * interval for the whole hold. */
+static bool wants_sample(struct source *s, uint64_t now)
+{
+	if (atomic_load(&s->always) || atomic_load(&s->cadence_until_ns) > now ||
+	    atomic_load(&s->read))
+		return true;
+	atomic_store(&s->stale, true);
+	return atomic_load(&s->read); /* a read that came meanwhile */
 }
 
 /* ------------------------------------------------------------ the entrance */
@@ -342,29 +402,45 @@ int sampler_post(unsigned index, const struct source_cmd *cmd, size_t len)
 	return 0;
 }
 
-/* Runs one source without the lock held; the deadlines take it. The cost
- * distribution is fed outside it: its lock is shared with the SNMP thread.
- * A source with an always-on part runs only that part while idle
- * (sample_idle), and that is not counted as one of its samples. */
-static void run_source(struct source *s, uint64_t start, bool full)
+/* With the lock held: the deadline at start is done with (sampled or
+ * skipped); true when it came more than an interval late. */
+static bool advance_locked(struct source *s, uint64_t start)
 {
-	int rc = full ? s->ops->sample(s->ctx) : s->ops->sample_idle(s->ctx);
-	uint64_t cost_ns = cm_clock_ns() - start;
-	uint64_t interval_ns;
-	bool late;
+	uint64_t interval_ns = (uint64_t)s->interval_ms * 1000000u;
+	bool late = s->last_start_ns != 0 && start - s->last_start_ns > 2 * interval_ns;
 
-	atomic_store_explicit(&s->last_cost_us, (uint32_t)(cost_ns / 1000u), memory_order_relaxed);
-	if (full)
-		atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
-	if (rc != 0)
-		atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
-	pthread_mutex_lock(&S.lock);
-	interval_ns = (uint64_t)s->interval_ms * 1000000u;
-	late = s->last_start_ns != 0 && start - s->last_start_ns > 2 * interval_ns;
 	s->last_start_ns = start;
 	s->next_due_ns += interval_ns;
 	if (s->next_due_ns <= start)
 		s->next_due_ns = start + interval_ns;
+	return late;
+}
+
+/* Runs one source without the lock held; the deadlines take it. The cost
+ * distribution is fed outside it: its lock is shared with the SNMP thread.
+ * A source with an always-on part runs only that part while idle
+ * (sample_idle) and at a deadline nobody read it for, and that is not
+ * counted as one of its samples. */
+static void run_source(struct source *s, uint64_t start, bool full)
+{
+	int rc;
+	uint64_t cost_ns;
+	bool late;
+
+	/* Cleared before the sample: a read while it runs asks for the next. */
+	if (full)
+		atomic_store(&s->read, false);
+	rc = full ? s->ops->sample(s->ctx) : s->ops->sample_idle(s->ctx);
+	cost_ns = cm_clock_ns() - start;
+	atomic_store_explicit(&s->last_cost_us, (uint32_t)(cost_ns / 1000u), memory_order_relaxed);
+	if (full) {
+		atomic_store(&s->stale, false);
+		atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
+	}
+	if (rc != 0)
+		atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
+	pthread_mutex_lock(&S.lock);
+	late = advance_locked(s, start);
 	pthread_mutex_unlock(&S.lock);
 	if (late && full)
 		atomic_fetch_add_explicit(&s->late, 1, memory_order_relaxed);
@@ -444,6 +520,7 @@ static uint64_t run_due_locked(unsigned thread)
 	for (;;) {
 		struct source *s;
 		uint64_t now;
+		bool full;
 
 		if (S.stop)
 			return UINT64_MAX;
@@ -456,8 +533,13 @@ static uint64_t run_due_locked(unsigned thread)
 			return s->next_due_ns;
 		if (goes_idle_locked(s, now))
 			continue;
+		full = !atomic_load(&s->idle) && wants_sample(s, now);
+		if (!full && s->ops->sample_idle == NULL) {
+			advance_locked(s, now); /* unread since its last sample */
+			continue;
+		}
 		pthread_mutex_unlock(&S.lock);
-		run_source(s, now, !atomic_load(&s->idle));
+		run_source(s, now, full);
 		pthread_mutex_lock(&S.lock);
 	}
 }

@@ -16,9 +16,10 @@
 #include "../sources/source_ops.h"
 
 /* clusterMonSourceState: sampling on its timer whatever happens (pinned
- * with sampleInterval's "always"), sampling because someone read it
- * lately, or idle: nobody did, and it takes no samples until someone
- * does. */
+ * with sampleInterval's "always"), awake because someone read it lately
+ * (it samples at a deadline only when read since its last sample, or
+ * every interval for a threshold or history row), or idle: nobody did,
+ * and it takes no samples until someone does. */
 enum source_state { SOURCE_STATE_TIMER = 1, SOURCE_STATE_DEMAND = 2, SOURCE_STATE_IDLE = 3 };
 
 /* A read keeps a source sampling for this many of its intervals, and no
@@ -35,6 +36,7 @@ struct source_stats {
 	uint64_t samples;
 	uint64_t late;
 	uint64_t errors;
+	bool stale;  /* onDemand, and a deadline passed unread since its last sample */
 };
 
 /* Adds a source at ops->index (before sampler_start). Fatal errors are the
@@ -57,13 +59,24 @@ uint64_t sampler_samples(unsigned index);
 /*
  * Demand: a source samples while someone reads what it publishes. Any
  * thread may call sampler_demand with the sources (a bit per enum
- * source_index) a read needs; each keeps sampling for its hold (see above)
- * or at_least_ns, whichever is longer. Returns the sources that were idle
- * and wake now: their snapshots are older than one interval until their
- * next sample, after which the sampler calls the function given to
- * sampler_on_sample (from a sampler thread: it must only wake someone).
+ * source_index) a read needs; each stays awake for its hold (see above)
+ * or at_least_ns, whichever is longer, and takes its next sample at its
+ * next deadline: awake, a source samples only when read since its last
+ * sample. A reader that comes back (at_least_ns > 0: threshold and
+ * history rows) keeps it sampling every interval for that long instead.
+ * Returns the sources whose snapshots are older than one interval (idle,
+ * or awake but unread at a deadline): each samples at once, and after
+ * that sample the sampler calls the function given to sampler_on_sample
+ * (from a sampler thread: it must only wake someone).
  */
 unsigned sampler_demand(unsigned mask, uint64_t at_least_ns);
+/* Until when (clock ns) the source's last sample stays less than an
+ * interval old with no read besides those it had: its next deadline, or
+ * the one after when that deadline will sample (a read since the last
+ * sample, or a cadence held past it); UINT64_MAX when pinned to its timer,
+ * 0 when idle or stale (a read now gets a fresh sample by waking it). From
+ * any thread but the SNMP one: it takes the sampler's lock. */
+uint64_t sampler_fresh_until(unsigned index);
 void sampler_on_sample(void (*fn)(void));
 /* Pins a source to its timer (sampleInterval's "always"), or not. */
 void sampler_set_always(unsigned index, bool always);
