@@ -5,12 +5,13 @@
 # snmpd while the module's demand record wakes the source, and answered
 # once the image holds a sample taken since. clustermond's SNMP thread
 # answers none of it (its AgentX requests are counted in its debug log).
-# Reads through the module alone keep the source sampling; an unread
-# section's source sleeps, and so does the read one once unread.
+# Reads through the module alone keep the source sampling; a poller buys
+# one sample a poll; an unread section's source sleeps, and so does the
+# read one once unread.
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
-plan 16
+plan 18
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
@@ -101,6 +102,19 @@ is "$(state $TCP)" 2 "and they alone kept tcp sampling, past its 3 s hold"
 check "the section was held meanwhile ($held of 16 looks; now $(sec))" test "$held" -ge 8
 is "$(state $MEM)" 3 "mem, which nobody reads, slept all along"
 is "$(( $(agentx) - ax3 ))" 0 "still no AgentX request"
+
+# A poller every 2 s, through the module: each GET finds the section
+# asleep (the deadline after the last sample passed unread), waits for one
+# fresh sample and buys no other. Five polls, five samples (six after a
+# resend); the section held 3 s a read, as before, took two or three.
+samples() { get "$S.5.$TCP"; }
+get "$clusterMonTcpConnState.${idx%% *}" >/dev/null; sleep 2.5
+a=$(samples)
+for _ in 1 2 3 4 5; do get "$clusterMonTcpConnState.${idx%% *}" >/dev/null; sleep 2; done
+b=$(samples)
+check "polled through the module every 2 s for 10 s, tcp took $((b - a)) samples (5, or 6 after a resend)" \
+	test "$((b - a))" -ge 5 -a "$((b - a))" -le 6
+is "$(( $(agentx) - ax3 ))" 0 "and none of the polls went to clustermond over AgentX"
 
 check "unread, tcp idle again" wait_for "$(slack 8)" idle $TCP
 check "and its section asleep ($(sec))" wait_for 2 asleep

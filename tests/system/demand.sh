@@ -3,10 +3,11 @@
 # tcp source goes idle (its samples counter stands still, its node counters
 # still follow /proc/net/snmp), the first walk after idle shows a connection
 # opened while it slept, a threshold row on one of its instances keeps it
-# sampling, "always" pins it, and a bad mode word is a file:line error.
+# sampling every interval, a poller buys one sample a poll, "always" pins
+# it, and a bad mode word is a file:line error.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 16
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 [ -x "$TCPCONNS" ] || bail "tests/system/tcpconns is not built"
 start_master || bail "snmpd did not start"
@@ -56,6 +57,19 @@ check "with the threshold, tcp keeps sampling ($d -> $e in 2 s) past its idle ti
 	test "$e" -gt "$d" -a "$(state)" = 2
 set_rw "$TH.11.7" i 6 >/dev/null
 check "its row gone, tcp goes idle again" wait_for "$(slack 8)" idle
+
+# A poller every 2 s of a source sampled every second: each GET finds the
+# deadline after its last sample passed unread (stale), waits for one fresh
+# sample, and buys no other; the hold (3 s) keeps it onDemand between. Five
+# polls, five samples (one more if snmpget resends: a second read); sampling
+# every interval while held, as before, took two or three a poll.
+get "$clusterMonTcpConnState.$idx" >/dev/null; sleep 2.5
+a=$(samples)
+for _ in 1 2 3 4 5; do get "$clusterMonTcpConnState.$idx" >/dev/null; sleep 2; done
+b=$(samples)
+check "polled every 2 s for 10 s, tcp took $((b - a)) samples (5, or 6 after a resend)" \
+	test "$((b - a))" -ge 5 -a "$((b - a))" -le 6
+is "$(state)" 2 "and stayed onDemand(2) between the polls"
 
 # "always" pins it to the timer.
 echo "sampleInterval tcp 500 always" >"$T/pin.conf"
