@@ -457,6 +457,25 @@ static void answer_later(const void *ctx, netsnmp_agent_request_info *reqinfo,
 	group_serve(ctx, reqinfo, requests);
 }
 
+/*
+ * The GET net-snmp runs first for an AgentX GetNext with an inclusive
+ * range (agent/snmp_agent.c, handle_pdu: mode GET, the PDU still a
+ * GETNEXT or GETBULK), as when a walk crosses into a subtree of ours from
+ * another registration (clustermon.so's gaps, a split the module's
+ * registrations left). A request delegated in that pass is finished, once
+ * answered, as a GET: check_delayed_request walks on only in GETNEXT and
+ * GETBULK mode, so the master got that pass's noSuchObject, or a varbind's
+ * own name back, as the next instance, and the client's walk stopped. The
+ * pass answers nothing it keeps but an inclusive start that is an instance
+ * itself, which none of ours is (they are subtrees); everything else is
+ * asked again in the GETNEXT pass, which demands and may wait.
+ */
+static bool inclusive_get_pass(const netsnmp_agent_request_info *reqinfo)
+{
+	return reqinfo->mode == MODE_GET && reqinfo->asp != NULL && reqinfo->asp->pdu != NULL &&
+	       reqinfo->asp->pdu->command != SNMP_MSG_GET;
+}
+
 static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
 			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
@@ -468,7 +487,7 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 		mib_oid_unsign(r->requestvb->name, r->requestvb->name_length);
 		need |= mib_demand_of(g, r->requestvb->name, r->requestvb->name_length);
 	}
-	if (!is_set_mode(reqinfo->mode) && need != 0) {
+	if (!is_set_mode(reqinfo->mode) && !inclusive_get_pass(reqinfo) && need != 0) {
 		mib_samples_now(need, &before);
 		woken = sampler_demand(need, 0);
 		if (woken != 0 &&

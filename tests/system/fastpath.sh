@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
-plan 24
+plan 25
 start_trapd || bail "snmptrapd did not start"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
@@ -50,6 +50,17 @@ echo "snapshotFile none" >"$T/conf/clustermond.local.conf"
 kill -HUP "$AGENT_PID"
 check "with the image gone the module gives its subtrees back" wait_for 5 unregistered
 walk_all >"$T/walk.agentx"
+# The module's registrations left snmpd's tree split at their ends (6.9,
+# after clusterMonTcpTimeouts, among them): a GETNEXT that crosses one
+# reaches clustermond as an AgentX GetNext with an inclusive range, which
+# net-snmp's subagent runs as a GET first. A read of a sleeping source
+# that waited in that GET was finished as a GET, and the master answered
+# "6.9 = No Such Object" (the walk above stopped there).
+tcp_idle() { [ "$(get "$clusterMonSourceEntry.9.4")" = 3 ]; }
+wait_for "$(slack 10)" tcp_idle || diag "tcp did not go idle"
+out=$(snmpgetnext -v2c -c public -t 3 -r 0 -On "$TARGET" "$clusterMonTcpTimeouts.0" 2>&1)
+check "a GETNEXT crossing into a sleeping source's subtree gets its next instance ($out)" \
+	contains "$clusterMonTcpConnEntry." "$out"
 kill "$conns"; wait "$conns" 2>/dev/null
 n_fast=$(grep -c "^\\$clusterMonObjects" "$T/walk.fast"); n_ax=$(grep -c "^\\$clusterMonObjects" "$T/walk.agentx")
 diag "walks: $n_fast varbinds through the module, $n_ax through AgentX"
