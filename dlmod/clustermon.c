@@ -391,6 +391,44 @@ static void finish_all(void)
 	M.poll = 0;
 }
 
+/* The varbind of the client's request that q answers: q->index is its
+ * place there (a GETBULK's repetitions of a varbind share its request). */
+static const netsnmp_variable_list *asked(const netsnmp_agent_request_info *reqinfo,
+					  const netsnmp_request_info *q)
+{
+	const netsnmp_variable_list *v = NULL;
+
+	if (reqinfo->asp != NULL && reqinfo->asp->orig_pdu != NULL)
+		v = reqinfo->asp->orig_pdu->variables;
+	for (int i = 1; v != NULL && i < q->index; i++)
+		v = v->next_variable;
+	return v;
+}
+
+/*
+ * What a walk reads past the end of what it asked for is no read of
+ * section k (clustermond's mib/overread.c says the same over AgentX): a
+ * GETNEXT or GETBULK none of whose varbinds asked for an OID in the
+ * section came here only because what it asked for ended, as a poller's
+ * GETBULK of the top tables' last rows runs on into clusterMonTcp's
+ * connections. It is served from the image as it is and wakes nothing.
+ */
+static bool over_read(int k, const netsnmp_agent_request_info *reqinfo,
+		      const netsnmp_request_info *requests)
+{
+	uint32_t name[MAX_OID_LEN];
+
+	if (reqinfo->mode != MODE_GETNEXT && reqinfo->mode != MODE_GETBULK)
+		return false;
+	for (const netsnmp_request_info *q = requests; q != NULL; q = q->next) {
+		const netsnmp_variable_list *v = asked(reqinfo, q);
+
+		if (v == NULL || cm_image_reader_section_of(&M.r, name, to_u32(v, name)) == k)
+			return false;
+	}
+	return true;
+}
+
 static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		   netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
@@ -400,7 +438,7 @@ static int handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	int k = live ? section_of(r) : -1;
 
 	/* Objects a source keeps up on its own are no demand. */
-	if (k >= 0 && !(r->flags & CM_REG_QUIET)) {
+	if (k >= 0 && !(r->flags & CM_REG_QUIET) && !over_read(k, reqinfo, requests)) {
 		M.reads[k]++;
 		if (must_wait(k, now) &&
 		    wait_for_sample(h, reg, reqinfo, requests, k, now) == 0)

@@ -15,6 +15,7 @@
 #include "../sources/registry.h"
 #include "../sources/source_ops.h"
 #include "defer.h"
+#include "overread.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -372,9 +373,12 @@ static void serve(const struct mib_group *g, void *view, netsnmp_agent_request_i
 
 	if (r->processed)
 		return;
-	if (reqinfo->mode == MODE_GETNEXT)
-		get_next(g, view, r);
-	else if (!in_group(g, vb))
+	if (reqinfo->mode == MODE_GETNEXT) {
+		int how = mib_overread_of(g->base, g->base_len, reqinfo, r);
+
+		if (get_next(g, view, r))
+			mib_overread_answered(how, reqinfo, r);
+	} else if (!in_group(g, vb))
 		snmp_set_var_typed_value(vb, SNMP_NOSUCHOBJECT, NULL, 0);
 	else if (reqinfo->mode == MODE_GET)
 		get_exact(g, view, vb, vb->name + g->base_len, vb->name_length - g->base_len);
@@ -483,9 +487,12 @@ static int group_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 	struct mib_samples before;
 	unsigned need = 0, woken;
 
+	/* What a walk reads past the end of what it asked for is served from
+	 * the last sample and wakes nothing (overread.c). */
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
 		mib_oid_unsign(r->requestvb->name, r->requestvb->name_length);
-		need |= mib_demand_of(g, r->requestvb->name, r->requestvb->name_length);
+		if (mib_overread_of(g->base, g->base_len, reqinfo, r) == MIB_OVERREAD_NONE)
+			need |= mib_demand_of(g, r->requestvb->name, r->requestvb->name_length);
 	}
 	if (!is_set_mode(reqinfo->mode) && !inclusive_get_pass(reqinfo) && need != 0) {
 		mib_samples_now(need, &before);

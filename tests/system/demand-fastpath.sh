@@ -5,14 +5,20 @@
 # snmpd while the module's demand record wakes the source, and answered
 # once the image holds a sample taken since. clustermond's SNMP thread
 # answers none of it (its AgentX requests are counted in its debug log).
+# What a GETBULK reads on past what it asked for (the top tables' last
+# rows into the connections) is no read of the section it runs into.
 # Reads through the module alone keep the source sampling; a poller buys
 # one sample a poll; an unread section's source sleeps, and so does the
 # read one once unread.
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$MODULE" ] || bail "no $MODULE (make builds it)"
-plan 18
+plan 21
 TCPCONNS="$top_builddir/tests/system/tcpconns"
+# Connections in the tcp source's first sample, for a walk to read on into.
+"$TCPCONNS" 4 2 0 >"$T/conns.0" 2>&1 &
+CONNS0=$!
+wait_for 20 grep -q ready "$T/conns.0" || bail "tcpconns did not start"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
 start_agent -D agentx/subagent || bail "clustermond did not register"
@@ -50,7 +56,19 @@ asleep() { [ "$(field 1)" = 1 ] && [ "$(field 2)" = 0 ]; }
 
 check "tcp unread: idle" wait_for "$(slack 10)" idle $TCP
 check "and its section asleep in the image ($(sec))" asleep
-wake0=$(field 5)
+
+# A GETBULK from the proc group's last instance (its top table's) runs on
+# into clusterMonTcp and its connections: served from the image as it is,
+# no read of the tcp section and no wake in the module's demand record.
+last=$(walk "$clusterMonProcTopTable" | awk '{ o = $1 } END { print o }')
+r0=$(field 4) wake0=$(field 5)
+out=$(snmpbulkget -v2c -c public -t 2 -r 1 -On -Oq -Cn0 -Cr50 "$TARGET" "$last" 2>&1)
+over=$(grep -c "^$clusterMonTcpConnEntry\." <<<"$out")
+check "a GETBULK from the top table's last instance read on into the connections ($over of 50)" \
+	test "$over" -gt 0
+sleep 1.5  # past the module's next report and a wake's sample
+is "$(field 4) $(field 5)" "$r0 $wake0" "the module counted no read of the tcp section and woke nothing"
+is "$(state $TCP)" 3 "tcp stayed idle(3)"
 
 "$TCPCONNS" 4 3 0 >"$T/conns.1" 2>&1 &
 CONNS=$!
@@ -118,5 +136,5 @@ is "$(( $(agentx) - ax3 ))" 0 "and none of the polls went to clustermond over Ag
 
 check "unread, tcp idle again" wait_for "$(slack 8)" idle $TCP
 check "and its section asleep ($(sec))" wait_for 2 asleep
-kill "$CONNS" 2>/dev/null
+kill "$CONNS" "$CONNS0" 2>/dev/null
 finish

@@ -1,15 +1,20 @@
 #!/bin/bash
 # demand.sh - a source nobody reads stops sampling, and what wakes it: the
 # tcp source goes idle (its samples counter stands still, its node counters
-# still follow /proc/net/snmp), the first walk after idle shows a connection
+# still follow /proc/net/snmp), a GETBULK that reads on past the proc group
+# into the connections does not wake it, the first walk after idle shows a connection
 # opened while it slept, a threshold row on one of its instances keeps it
 # sampling every interval, a poller buys one sample a poll, "always" pins
 # it, and a bad mode word is a file:line error.
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 20
 TCPCONNS="$top_builddir/tests/system/tcpconns"
 [ -x "$TCPCONNS" ] || bail "tests/system/tcpconns is not built"
+# Connections in the tcp source's first sample, for a walk to read on into.
+"$TCPCONNS" 4 2 0 >"$T/conns.0" 2>&1 &
+CONNS0=$!
+wait_for 20 grep -q ready "$T/conns.0" || bail "tcpconns did not start"
 start_master || bail "snmpd did not start"
 start_agent || bail "clustermond did not register"
 S=$clusterMonSourceEntry TCP=4
@@ -35,6 +40,20 @@ counted() { v=$(get "$clusterMonTcpActiveOpens.0") && [ "$v" -ge "$k1" ]; }
 check "ActiveOpens follows /proc/net/snmp while idle ($k0 -> $k1)" wait_for "$(slack 3)" counted
 is "$(state)" 3 "reading the node's counters leaves the connections idle"
 
+# Reading past the end of what was asked wakes nothing: a GETBULK from the
+# proc group's last instance (its top table's) runs on into clusterMonTcp
+# and its connections, answered from their last sample. (The walk that
+# finds that instance reads on past it too, by one GETNEXT.)
+last=$(walk "$clusterMonProcTopTable" | awk '{ o = $1 } END { print o }')
+s0=$(samples)
+out=$(snmpbulkget -v2c -c public -t 2 -r 1 -On -Oq -Cn0 -Cr50 "$TARGET" "$last" 2>&1)
+over=$(grep -c "^$clusterMonTcpConnEntry\." <<<"$out")
+check "a GETBULK from the top table's last instance read on into the connections ($over of 50)" \
+	test "$over" -gt 0
+sleep 1.5  # past the sample a wake would have taken at once
+is "$(state)" 3 "that over-read left tcp idle(3)"
+is "$(samples)" "$s0" "and its samples counter where it was"
+
 # The first walk after idle waits for a fresh sample: the connections opened
 # while the source slept are in it.
 lport=$(awk '/^conn/ { print $3; exit }' "$T/conns.1")
@@ -44,6 +63,10 @@ check "and the source samples again: onDemand(2)" test "$(state)" = 2
 c=$(samples)
 check "clusterMonSourceSamples moved on ($b -> $c)" test "$c" -gt "$b"
 check "two intervals and 3 s after the last read, idle again" wait_for "$(slack 8)" idle
+c=$(samples)
+snmpbulkget -v2c -c public -t 2 -r 1 -On -Cn0 -Cr50 "$TARGET" "$clusterMonTcpConnTable" >/dev/null 2>&1
+check "a walk of clusterMonTcpConnTable (its first GETBULK) wakes it: onDemand(2), a sample" \
+	test "$(state)" = 2 -a "$(samples)" -gt "$c"
 
 # A threshold on a connection's instance keeps the source sampling.
 idx=$(walk "$clusterMonTcpConnLocalPort" | awk -v p="$lport" '$2 == p { n = split($1, o, "."); print o[n]; exit }')
@@ -78,7 +101,7 @@ start_agent -c "$T/pin.conf" || bail "clustermond did not restart"
 is "$(state)" 1 "sampleInterval tcp 500 always: timer(1)"
 f=$(samples); sleep 2; g=$(samples)
 check "pinned, it samples unread ($f -> $g in 2 s)" test "$((g - f))" -ge 2
-kill "$CONNS" 2>/dev/null
+kill "$CONNS" "$CONNS0" 2>/dev/null
 bad "sampleInterval with a mode other than always" "sampleInterval tcp 1000 sometimes" \
 	"is not \"always\""
 finish

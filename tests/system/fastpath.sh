@@ -12,7 +12,12 @@ plan 25
 start_trapd || bail "snmptrapd did not start"
 add_module
 start_master || bail "snmpd did not start with clustermon.so"
-start_agent || bail "clustermond did not register"
+# proc pinned: the walks below compare what both paths serve, and a walk
+# of everything reads most sections only past what each request asked for,
+# which wakes no source; the exit log (without the helper, the process
+# scanner's) would have rows in one walk and none in the other.
+echo "sampleInterval proc 1000 always" >"$T/fast.conf"
+start_agent -c "$T/fast.conf" || bail "clustermond did not register"
 
 # The module's registrations, as snmpd lists them (nsModuleName).
 served() {
@@ -59,8 +64,11 @@ walk_all >"$T/walk.agentx"
 tcp_idle() { [ "$(get "$clusterMonSourceEntry.9.4")" = 3 ]; }
 wait_for "$(slack 10)" tcp_idle || diag "tcp did not go idle"
 out=$(snmpgetnext -v2c -c public -t 3 -r 0 -On "$TARGET" "$clusterMonTcpTimeouts.0" 2>&1)
-check "a GETNEXT crossing into a sleeping source's subtree gets its next instance ($out)" \
-	contains "$clusterMonTcpConnEntry." "$out"
+# (Reached past what it asked for, the range is an over-read: its answer is
+# the next instance the last sample holds, whichever that is.)
+next_instance() { grep -q "^$clusterMonObjects\.[0-9.]* = " <<<"$1" && ! grep -q "No Such" <<<"$1"; }
+check "a GETNEXT crossing into a sleeping source's subtree gets the next instance ($out)" \
+	next_instance "$out"
 kill "$conns"; wait "$conns" 2>/dev/null
 n_fast=$(grep -c "^\\$clusterMonObjects" "$T/walk.fast"); n_ax=$(grep -c "^\\$clusterMonObjects" "$T/walk.agentx")
 diag "walks: $n_fast varbinds through the module, $n_ax through AgentX"
