@@ -125,13 +125,9 @@ is "$(( $(agentx) - ax3 ))" 0 "still no AgentX request"
 # asleep (the deadline after the last sample passed unread), waits for one
 # fresh sample and buys no other. Five polls, five samples (six after a
 # resend); the section held 3 s a read, as before, took two or three.
-samples() { get "$S.5.$TCP"; }
-get "$clusterMonTcpConnState.${idx%% *}" >/dev/null; sleep 2.5
-a=$(samples)
-for _ in 1 2 3 4 5; do get "$clusterMonTcpConnState.${idx%% *}" >/dev/null; sleep 2; done
-b=$(samples)
-check "polled through the module every 2 s for 10 s, tcp took $((b - a)) samples (5, or 6 after a resend)" \
-	test "$((b - a))" -ge 5 -a "$((b - a))" -le 6
+n=$(polled_samples $TCP "$clusterMonTcpConnState.${idx%% *}")
+check "polled through the module every 2 s for 10 s, tcp took $n samples (5, or 6 after a resend)" \
+	test "$n" -ge 5 -a "$n" -le 6
 is "$(( $(agentx) - ax3 ))" 0 "and none of the polls went to clustermond over AgentX"
 
 check "unread, tcp idle again" wait_for "$(slack 8)" idle $TCP

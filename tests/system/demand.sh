@@ -86,12 +86,9 @@ check "its row gone, tcp goes idle again" wait_for "$(slack 8)" idle
 # sample, and buys no other; the hold (3 s) keeps it onDemand between. Five
 # polls, five samples (one more if snmpget resends: a second read); sampling
 # every interval while held, as before, took two or three a poll.
-get "$clusterMonTcpConnState.$idx" >/dev/null; sleep 2.5
-a=$(samples)
-for _ in 1 2 3 4 5; do get "$clusterMonTcpConnState.$idx" >/dev/null; sleep 2; done
-b=$(samples)
-check "polled every 2 s for 10 s, tcp took $((b - a)) samples (5, or 6 after a resend)" \
-	test "$((b - a))" -ge 5 -a "$((b - a))" -le 6
+n=$(polled_samples $TCP "$clusterMonTcpConnState.$idx")
+check "polled every 2 s for 10 s, tcp took $n samples (5, or 6 after a resend)" \
+	test "$n" -ge 5 -a "$n" -le 6
 is "$(state)" 2 "and stayed onDemand(2) between the polls"
 
 # "always" pins it to the timer.

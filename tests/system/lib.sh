@@ -331,6 +331,19 @@ get() {
 	echo "$out"
 }
 
+# polled_samples SOURCE-INDEX OID: a poller of OID every 2 s (a GET, then
+# five more 2 s apart, the first 2.5 s later); prints how many samples the
+# source took over those five (clusterMonSourceSamples), which read
+# everything else it read before the first.
+polled_samples() {
+	local a b
+	get "$2" >/dev/null; sleep 2.5
+	a=$(get "$clusterMonSourceEntry.5.$1")
+	for _ in 1 2 3 4 5; do get "$2" >/dev/null; sleep 2; done
+	b=$(get "$clusterMonSourceEntry.5.$1")
+	echo $((b - a))
+}
+
 # kernel_cpu_ns PID: CPU time of all of PID's threads as the kernel counts
 # it (schedstat's run time, summed).
 kernel_cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f\n", n }'; }
