@@ -75,8 +75,9 @@ enum cm_image_state { CM_IMAGE_LIVE = 1, CM_IMAGE_STOPPED = 2, CM_IMAGE_SUPERSED
  * Sources that sleep. A source nobody reads takes no samples, so a
  * section's rows may be older than one interval. The writer says per
  * section whether it vouches for them: held_ns (CLOCK_MONOTONIC, the same
- * clock on both sides of one host) is when its hold on the section's
- * sources ends (UINT64_MAX: they never sleep; 0: not held), and
+ * clock on both sides of one host) is until when the section's sources'
+ * samples stay fresh, i.e. the first deadline one of them will let pass
+ * unsampled unless read again (UINT64_MAX: they never sleep; 0: not held), and
  * CM_SEC_ASLEEP in flags is set while one of them sleeps or has not
  * sampled since it woke. A reader serves a section at once while it is
  * held and not asleep (cm_image_reader_held). Otherwise it writes a wake

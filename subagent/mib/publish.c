@@ -514,21 +514,6 @@ static uint32_t fastest_interval(void)
 
 /* ------------------------------------------------------------ demand */
 
-/* Until when every source behind the section stays fresh unread
- * (sampler_fresh_until): UINT64_MAX when all are pinned to their timers. */
-static uint64_t fresh_until(unsigned demand)
-{
-	uint64_t until = UINT64_MAX;
-
-	for (unsigned i = 1; i <= SOURCE_LAST; i++)
-		if (demand & (1u << i)) {
-			uint64_t u = sampler_fresh_until(i);
-
-			until = u < until ? u : until;
-		}
-	return until;
-}
-
 /* Which sources slept, or let a deadline pass unread, and have not
  * sampled since, as seen from here. */
 static void observe_sources(void)
@@ -568,7 +553,7 @@ static void hold(struct section *s, uint64_t now)
 	for (unsigned i = 1; i <= SOURCE_LAST; i++)
 		if (s->demand & (1u << i)) {
 			before[i] = sampler_samples(i);
-			if (sampler_fresh_until(i) <= now)
+			if (sampler_fresh_until(1u << i) <= now)
 				woken |= 1u << i;
 		}
 	woken |= sampler_demand(s->demand, 0);
@@ -640,7 +625,7 @@ static int tell(unsigned i, uint64_t now)
 {
 	struct section *s = &P.s[i];
 	uint32_t flags = 0;
-	uint64_t held = s->demand != 0 ? fresh_until(s->demand) : UINT64_MAX;
+	uint64_t held = s->demand != 0 ? sampler_fresh_until(s->demand) : UINT64_MAX;
 
 	if (held != UINT64_MAX) {
 		flags = stale(s->demand) || held == 0 ? CM_SEC_ASLEEP : 0;

@@ -182,14 +182,10 @@ int sampler_stats(unsigned index, struct source_stats *out)
 	return 0;
 }
 
-uint64_t sampler_fresh_until(unsigned index)
+static uint64_t fresh_until(struct source *s)
 {
-	struct source *s;
 	uint64_t until, interval_ns, cadence;
 
-	if (!sampler_has(index))
-		return UINT64_MAX;
-	s = &S.src[index];
 	if (atomic_load(&s->always))
 		return UINT64_MAX;
 	if (atomic_load(&s->idle) || atomic_load(&s->stale))
@@ -203,6 +199,19 @@ uint64_t sampler_fresh_until(unsigned index)
 	if (atomic_load(&s->read) || cadence > until)
 		until += interval_ns;
 	return cadence > until ? cadence : until;
+}
+
+uint64_t sampler_fresh_until(unsigned mask)
+{
+	uint64_t until = UINT64_MAX;
+
+	for (unsigned i = 1; i <= SOURCE_LAST; i++)
+		if ((mask & (1u << i)) && sampler_has(i)) {
+			uint64_t u = fresh_until(&S.src[i]);
+
+			until = u < until ? u : until;
+		}
+	return until;
 }
 
 /* ------------------------------------------------------------ demand */

@@ -70,13 +70,14 @@ uint64_t sampler_samples(unsigned index);
  * (from a sampler thread: it must only wake someone).
  */
 unsigned sampler_demand(unsigned mask, uint64_t at_least_ns);
-/* Until when (clock ns) the source's last sample stays less than an
- * interval old with no read besides those it had: its next deadline, or
- * the one after when that deadline will sample (a read since the last
- * sample, or a cadence held past it); UINT64_MAX when pinned to its timer,
- * 0 when idle or stale (a read now gets a fresh sample by waking it). From
- * any thread but the SNMP one: it takes the sampler's lock. */
-uint64_t sampler_fresh_until(unsigned index);
+/* Until when (clock ns) the last samples of the sources of mask all stay
+ * less than an interval old with no read besides those they had: for each,
+ * its next deadline, or the one after when that deadline will sample (a
+ * read since the last sample, or a cadence held past it); UINT64_MAX when
+ * every one is pinned to its timer (or there is none), 0 when one is idle
+ * or stale (a read now gets a fresh sample by waking it). From any thread
+ * but the SNMP one: it takes the sampler's lock. */
+uint64_t sampler_fresh_until(unsigned mask);
 void sampler_on_sample(void (*fn)(void));
 /* Pins a source to its timer (sampleInterval's "always"), or not. */
 void sampler_set_always(unsigned index, bool always);

@@ -100,15 +100,15 @@ static void read_then_stale(void)
 	fake_now = T0 + 6050 * MS;
 	ok(sampler_demand(1u << SOURCE_CPU, 0) == 0,
 	   "a read 50 ms after it finds the snapshot fresh: nothing to wait for");
-	ok(sampler_fresh_until(SOURCE_CPU) == T0 + 6200 * MS,
+	ok(sampler_fresh_until(1u << SOURCE_CPU) == T0 + 6200 * MS,
 	   "fresh until the deadline after the next (the next one samples)");
 	run_at(6100);
 	ok(cpu_runs == 4, "that read buys the next deadline's sample");
-	ok(sampler_fresh_until(SOURCE_CPU) == T0 + 6200 * MS,
+	ok(sampler_fresh_until(1u << SOURCE_CPU) == T0 + 6200 * MS,
 	   "unread since: fresh until the next deadline only");
 	run_at(6200);
 	ok(cpu_runs == 4, "unread since: the deadline after passes without one");
-	ok(sampler_fresh_until(SOURCE_CPU) == 0, "and it is stale: a read must wait");
+	ok(sampler_fresh_until(1u << SOURCE_CPU) == 0, "and it is stale: a read must wait");
 	fake_now = T0 + 6250 * MS;
 	ok(sampler_demand(1u << SOURCE_CPU, 0) == 1u << SOURCE_CPU,
 	   "a read after that deadline finds it stale, and waits (the same as a wake)");
@@ -135,7 +135,7 @@ static void held_by_a_reader(void)
 	for (t = 10000; t <= 20900; t += 100)
 		run_at(t);
 	fake_now = T0 + 20950 * MS;
-	ok(sampler_fresh_until(SOURCE_CPU) == T0 + 21000 * MS,
+	ok(sampler_fresh_until(1u << SOURCE_CPU) == T0 + 21000 * MS,
 	   "held by the threshold, fresh until the deadline after its cadence");
 	ok(state(SOURCE_CPU) == SOURCE_STATE_DEMAND && cpu_runs - before == 110,
 	   "a threshold every 5 s keeps its cadence 11 s, unread between: %u samples",
@@ -180,7 +180,7 @@ static void pinned(void)
 	fake_now = T0 + 31000 * MS;
 	sampler_set_always(SOURCE_CPU, true);
 	ok(state(SOURCE_CPU) == SOURCE_STATE_TIMER, "always: timer");
-	ok(sampler_fresh_until(SOURCE_CPU) == UINT64_MAX, "pinned: always fresh");
+	ok(sampler_fresh_until(1u << SOURCE_CPU) == UINT64_MAX, "pinned: always fresh");
 	run_span(31000, 41000);
 	ok(cpu_runs - before >= 99, "pinned, it samples unread: %u in 10 s", cpu_runs - before);
 	sampler_set_always(SOURCE_CPU, false);
