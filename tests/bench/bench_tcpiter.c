@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bench_tcpiter.c - issue 42's TCP measurement: the cost of one sample of
+ * the connection table read (a) as the tcp source reads it today, the
+ * inet_diag dump with tcp_info of every socket (subagent/collect/inetdiag.c,
+ * the product's reader), and (b) through tcpiter.bpf.c, a TCP iterator that
+ * writes only the sockets whose counters moved since its last pass.
+ *
+ * usage: bench_tcpiter TCPITER.BPF.O SOCKETS SAMPLES MOVING...
+ *
+ * It runs in a network namespace of its own (nothing else's sockets are
+ * dumped or emitted; the kernel's hash tables are shared, so both walks see
+ * the same buckets), where a child holds SOCKETS/2 loopback connections and
+ * sends 1 kB over MOVING/2 of them before each sample (both ends of a
+ * connection move). For every MOVING level it takes SAMPLES samples, (a) and
+ * (b) alternating which goes first, half with bpf_stats on (the BPF run
+ * time) and half off (the CPU without the stats' own clock reads). Each
+ * sample first checks (b)'s records against (a)'s rows of the same sockets.
+ * The child stops when the parent goes or after 600 s.
+ */
+#include "bench_tcpiter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Per sample sums over the samples of one kind. */
+struct sums {
+	struct cost c;
+	long rows, n;
+};
+
+static void add(struct sums *s, const struct cost *c, long rows)
+{
+	s->c.cpu_ns += c->cpu_ns;
+	s->c.user_us += c->user_us;
+	s->c.sys_us += c->sys_us;
+	s->c.bpf_ns += c->bpf_ns;
+	s->c.bpf_runs += c->bpf_runs;
+	s->rows += rows;
+	s->n++;
+}
+
+static void print_sums(const char *what, const struct sums *s)
+{
+	double n = s->n ? (double)s->n : 1;
+
+	printf("  %-26s cpu %8.1f us  user %7.1f us  sys %7.1f us  bpf %8.1f us (%ld runs)  rows %ld\n",
+	       what, s->c.cpu_ns / n / 1e3, s->c.user_us / n, s->c.sys_us / n,
+	       s->c.bpf_ns / n / 1e3, (long)(s->c.bpf_runs / n), (long)(s->rows / n));
+}
+
+/* (b)'s CPU a sample over (a)'s. */
+static double ratio(const struct sums *b, const struct sums *a)
+{
+	if (a->c.cpu_ns == 0 || a->n == 0 || b->n == 0)
+		return 0;
+	return ((double)b->c.cpu_ns / (double)b->n) / ((double)a->c.cpu_ns / (double)a->n);
+}
+
+/* One sample: (a) and (b), in the order given; the check; the sums. */
+static int sample(struct bench *b, bool a_first, bool stats, struct sums *sa, struct sums *sb)
+{
+	struct cost ca, cb;
+
+	if (a_first) {
+		if (pass_a(b, &ca) != 0 || pass_b(b, &cb) != 0)
+			return -1;
+	} else if (pass_b(b, &cb) != 0 || pass_a(b, &ca) != 0) {
+		return -1;
+	}
+	check_rows(b);
+	add(&sa[stats], &ca, (long)b->a.n);
+	add(&sb[stats], &cb, (long)b->b.n);
+	return 0;
+}
+
+static int level(struct bench *b, int moving, int samples)
+{
+	struct sums sa[2] = { 0 }, sb[2] = { 0 };
+
+	for (int i = 0; i < samples; i++) {
+		bool stats = i % 2 == 0;
+
+		if (move_conns(b, moving / 2) != 0 || stats_set(b, stats) != 0 ||
+		    sample(b, i % 4 < 2, stats, sa, sb) != 0)
+			return -1;
+	}
+	stats_set(b, false);
+	printf("%d moving sockets of %d, %d samples each way:\n", moving, b->sockets, samples);
+	print_sums("(a) inet_diag, stats off", &sa[0]);
+	print_sums("(b) iter/tcp, stats off", &sb[0]);
+	print_sums("(a) inet_diag, stats on", &sa[1]);
+	print_sums("(b) iter/tcp, stats on", &sb[1]);
+	printf("  ratio b/a (CPU a sample): %.3f stats off, %.3f stats on\n",
+	       ratio(&sb[0], &sa[0]), ratio(&sb[1], &sa[1]));
+	return 0;
+}
+
+/* The first pass: (b) has no state yet and writes every socket. */
+static int first_pass(struct bench *b)
+{
+	struct sums sa[2] = { 0 }, sb[2] = { 0 };
+
+	if (stats_set(b, true) != 0 || sample(b, true, true, sa, sb) != 0)
+		return -1;
+	stats_set(b, false);
+	printf("first pass (b has no state: writes every socket), stats on:\n");
+	print_sums("(a) inet_diag", &sa[1]);
+	print_sums("(b) iter/tcp", &sb[1]);
+	printf("  ratio b/a (CPU): %.3f\n", ratio(&sb[1], &sa[1]));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = { 0 };
+	int samples;
+
+	if (argc < 5 || (b.sockets = atoi(argv[2])) < 2 || (samples = atoi(argv[3])) < 1) {
+		fprintf(stderr, "usage: bench_tcpiter TCPITER.BPF.O SOCKETS SAMPLES MOVING...\n");
+		return 2;
+	}
+	b.sockets -= b.sockets % 2;
+	if (own_netns() != 0 || start_load(&b) != 0 || load_iter(&b, argv[1]) != 0)
+		return 1;
+	printf("sockets: %d established in a netns of its own (%d connections)\n", b.sockets,
+	       b.sockets / 2);
+	if (first_pass(&b) != 0)
+		return 1;
+	for (int i = 4; i < argc; i++)
+		if (level(&b, atoi(argv[i]), samples) != 0)
+			return 1;
+	printf("check: %ld records of (b) compared with (a)'s rows, %ld differ; "
+	       "%ld samples where (b) wrote other sockets than moved in (a)\n",
+	       b.checked, b.differ, b.set_differ);
+	stop_load(&b);
+	return b.differ == 0 && b.set_differ == 0 ? 0 : 1;
+}
