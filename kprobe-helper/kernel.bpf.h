@@ -146,7 +146,20 @@ struct bpf_iter__cgroup {
  * sock_common (the kernel's anonymous unions are matched through by name),
  * and the fields tcp_info is made of (tcp_get_info()). */
 #include <linux/in6.h>
+struct ns_common {
+	unsigned int inum;      /* the namespace's inode, as /proc/PID/ns/net */
+} __attribute__((preserve_access_index));
+
+struct net {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+typedef struct {
+	struct net *net;
+} possible_net_t;
+
 struct sock_common {
+	possible_net_t skc_net;
 	__be32 skc_daddr;
 	__be32 skc_rcv_saddr;
 	__be16 skc_dport;
@@ -159,6 +172,8 @@ struct sock_common {
 
 struct sock {
 	struct sock_common __sk_common;
+	__u16 sk_protocol;
+	kuid_t sk_uid;
 } __attribute__((preserve_access_index));
 
 struct inet_sock {
@@ -204,6 +219,16 @@ struct tcp_sock {
 	struct {
 		__u32 rtt_us;   /* << 3 */
 	} rcv_rtt_est;
+} __attribute__((preserve_access_index));
+
+/* The context of an sk_storage map's iterator (Linux 5.9): each socket
+ * that has storage in the map, and its value (read-write). */
+struct bpf_map;
+struct bpf_iter__bpf_sk_storage_map {
+	struct bpf_iter_meta *meta;
+	struct bpf_map *map;
+	struct sock *sk;
+	void *value;
 } __attribute__((preserve_access_index));
 
 /* The context of a TCP iterator (Linux 5.9): every socket of the reader's

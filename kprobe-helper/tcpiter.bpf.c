@@ -1,24 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * tcpiter.bpf.c - the TCP connection table by change (issue 42): a TCP
- * iterator that keeps, in each socket's own storage, the counters it saw on
- * its last pass, and writes a struct cm_tcp_rec only for the sockets whose
- * counters moved since (every socket on the first pass). Reading the table
- * then costs the walk of the sockets plus the moved ones' records, instead
- * of a tcp_info for every socket as the inet_diag dump makes.
- *
- * Measured by tests/bench/tcpiter.sh against the product's dump; not yet
- * loaded by the helper. Sockets without a full sock (time-wait, request)
- * have no storage and no tcp_info: they are skipped here.
+ * tcpiter.bpf.c - the TCP connection table by change (issue 42): programs
+ * that keep, in each socket's own storage (sk_storage), the counters seen
+ * at the last pass, and write a struct cm_tcp_rec into the iterator's
+ * seq_file only for the sockets whose counters moved since (every socket on
+ * the first pass), with the fields tcp_info gives. Two ways to find the
+ * sockets are measured side by side, each with its own map:
+ *   (b) tcp_changed: an iter/tcp program, the kernel's walk of its TCP hash
+ *       tables (the reader's network namespace);
+ *   (c) tcp_watched: an iterator over the sk_storage map itself, which
+ *       holds only the sockets tcp_new (a socket becoming established) and
+ *       one pass of tcp_adopt (those already there) gave storage to.
+ * Measured by tests/bench/tcpiter.sh against the product's inet_diag dump;
+ * not loaded by the helper. Sockets without a full sock (time-wait,
+ * request) have no storage and no tcp_info: skipped here.
  */
 #include "kernel.bpf.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
 #include "common/clustermon_kprobe.h"
 
 #define CM_AF_INET 2
 #define CM_AF_INET6 10
+#define CM_TCP_ESTABLISHED 1
 #define CM_TCP_LISTEN 10
+#define CM_IPPROTO_TCP 6
 
 /* jiffies to microseconds for tcpi_rto: the kernel's tick rate, which
  * libbpf reads from its config (/proc/config.gz or /boot). */
@@ -31,12 +38,21 @@ struct seen {
 	__u8 state;
 };
 
+/* (b)'s state, and (c)'s: two maps, so the two designs measured side by
+ * side do not take each other's changes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct seen);
 } last_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct seen);
+} watched SEC(".maps");
 
 /* Whether the counters moved since *s; what they are now in *now. */
 static bool moved(const struct seen *s, const struct tcp_sock *tp, __u8 state, struct seen *now)
@@ -98,39 +114,103 @@ static void fill_info(struct cm_tcp_rec *r, const struct tcp_sock *tp)
 	r->delivery_rate = rate && intv ? (__u64)rate * tp->mss_cache * 1000000 / intv : 0;
 }
 
+/* The record of a socket whose counters moved since *s, remembered only
+ * once written: when the reader's buffer is full the write fails and
+ * seq_file shows this socket again at the next read, which must still find
+ * it moved (storing first lost one socket at every 32 kB buffer). */
+static void emit(struct seq_file *seq, struct sock_common *skc, struct tcp_sock *tp,
+		 struct seen *s, __u32 uid)
+{
+	__u8 state = skc->skc_state;
+	struct cm_tcp_rec r;
+	struct seen now;
+
+	__builtin_memset(&now, 0, sizeof(now));
+	if (state == CM_TCP_LISTEN || !moved(s, tp, state, &now))
+		return;
+	__builtin_memset(&r, 0, sizeof(r));
+	r.cookie = bpf_get_socket_cookie(tp);
+	r.state = state;
+	r.uid = uid;
+	fill_ends(&r, skc);
+	fill_info(&r, tp);
+	if (bpf_seq_write(seq, &r, sizeof(r)) == 0)
+		*s = now;
+}
+
+/* (b): every socket of the reader's namespace, its state in last_seen. */
 SEC("iter/tcp")
 int tcp_changed(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
-	struct cm_tcp_rec r;
 	struct tcp_sock *tp;
-	struct seen *s, now;
-	__u8 state;
+	struct seen *s;
 
-	if (skc == NULL)
-		return 0;
-	tp = bpf_skc_to_tcp_sock(skc);
-	if (tp == NULL)
-		return 0;
-	state = skc->skc_state;
-	if (state == CM_TCP_LISTEN)
+	if (skc == NULL || (tp = bpf_skc_to_tcp_sock(skc)) == NULL)
 		return 0;
 	s = bpf_sk_storage_get(&last_seen, tp, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	__builtin_memset(&now, 0, sizeof(now));
-	if (s == NULL || !moved(s, tp, state, &now))
+	if (s != NULL)
+		emit(ctx->meta->seq, skc, tp, s, ctx->uid);
+	return 0;
+}
+
+/*
+ * (c): the sockets that have storage in watched, walked through the map
+ * instead of the kernel's hash tables, whose every bucket iter/tcp visits
+ * (262,144 here, up to 524,288 on a big node). A socket gets its storage
+ * when it becomes established (tcp_new below) or, for those already there
+ * when the programs load, from one pass of tcp_adopt; the storage goes with
+ * the socket. Reads the counters without the socket's lock, as the
+ * iterator's own walk gives none.
+ */
+SEC("iter/bpf_sk_storage_map")
+int tcp_watched(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct sock *sk = ctx->sk;
+	struct seen *s = ctx->value;
+	struct tcp_sock *tp;
+
+	if (sk == NULL || s == NULL || (tp = bpf_skc_to_tcp_sock(sk)) == NULL)
 		return 0;
-	__builtin_memset(&r, 0, sizeof(r));
-	r.cookie = bpf_get_socket_cookie(tp);
-	r.state = state;
-	r.uid = ctx->uid;
-	fill_ends(&r, skc);
-	fill_info(&r, tp);
-	/* Remembered only once written: when the reader's buffer is full the
-	 * write fails and seq_file shows this socket again at the next read,
-	 * which must still find it moved (storing first lost one socket at
-	 * every 32 kB buffer). */
-	if (bpf_seq_write(ctx->meta->seq, &r, sizeof(r)) == 0)
-		*s = now;
+	emit(ctx->meta->seq, &sk->__sk_common, tp, s, sk->sk_uid.val);
+	return 0;
+}
+
+/* Whose sockets (c) watches: the namespace's inode (0: every one). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} watch_netns SEC(".maps");
+
+static bool watching(const struct sock_common *skc)
+{
+	__u32 zero = 0, *ns = bpf_map_lookup_elem(&watch_netns, &zero);
+
+	return ns == NULL || *ns == 0 || skc->skc_net.net->ns.inum == *ns;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tcp_new, const struct sock *sk, const int oldstate, const int newstate)
+{
+	if (newstate == CM_TCP_ESTABLISHED && sk->sk_protocol == CM_IPPROTO_TCP &&
+	    watching(&sk->__sk_common))
+		bpf_sk_storage_get(&watched, (struct sock *)sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	return 0;
+}
+
+/* The sockets established before tcp_new was attached: one pass. */
+SEC("iter/tcp")
+int tcp_adopt(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
+
+	if (skc == NULL || skc->skc_state == CM_TCP_LISTEN ||
+	    (tp = bpf_skc_to_tcp_sock(skc)) == NULL)
+		return 0;
+	bpf_sk_storage_get(&watched, tp, NULL, BPF_SK_STORAGE_GET_F_CREATE);
 	return 0;
 }
 

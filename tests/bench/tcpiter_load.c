@@ -74,21 +74,26 @@ static int open_pair(int lfd, const struct sockaddr_in *at, int *cl, int *sv)
 	return *sv < 0 ? -1 : 0;
 }
 
-static int open_conns(int n, int *cl, int *sv)
+/* Connections from..to-1, to the listener at *at. */
+static int open_conns(int lfd, const struct sockaddr_in *at, int from, int to, int *cl, int *sv)
 {
-	struct sockaddr_in at = { .sin_family = AF_INET };
-	socklen_t len = sizeof(at);
+	for (int i = from; i < to; i++)
+		if (open_pair(lfd, at, &cl[i], &sv[i]) != 0)
+			return -1;
+	return 0;
+}
+
+static int listener(struct sockaddr_in *at)
+{
+	socklen_t len = sizeof(*at);
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
 
-	at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&at, len) != 0 || listen(lfd, 4096) != 0 ||
-	    getsockname(lfd, (struct sockaddr *)&at, &len) != 0)
+	at->sin_family = AF_INET;
+	at->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)at, len) != 0 || listen(lfd, 4096) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)at, &len) != 0)
 		return -1;
-	for (int i = 0; i < n; i++)
-		if (open_pair(lfd, &at, &cl[i], &sv[i]) != 0)
-			return -1;
-	close(lfd);   /* no listener left to dump */
-	return 0;
+	return lfd;
 }
 
 /* K connections, spread over the n: 1 kB each way's sender to receiver. */
@@ -114,20 +119,37 @@ static int move(int n, int k, const int *cl, const int *sv)
 	return 0;
 }
 
+/* A command: k > 0 moves k connections, k < 0 opens -k more (the
+ * listener stays for that: both readers skip listening sockets). */
+static int command(int k, int *n, int lfd, const struct sockaddr_in *at, int *cl, int *sv)
+{
+	if (k >= 0)
+		return move(*n, k, cl, sv);
+	if (-k > NEW_CONNS_MAX || open_conns(lfd, at, *n, *n - k, cl, sv) != 0)
+		return -1;
+	*n -= k;
+	usleep(SETTLE_US);
+	return 0;
+}
+
 static void child(int ctl, int n)
 {
-	int *cl = calloc((size_t)n, sizeof(int)), *sv = calloc((size_t)n, sizeof(int));
-	int k, ok;
+	int *cl = calloc((size_t)n + NEW_CONNS_MAX, sizeof(int));
+	int *sv = calloc((size_t)n + NEW_CONNS_MAX, sizeof(int));
+	struct sockaddr_in at = { 0 };
+	int k, ok, lfd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(LOAD_TIMEOUT_S);
-	ok = cl != NULL && sv != NULL && open_conns(n, cl, sv) == 0;
+	lfd = listener(&at);
+	ok = cl != NULL && sv != NULL && lfd >= 0 && open_conns(lfd, &at, 0, n, cl, sv) == 0;
 	if (!ok)
 		perror("bench_tcpiter: connections");
+	usleep(SETTLE_US);
 	if (write(ctl, &ok, sizeof(ok)) != sizeof(ok) || !ok)
 		_exit(1);
 	while (read(ctl, &k, sizeof(k)) == sizeof(k)) {
-		ok = move(n, k, cl, sv) == 0;
+		ok = command(k, &n, lfd, &at, cl, sv) == 0;
 		if (write(ctl, &ok, sizeof(ok)) != sizeof(ok))
 			break;
 	}
@@ -136,7 +158,8 @@ static void child(int ctl, int n)
 
 int start_load(struct bench *b)
 {
-	struct rlimit r = { (rlim_t)b->sockets + 256, (rlim_t)b->sockets + 256 };
+	rlim_t fds = (rlim_t)b->sockets + 2 * NEW_CONNS_MAX + 256;
+	struct rlimit r = { fds, fds };
 	int sv[2], ok = 0;
 
 	if (setrlimit(RLIMIT_NOFILE, &r) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
@@ -166,7 +189,8 @@ int move_conns(struct bench *b, int conns)
 
 	if (write(b->ctl, &conns, sizeof(conns)) != sizeof(conns) ||
 	    read(b->ctl, &ok, sizeof(ok)) != sizeof(ok) || !ok) {
-		fprintf(stderr, "bench_tcpiter: the load did not move %d connections\n", conns);
+		fprintf(stderr, "bench_tcpiter: the load did not %s %d connections\n",
+			conns < 0 ? "open" : "move", conns < 0 ? -conns : conns);
 		return -1;
 	}
 	return 0;

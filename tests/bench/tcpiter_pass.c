@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,31 +47,77 @@ static int keep(const struct tcp_conn *c, void *arg)
 	return 0;
 }
 
+static int attach_iter(struct bpf_program *p, struct bpf_map *map, int *link)
+{
+	union bpf_iter_link_info li = { .map.map_fd = map != NULL ? (__u32)bpf_map__fd(map) : 0 };
+	LIBBPF_OPTS(bpf_iter_attach_opts, o, .link_info = &li, .link_info_len = sizeof(li));
+	struct bpf_link *l = bpf_program__attach_iter(p, map != NULL ? &o : NULL);
+
+	if (l == NULL) {
+		fprintf(stderr, "bench_tcpiter: attaching %s: %s\n", bpf_program__name(p),
+			strerror(errno));
+		return -1;
+	}
+	*link = bpf_link__fd(l);
+	return 0;
+}
+
+/* (c) watches the sockets of this namespace only: tcp_new sees every one. */
+static int watch_here(struct bpf_object *obj)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "watch_netns");
+	struct stat st;
+	__u32 zero = 0, ino;
+
+	if (m == NULL || stat("/proc/self/ns/net", &st) != 0)
+		return -1;
+	ino = (__u32)st.st_ino;
+	return bpf_map__update_elem(m, &zero, sizeof(zero), &ino, sizeof(ino), 0);
+}
+
+/* The programs in the order (c) needs them: tcp_new before tcp_adopt's
+ * pass, so no socket established meanwhile goes unwatched. */
+static int attach_all(struct bench *b, struct bpf_object *obj)
+{
+	struct bpf_program *changed = bpf_object__find_program_by_name(obj, "tcp_changed");
+	struct bpf_program *watched = bpf_object__find_program_by_name(obj, "tcp_watched");
+	struct bpf_program *adopt = bpf_object__find_program_by_name(obj, "tcp_adopt");
+	struct bpf_program *tp = bpf_object__find_program_by_name(obj, "tcp_new");
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "watched");
+
+	if (!changed || !watched || !adopt || !tp || !map || watch_here(obj) != 0)
+		return -1;
+	if (bpf_program__attach(tp) == NULL) {
+		fprintf(stderr, "bench_tcpiter: attaching tcp_new: %s\n", strerror(errno));
+		return -1;
+	}
+	b->tp_prog = bpf_program__fd(tp);
+	b->it[READ_B] = (struct reader){ .name = "(b) iter/tcp", .prog = bpf_program__fd(changed) };
+	b->it[READ_C] = (struct reader){ .name = "(c) iter/sk_storage_map",
+					 .prog = bpf_program__fd(watched) };
+	return attach_iter(changed, NULL, &b->it[READ_B].link) ||
+	       attach_iter(adopt, NULL, &b->adopt) ||
+	       attach_iter(watched, map, &b->it[READ_C].link);
+}
+
 int load_iter(struct bench *b, const char *path)
 {
 	struct bpf_object *obj = bpf_object__open_file(path, NULL);
-	struct bpf_program *p;
-	struct bpf_link *l;
-	size_t cap = (size_t)b->sockets + 64;
+	size_t cap = (size_t)b->sockets + 2 * NEW_CONNS_MAX + 64;
 
 	b->stats = -1;
 	b->diag = inetdiag_open();
-	if (b->diag < 0 || rows_init(&b->a, cap) || rows_init(&b->prev_a, cap) ||
-	    rows_init(&b->b, cap))
-		return -1;
-	if (obj == NULL || bpf_object__load(obj) != 0 ||
-	    (p = bpf_object__find_program_by_name(obj, "tcp_changed")) == NULL) {
+	if (obj == NULL || bpf_object__load(obj) != 0) {
 		fprintf(stderr, "bench_tcpiter: loading %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	l = bpf_program__attach_iter(p, NULL);
-	if (l == NULL) {
-		fprintf(stderr, "bench_tcpiter: attaching iter/tcp: %s\n", strerror(errno));
+	if (attach_all(b, obj) != 0)
 		return -1;
-	}
-	b->link = bpf_link__fd(l);
-	b->prog = bpf_program__fd(p);
-	return 0;
+	return b->diag < 0 || rows_init(&b->a, cap) || rows_init(&b->prev_a, cap) ||
+			       rows_init(&b->it[READ_B].rows, cap) ||
+			       rows_init(&b->it[READ_C].rows, cap) ?
+		       -1 :
+		       0;
 }
 
 /* bpf_stats on while the fd is held (unless the sysctl has it on anyway). */
@@ -89,7 +136,7 @@ int stats_set(struct bench *b, bool on)
 	return 0;
 }
 
-static void cost_now(const struct bench *b, struct cost *c)
+void cost_now(int prog, struct cost *c)
 {
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
@@ -98,7 +145,7 @@ static void cost_now(const struct bench *b, struct cost *c)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	getrusage(RUSAGE_THREAD, &ru);
-	if (bpf_obj_get_info_by_fd(b->prog, &info, &len) != 0)
+	if (prog < 0 || bpf_obj_get_info_by_fd(prog, &info, &len) != 0)
 		memset(&info, 0, sizeof(info));
 	c->cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	c->user_us = (int64_t)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec;
@@ -107,9 +154,9 @@ static void cost_now(const struct bench *b, struct cost *c)
 	c->bpf_runs = info.run_cnt;
 }
 
-static void cost_since(const struct bench *b, const struct cost *t0, struct cost *c)
+void cost_since(int prog, const struct cost *t0, struct cost *c)
 {
-	cost_now(b, c);
+	cost_now(prog, c);
 	c->cpu_ns -= t0->cpu_ns;
 	c->user_us -= t0->user_us;
 	c->sys_us -= t0->sys_us;
@@ -126,11 +173,11 @@ int pass_a(struct bench *b, struct cost *c)
 	b->prev_a = b->a;
 	b->a = t;
 	b->a.n = 0;
-	cost_now(b, &t0);
+	cost_now(-1, &t0);
 	rc = inetdiag_dump(b->diag, AF_INET, CONN_STATES, NULL, 0, keep, &b->a);
 	if (rc == 0)
 		rc = inetdiag_dump(b->diag, AF_INET6, CONN_STATES, NULL, 0, keep, &b->a);
-	cost_since(b, &t0, c);
+	cost_since(-1, &t0, c);
 	if (rc != 0)
 		perror("bench_tcpiter: inet_diag dump");
 	return rc;
@@ -197,21 +244,36 @@ static int read_iter(int fd, struct rows *rows)
 	return n < 0 || have != 0 ? -1 : 0;
 }
 
-int pass_b(struct bench *b, struct cost *c)
+/* One pass of an iterator: create it, read it to the end. */
+static int iter_pass(int link, int prog, struct rows *rows, struct cost *c)
 {
 	struct cost t0;
 	int fd, rc;
 
-	b->b.n = 0;
-	cost_now(b, &t0);
-	fd = bpf_iter_create(b->link);
-	rc = fd < 0 ? -1 : read_iter(fd, &b->b);
+	rows->n = 0;
+	cost_now(prog, &t0);
+	fd = bpf_iter_create(link);
+	rc = fd < 0 ? -1 : read_iter(fd, rows);
 	if (fd >= 0)
 		close(fd);
-	cost_since(b, &t0, c);
+	cost_since(prog, &t0, c);
 	if (rc != 0)
-		perror("bench_tcpiter: reading the iterator");
+		perror("bench_tcpiter: reading an iterator");
 	return rc;
+}
+
+int pass_it(struct bench *b, struct reader *r, struct cost *c)
+{
+	(void)b;
+	return iter_pass(r->link, r->prog, &r->rows, c);
+}
+
+/* tcp_adopt writes nothing: its pass gives the sockets storage. */
+int adopt_pass(struct bench *b, struct cost *c)
+{
+	struct rows none = { 0 };
+
+	return iter_pass(b->adopt, -1, &none, c);
 }
 
 static int by_cookie(const void *x, const void *y)
@@ -271,27 +333,32 @@ static bool moved(const struct tcp_conn *now, const struct tcp_conn *then)
 	return false;
 }
 
-/* (b)'s records agree with (a)'s rows of the same sockets, and (b) wrote
- * exactly as many sockets as moved between (a)'s last two dumps. */
-void check_rows(struct bench *b)
+/* How many sockets moved between (a)'s last two dumps; sorts (a). */
+void moved_in_a(struct bench *b)
+{
+	qsort(b->a.v, b->a.n, sizeof(*b->a.v), by_cookie);
+	b->moved_a = 0;
+	for (size_t i = 0; i < b->a.n; i++)
+		b->moved_a += moved(&b->a.v[i], find(&b->prev_a, b->a.v[i].cookie));
+}
+
+/* An iterator's records agree with (a)'s rows of the same sockets, and it
+ * wrote as many sockets as moved between (a)'s last two dumps. */
+void check_rows(struct bench *b, const struct rows *r)
 {
 	static long shown;
-	size_t moved_a = 0;
 
-	qsort(b->a.v, b->a.n, sizeof(*b->a.v), by_cookie);
-	for (size_t i = 0; i < b->b.n; i++) {
-		const struct tcp_conn *a = find(&b->a, b->b.v[i].cookie);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct tcp_conn *a = find(&b->a, r->v[i].cookie);
 
 		b->checked++;
-		if (a == NULL || !same(a, &b->b.v[i], &shown))
+		if (a == NULL || !same(a, &r->v[i], &shown))
 			b->differ++;
 	}
-	for (size_t i = 0; i < b->a.n; i++)
-		moved_a += moved(&b->a.v[i], find(&b->prev_a, b->a.v[i].cookie));
-	if (moved_a != b->b.n) {
+	if (b->moved_a != r->n) {
 		if (shown++ < 10)
 			fprintf(stderr, "bench_tcpiter: %zu sockets moved in the dump, %zu records\n",
-				moved_a, b->b.n);
+				b->moved_a, r->n);
 		b->set_differ++;
 	}
 }
