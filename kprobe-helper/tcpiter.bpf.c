@@ -30,12 +30,19 @@
 /* jiffies to microseconds for tcpi_rto: the kernel's tick rate, which
  * libbpf reads from its config (/proc/config.gz or /boot). */
 extern unsigned int CONFIG_HZ __kconfig __weak;
+/* A pointer to read a kernel object as another type (Linux 6.2). */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-/* What a socket's counters were at the last pass that saw it. */
+/*
+ * What a socket's counters were at the last pass that saw it. Segments in
+ * and out are enough to tell movement: no byte is acked, received or
+ * retransmitted, and no state changes but by a timer, without one. They
+ * sit in two cache lines of tcp_sock where the five counters tcp_info's
+ * readers watch sit in four, and the state in a third; each line is a miss
+ * on a socket nobody touched since the last pass.
+ */
 struct seen {
-	__u64 bytes_acked, bytes_received;
-	__u32 segs_out, segs_in, total_retrans;
-	__u8 state;
+	__u32 segs_out, segs_in;
 };
 
 /* (b)'s state, and (c)'s: two maps, so the two designs measured side by
@@ -55,17 +62,12 @@ struct {
 } watched SEC(".maps");
 
 /* Whether the counters moved since *s; what they are now in *now. */
-static bool moved(const struct seen *s, const struct tcp_sock *tp, __u8 state, struct seen *now)
+static __always_inline bool moved(const struct seen *s, const struct tcp_sock *tp,
+				  struct seen *now)
 {
-	now->bytes_acked = tp->bytes_acked;
-	now->bytes_received = tp->bytes_received;
 	now->segs_out = tp->segs_out;
 	now->segs_in = tp->segs_in;
-	now->total_retrans = tp->total_retrans;
-	now->state = state;
-	return now->bytes_acked != s->bytes_acked || now->bytes_received != s->bytes_received ||
-	       now->segs_out != s->segs_out || now->segs_in != s->segs_in ||
-	       now->total_retrans != s->total_retrans || now->state != s->state;
+	return now->segs_out != s->segs_out || now->segs_in != s->segs_in;
 }
 
 static void fill_ends(struct cm_tcp_rec *r, const struct sock_common *skc)
@@ -117,21 +119,22 @@ static void fill_info(struct cm_tcp_rec *r, const struct tcp_sock *tp)
 /* The record of a socket whose counters moved since *s, remembered only
  * once written: when the reader's buffer is full the write fails and
  * seq_file shows this socket again at the next read, which must still find
- * it moved (storing first lost one socket at every 32 kB buffer). */
-static void emit(struct seq_file *seq, struct sock_common *skc, struct tcp_sock *tp,
-		 struct seen *s, __u32 uid)
+ * it moved (storing first lost one socket at every 32 kB buffer). The uid
+ * is the iterator's, or read from uid_sk once the socket is known to have
+ * moved (another cache line). */
+static __always_inline void emit(struct seq_file *seq, void *owner, struct sock_common *skc,
+				 const struct tcp_sock *tp, struct seen *s, __u32 uid,
+				 const struct sock *uid_sk)
 {
-	__u8 state = skc->skc_state;
 	struct cm_tcp_rec r;
 	struct seen now;
 
-	__builtin_memset(&now, 0, sizeof(now));
-	if (state == CM_TCP_LISTEN || !moved(s, tp, state, &now))
+	if (!moved(s, tp, &now))
 		return;
 	__builtin_memset(&r, 0, sizeof(r));
-	r.cookie = bpf_get_socket_cookie(tp);
-	r.state = state;
-	r.uid = uid;
+	r.cookie = bpf_get_socket_cookie(owner);
+	r.state = skc->skc_state;
+	r.uid = uid_sk != NULL ? uid_sk->sk_uid.val : uid;
 	fill_ends(&r, skc);
 	fill_info(&r, tp);
 	if (bpf_seq_write(seq, &r, sizeof(r)) == 0)
@@ -146,11 +149,12 @@ int tcp_changed(struct bpf_iter__tcp *ctx)
 	struct tcp_sock *tp;
 	struct seen *s;
 
-	if (skc == NULL || (tp = bpf_skc_to_tcp_sock(skc)) == NULL)
+	if (skc == NULL || skc->skc_state == CM_TCP_LISTEN ||
+	    (tp = bpf_skc_to_tcp_sock(skc)) == NULL)
 		return 0;
 	s = bpf_sk_storage_get(&last_seen, tp, NULL, BPF_SK_STORAGE_GET_F_CREATE);
 	if (s != NULL)
-		emit(ctx->meta->seq, skc, tp, s, ctx->uid);
+		emit(ctx->meta->seq, tp, skc, tp, s, ctx->uid, NULL);
 	return 0;
 }
 
@@ -168,11 +172,14 @@ int tcp_watched(struct bpf_iter__bpf_sk_storage_map *ctx)
 {
 	struct sock *sk = ctx->sk;
 	struct seen *s = ctx->value;
-	struct tcp_sock *tp;
+	const struct tcp_sock *tp;
 
-	if (sk == NULL || s == NULL || (tp = bpf_skc_to_tcp_sock(sk)) == NULL)
+	if (sk == NULL || s == NULL)
 		return 0;
-	emit(ctx->meta->seq, &sk->__sk_common, tp, s, sk->sk_uid.val);
+	/* Only TCP sockets get storage in watched: a cast for reading, not
+	 * bpf_skc_to_tcp_sock's checks, which cost a miss on another line. */
+	tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+	emit(ctx->meta->seq, sk, &sk->__sk_common, tp, s, 0, sk);
 	return 0;
 }
 
