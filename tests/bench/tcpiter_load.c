@@ -2,10 +2,11 @@
 /*
  * tcpiter_load.c - bench_tcpiter's load: a network namespace of its own,
  * and a child holding SOCKETS/2 loopback connections (both ends) that, on
- * each command, sends 1 kB over the first K of them, spread evenly, reads
- * it on the other end and waits for the ACKs to settle before it answers,
- * so both readers see the same counters. The child dies with the parent
- * (PR_SET_PDEATHSIG) or after 600 s (alarm), and the namespace with it.
+ * each command, sends 1 kB over K of them, spread evenly, reads it on the
+ * other end and waits for the ACKs to settle before it answers, so every
+ * reader sees the same counters; or opens a few more connections. The
+ * child dies with the parent (PR_SET_PDEATHSIG) or after 600 s (alarm),
+ * and the namespace with it.
  */
 #include "bench_tcpiter.h"
 
