@@ -111,13 +111,12 @@ int load_iter(struct bench *b, const char *path)
 		fprintf(stderr, "bench_tcpiter: loading %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (attach_all(b, obj) != 0)
+	if (attach_all(b, obj) != 0 || b->diag < 0)
 		return -1;
-	return b->diag < 0 || rows_init(&b->a, cap) || rows_init(&b->prev_a, cap) ||
-			       rows_init(&b->it[READ_B].rows, cap) ||
-			       rows_init(&b->it[READ_C].rows, cap) ?
-		       -1 :
-		       0;
+	if (rows_init(&b->a, cap) || rows_init(&b->prev_a, cap) ||
+	    rows_init(&b->it[READ_B].rows, cap) || rows_init(&b->it[READ_C].rows, cap))
+		return -1;
+	return 0;
 }
 
 /* bpf_stats on while the fd is held (unless the sysctl has it on anyway). */
