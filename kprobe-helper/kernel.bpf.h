@@ -142,9 +142,10 @@ struct bpf_iter__cgroup {
 	struct cgroup *cgroup;
 } __attribute__((preserve_access_index));
 
-/* What the TCP iterator (tcpiter.bpf.c) reads: the addresses and state in
- * sock_common (the kernel's anonymous unions are matched through by name),
- * and the fields tcp_info is made of (tcp_get_info()). */
+/* What the TCP programs (tcpiter.bpf.c) read: the namespace, addresses and
+ * state in sock_common (the kernel's anonymous unions are matched through
+ * by name), the protocol and owner, and the fields tcp_info is made of
+ * (tcp_get_info()). */
 #include <linux/in6.h>
 struct ns_common {
 	unsigned int inum;      /* the namespace's inode, as /proc/PID/ns/net */
