@@ -12,7 +12,7 @@
  */
 #include "disttable.h"
 
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
 #include "specfilter.h"
 

@@ -16,10 +16,10 @@
  * the reason in clusterMonProbeLastError. Rows from `probe` lines and saved
  * rows go the same way.
  */
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
 #include "specfilter.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * proc.c - clusterMonProc: the process table (WallMon) from the proc
  * snapshot, and the writable filter scalars that bound its cost.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "top.h"
 

@@ -3,7 +3,7 @@
  * sampling.c - clusterMonSourceTable: each source's interval (writable), the
  * cost of its last sample and how many it took.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include "../runtime/sampler.h"

@@ -4,7 +4,7 @@
  * row per connection with RFC 4898 objects mapped from tcp_info (the MIB's
  * DESCRIPTIONs name the tcp_info field behind each column).
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include <sys/socket.h>

@@ -8,10 +8,10 @@
  * helper (it may be loading a program, or gone). The probes source's
  * thread starts it and clusterMonTraceOperStatus says how that went.
  */
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
 #include "specfilter.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 #include <errno.h>
 #include <stdlib.h>

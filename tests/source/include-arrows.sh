@@ -2,7 +2,8 @@
 # include-arrows.sh - the layers docs/architecture.md draws, checked on the
 # #include lines and everything they bring in: collect/ (OS readers) and
 # core/ (pure C) below sources/ and the sampler, below mib/, below main.c,
-# conf.c and reload.c; mib/ never reaches into collect/; collect/ and core/
+# conf.c and reload.c; mib/ never reaches into collect/; within mib/, the
+# groups stand on the engine (mib/engine/) and the engine includes no group; collect/ and core/
 # never see net-snmp or libbpf; dlmod/ links core/ only; common/ (what
 # several binaries compile: clock, numbers, the helper's protocol and map
 # layout) includes only itself and the C library, and everything may
@@ -123,7 +124,7 @@ check() {
 }
 
 top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
-echo "1..16"
+echo "1..17"
 if [ -n "${ARROWS_INNER:-}" ]; then
 	echo "ok 1 - (the self-test is not run inside itself)"
 elif self_test; then
@@ -178,3 +179,8 @@ else
 	echo "not ok 16 - files in subagent/'s root below the top layer:"
 	printf '%s\n' "$loose" | sed 's/^/#   /'
 fi
+# The engine is what every group stands on: a group includes it, never the
+# reverse (mib.h, the groups' list, included by the engine would be a circle
+# in all but name).
+check 17 "mib/engine/ reaches nothing of mib/ but itself" \
+	'^subagent/mib/engine/' '^subagent/mib/' '^subagent/mib/engine/'

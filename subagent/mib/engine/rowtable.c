@@ -12,7 +12,7 @@
 
 #include "common/number.h"
 #include "core/lowerbound.h"
-#include "../runtime/sampler.h"
+#include "runtime/sampler.h"
 #include "sources/sources.h"
 
 /* One row touched by the request being set. */
