@@ -9,7 +9,7 @@
 
 #include <sys/socket.h>
 
-#include "../core/imagesec.h"
+#include "image/imagesec.h"
 #include "../sources/sources.h"
 
 static const oid tcp_oid[] = { CM_OID_clusterMonTcp };

@@ -23,7 +23,7 @@
 #include "group.h"
 #include "publish.h"
 #include "common/clock.h"
-#include "core/imagesec.h"
+#include "image/imagesec.h"
 
 #include <errno.h>
 #include <limits.h>
