@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "../sources/sources.h"
+#include "../sources/probes.h"
+#include "../sources/source_cmd.h"
 #include "common/spec.h"
 
 static const oid probes_oid[] = { CM_OID_clusterMonProbes };

@@ -12,6 +12,7 @@
 
 #include "../runtime/sampler.h"
 #include "../sources/sources.h"
+#include "../sources/source_cmd.h"
 
 static const oid proc_oid[] = { CM_OID_clusterMonProc };
 

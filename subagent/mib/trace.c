@@ -19,6 +19,8 @@
 
 #include "../runtime/sampler.h"
 #include "../sources/sources.h"
+#include "../sources/source_cmd.h"
+#include "../sources/traces.h"
 #include "common/number.h"
 #include "common/wire.h"
 

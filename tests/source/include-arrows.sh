@@ -126,7 +126,7 @@ check() {
 }
 
 top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
-echo "1..18"
+echo "1..19"
 if [ -n "${ARROWS_INNER:-}" ]; then
 	echo "ok 1 - (the self-test is not run inside itself)"
 elif self_test; then
@@ -190,3 +190,8 @@ check 17 "mib/engine/ reaches nothing of mib/ but itself" \
 # snmpd: it stands on nothing either has of its own but the inline search.
 check 18 "image/ reaches only image/, common/, core/lowerbound.h and the C library" \
 	'^image/' '.' '^((image|common)/.*|subagent/core/lowerbound[.]h|<[^/]*>)$'
+# What every source and reader shares includes no source's own header: a
+# command's rows, a source's views, are where they belong (source_cmd.h,
+# probes.h, traces.h, dists.h), included by who uses them.
+check 19 "sources/sources.h reaches nothing of sources/ but source_ops.h" \
+	'^subagent/sources/sources[.]h$' '^subagent/sources/' '^subagent/sources/source_ops[.]h$'

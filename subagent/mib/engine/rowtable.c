@@ -13,7 +13,7 @@
 #include "common/number.h"
 #include "core/lowerbound.h"
 #include "runtime/sampler.h"
-#include "sources/sources.h"
+#include "sources/source_cmd.h"
 
 /* One row touched by the request being set. */
 struct rt_stage {
