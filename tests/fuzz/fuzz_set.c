@@ -38,6 +38,7 @@
 #include "conf.h"
 #include "mib/mib.h"
 #include "runtime/sampler.h"
+#include "sources/probes.h"
 #include "sources/sources.h"
 #include "setvalues.h"
 

@@ -229,7 +229,7 @@ mib_2() { # the group, listed in libs.am
 	cat >"$src/subagent/mib/xtest.c" <<'EOF'
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* xtest.c - a throwaway group (tests/source/recipe.sh). */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include "../sources/sources.h"

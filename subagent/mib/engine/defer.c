@@ -10,8 +10,7 @@
  * after MIB_DEFER_MAX_MS with what there is (a source that keeps failing).
  */
 #include "defer.h"
-#include "mib.h"
-#include "../runtime/sampler.h"
+#include "runtime/sampler.h"
 #include "common/clock.h"
 
 #include <stdlib.h>

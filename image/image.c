@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* image.c - encoding, publishing and reading the served image (see image.h). */
 #include "image.h"
-#include "lowerbound.h"
+#include "core/lowerbound.h"
 
 #include <stdlib.h>
 #include <string.h>

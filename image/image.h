@@ -36,8 +36,8 @@
  * The reader treats all of it as untrusted: every count, offset and length
  * is checked against the bytes it was given.
  */
-#ifndef CLUSTERMON_CORE_IMAGE_H
-#define CLUSTERMON_CORE_IMAGE_H
+#ifndef CLUSTERMON_IMAGE_H
+#define CLUSTERMON_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>

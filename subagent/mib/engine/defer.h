@@ -21,5 +21,8 @@ typedef void (*mib_answer_fn)(const void *ctx, netsnmp_agent_request_info *reqin
 int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handler,
 	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
 	      netsnmp_request_info *requests, unsigned woken);
+/* Answers the reads that waited for an idle source's next sample: the SNMP
+ * thread's loop calls it each time it wakes. */
+void mib_defer_poll(void);
 
 #endif
