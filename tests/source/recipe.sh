@@ -12,38 +12,13 @@
 # mib_N: the group's); fix the recipe and this
 # script together. A build of the agent at -O0 and ten small rebuilds: about
 # a minute. RECIPE_KEEP=1 keeps the copy (and its build log) to look at.
-. "$(dirname "$0")/files.sh"
+. "$(dirname "$0")/recipelib.sh"
 
 tmp=$(mktemp -d) || exit 1
 [ -n "${RECIPE_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src
 bld=$tmp/build
 log=$tmp/log
-
-# The tree as it is (no build trees, no git), into $src.
-copy_tree() {
-	mkdir -p "$src" &&
-		(cd "$top" && find . -mindepth 1 \( -name .git -o -name autom4te.cache \
-			-o -type d -exec test -e '{}/config.status' ';' \) -prune \
-			-o \( -type f -o -type l \) -print0 | xargs -0 cp -P --parents -t "$src") &&
-		if [ -e "$src/config.status" ]; then # built in the tree itself
-			(cd "$src" && make -s distclean) >/dev/null 2>&1
-		fi
-}
-
-# TEXT reaches awk through the environment: -v would take its backslashes
-# as escapes (gawk drops a line's continuation backslash; mawk keeps it).
-# in FILE AFTER-PATTERN TEXT: TEXT as lines after the first line matching it.
-in_after() {
-	pat=$2 text=$3 awk '{ print } !done && $0 ~ ENVIRON["pat"] { print ENVIRON["text"]; done = 1 }' \
-		"$src/$1" >"$tmp/edit" && grep -qF -- "$3" "$tmp/edit" && mv "$tmp/edit" "$src/$1"
-}
-# before_endif FILE TEXT: TEXT before the header's last #endif.
-before_endif() {
-	text=$2 awk '{ l[NR] = $0 } /^#endif/ { last = NR }
-		END { for (i = 1; i <= NR; i++) { if (i == last) print ENVIRON["text"]; print l[i] } }' \
-		"$src/$1" >"$tmp/edit" && grep -qF -- "$2" "$tmp/edit" && mv "$tmp/edit" "$src/$1"
-}
 
 # ---- "Adding a source from /proc or a file"
 
@@ -287,43 +262,11 @@ verify() {
 	"$bld/tests/system/oidlayout" 2>>"$log" | grep -qxF "scalar .$want ro" || { echo "oidlayout"; return 1; }
 }
 
-# tree_without STEP: into $tmp/alt, the tree with every step but STEP.
-tree_without() {
-	local step
-	rm -rf "$tmp/alt" && cp -a "$tmp/orig" "$tmp/alt" || return 1
-	for step in $STEPS; do
-		[ "$step" = "$1" ] || src=$tmp/alt $step || return 1
-	done
-}
-
-# The files the steps write: what differs between the tree and the copy
-# with every step (nothing the build generates).
-step_files() {
-	(cd "$tmp/done" && find . -type f) | while read -r f; do
-		cmp -s "$tmp/done/$f" "$tmp/orig/$f" 2>/dev/null || echo "$f"
-	done >"$tmp/files"
-}
-
-# set_tree DIR: those files in $src made DIR's (copied, so newer than what
-# was built and make sees them; removed where DIR lacks them).
-set_tree() {
-	local f
-	while read -r f; do
-		if [ ! -e "$1/$f" ]; then
-			rm -f "$src/$f"
-		elif ! cmp -s "$1/$f" "$src/$f"; then
-			cp "$1/$f" "$src/$f"
-		fi
-	done <"$tmp/files"
-}
-
 echo "1..3"
-if copy_tree && cp -a "$src" "$tmp/orig" && for step in $STEPS; do
-	$step || { echo "# step $step no longer applies to the tree"; false; } || break
-done && [ "$step" = "${STEPS##* }" ] && cp -a "$src" "$tmp/done" && step_files; then
+if copy_tree && failed=$(write_steps); then
 	echo "ok 1 - the recipes' steps ($STEPS) written into a copy of the tree"
 else
-	echo "not ok 1 - a recipe step no longer applies to the tree"
+	echo "not ok 1 - a recipe step no longer applies to the tree: ${failed:-the copy}"
 	exit 0
 fi
 if (cd "$src" && autoreconf -fi) >"$log" 2>&1 && mkdir -p "$bld" &&
@@ -336,17 +279,7 @@ else
 	exit 0
 fi
 # Each step left out in turn must fail somewhere: the build, or a test.
-unneeded=
-for step in $STEPS; do
-	tree_without "$step" && set_tree "$tmp/alt" || { unneeded="$unneeded $step(set-up)"; continue; }
-	echo "=== without $step" >>"$log"
-	if why=$(verify); then
-		unneeded="$unneeded $step"
-	else
-		echo "# without $step: $why fails"
-	fi
-	set_tree "$tmp/done"
-done
+leave_out_each
 if [ -z "$unneeded" ]; then
 	echo "ok 3 - each step left out makes the build or a test fail"
 else
