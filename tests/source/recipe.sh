@@ -192,55 +192,15 @@ EOF
 # ---- "Adding a MIB group"
 
 mib_1() { # the objects in the MIB (the build makes cm-oids.h from it)
-	awk '/^END$/ { print "clusterMonXtest OBJECT IDENTIFIER ::= { clusterMonObjects 999 }\n\n" \
-		"clusterMonXtestValue OBJECT-TYPE\n    SYNTAX      Unsigned32\n" \
-		"    MAX-ACCESS  read-only\n    STATUS      current\n" \
-		"    DESCRIPTION \"The throwaway source'"'"'s value.\"\n    ::= { clusterMonXtest 1 }\n" }
-		{ print }' "$src/mibs/CLUSTER-MON-MIB.txt" >"$tmp/edit" &&
-		mv "$tmp/edit" "$src/mibs/CLUSTER-MON-MIB.txt"
+	group_objects 999 Xtest Value Unsigned32
 }
 
 mib_2() { # the group, listed in libs.am
-	cat >"$src/subagent/mib/xtest.c" <<'EOF'
-/* SPDX-License-Identifier: BSD-2-Clause */
-/* xtest.c - a throwaway group (tests/source/recipe.sh). */
-#include "engine/group.h"
-#include "mib.h"
-
-#include "../sources/sources.h"
-
-static const oid xtest_oid[] = { CM_OID_clusterMonXtest };
-
-static int get_value(void *view, struct mib_value *v)
-{
-	const struct xtest_snapshot *s = view;
-
-	return s == NULL ? MIB_ABSENT : mib_u64(v, ASN_UNSIGNED, s->value);
-}
-
-static const struct mib_object xtest_objects[] = {
-	{ .arc = CM_ARC_clusterMonXtestValue, .get = get_value },
-};
-
-static const struct mib_group xtest_group = {
-	.name = "clusterMonXtest", .base = xtest_oid, .base_len = OID_LENGTH(xtest_oid),
-	.objects = xtest_objects, .nobjects = 1,
-	.source = SOURCE_XTEST,
-};
-
-int mib_xtest_register(void)
-{
-	return mib_group_register(&xtest_group);
-}
-EOF
-	in_after libs.am '^AGENT_SOURCES = ' '	subagent/mib/xtest.c \'
+	group_file xtest Xtest Value value ASN_UNSIGNED SOURCE_XTEST
 }
 
 mib_3() { # its registration: mib.h and mib_register_all()'s chain
-	before_endif subagent/mib/mib.h 'int mib_xtest_register(void);' &&
-		sed -i 's/mib_system_register() != 0 ||/mib_system_register() != 0 || mib_xtest_register() != 0 ||/' \
-			"$src/subagent/mib/mib.c" &&
-		grep -q mib_xtest_register "$src/subagent/mib/mib.c"
+	group_register xtest
 }
 
 STEPS="src_1 src_2 src_3 src_4 src_5 src_6 src_7 mib_1 mib_2 mib_3"
@@ -249,29 +209,19 @@ TARGETS="tests/unit/test_xtest tests/unit/test_xtest_source tests/system/oidlayo
 # The copy's checks: 0 when the throwaway builds, its tests pass and the
 # agent registers its scalar.
 verify() {
-	local want
 	# a test the Makefile no longer names must not pass as its last build
 	rm -f "$bld/tests/unit/test_xtest" "$bld/tests/unit/test_xtest_source"
 	# the MIB's numbers first: a built source (BUILT_SOURCES) `make all` makes
-	(cd "$bld" && nice -n 10 make subagent/mib/cm-oids.h && nice -n 10 make -j2 $TARGETS) \
+	(cd "$bld" && nice -n 10 make "$CM_OIDS" && nice -n 10 make -j2 $TARGETS) \
 		>>"$log" 2>&1 || { echo "the build"; return 1; }
 	srcdir=$src "$bld/tests/unit/test_xtest" >>"$log" 2>&1 || { echo "test_xtest"; return 1; }
 	srcdir=$src "$bld/tests/unit/test_xtest_source" >>"$log" 2>&1 || { echo "test_xtest_source"; return 1; }
-	want=$(sed -n 's/^#define CM_OID_clusterMonXtestValue \(.*\)$/\1/p' "$bld/subagent/mib/cm-oids.h" |
-		tr -d ' ' | tr ',' '.')
-	"$bld/tests/system/oidlayout" 2>>"$log" | grep -qxF "scalar .$want ro" || { echo "oidlayout"; return 1; }
+	scalar_registered clusterMonXtestValue || { echo "oidlayout"; return 1; }
 }
 
 echo "1..3"
-if copy_tree && failed=$(write_steps); then
-	echo "ok 1 - the recipes' steps ($STEPS) written into a copy of the tree"
-else
-	echo "not ok 1 - a recipe step no longer applies to the tree: ${failed:-the copy}"
-	exit 0
-fi
-if (cd "$src" && autoreconf -fi) >"$log" 2>&1 && mkdir -p "$bld" &&
-	(cd "$bld" && "$src/configure" -q --enable-werror --disable-system-tests CFLAGS='-O0 -g') >>"$log" 2>&1 &&
-	why=$(verify); then
+new_copy "the recipes' steps ($STEPS)" || exit 0
+if configure_copy && why=$(verify); then
 	echo "ok 2 - built as the recipes say: the throwaway's tests pass and the agent registers its scalar"
 else
 	echo "not ok 2 - done as the recipes say, the throwaway fails: ${why:-set-up}"

@@ -7,6 +7,13 @@
 # else it prints what failed).
 . "$(dirname "${BASH_SOURCE[0]}")/files.sh"
 
+# Where the group recipe's steps write and what a group includes, relative
+# to the top (a move of the tree changes these alone).
+MIB=subagent/mib                    # the groups, mib.h, mib.c
+GROUP_H=engine/group.h              # the group engine, as a group includes it
+MIBFILE=mibs/CLUSTER-MON-MIB.txt
+CM_OIDS=subagent/mib/cm-oids.h      # the MIB's numbers, made in the build tree
+
 # The tree as it is (no build trees, no git), into $src.
 copy_tree() {
 	mkdir -p "$src" &&
@@ -60,6 +67,26 @@ write_steps() {
 	cp -a "$src" "$tmp/done" && step_files
 }
 
+# new_copy WHAT: the tree copied into $src and every step written, as TAP
+# test 1 (WHAT: the steps' name); 1 when a step no longer applies.
+new_copy() {
+	local failed
+	if copy_tree && failed=$(write_steps); then
+		echo "ok 1 - $1 written into a copy of the tree"
+	else
+		echo "not ok 1 - a recipe step no longer applies to the tree: ${failed:-the copy}"
+		return 1
+	fi
+}
+
+# configure_copy: $src configured in $bld at -O0 (a quick build), its
+# output in $log.
+configure_copy() {
+	(cd "$src" && autoreconf -fi) >"$log" 2>&1 && mkdir -p "$bld" &&
+		(cd "$bld" && "$src/configure" -q --enable-werror --disable-system-tests CFLAGS='-O0 -g') \
+			>>"$log" 2>&1
+}
+
 # tree_without STEP: into $tmp/alt, the tree with every step but STEP.
 tree_without() {
 	local step
@@ -100,7 +127,7 @@ leave_out_each() {
 	for step in $STEPS; do
 		case " $* " in *" $step "*) continue ;; esac
 		tree_without "$step" && set_tree "$tmp/alt" || { unneeded="$unneeded $step(set-up)"; continue; }
-		echo "=== without $step" >>"$log"
+		echo "=== without $step (at ${SECONDS}s)" >>"$log"
 		if why=$(verify); then
 			unneeded="$unneeded $step"
 		else
@@ -108,4 +135,72 @@ leave_out_each() {
 		fi
 		set_tree "$tmp/done"
 	done
+}
+
+# ---- "Adding a MIB group", for a throwaway source x serving one scalar
+
+# group_objects ARC X COLUMN SYNTAX: clusterMonX at clusterMonObjects ARC,
+# its scalar clusterMonXCOLUMN of SYNTAX, in the MIB (the build makes
+# cm-oids.h from it).
+group_objects() {
+	arc=$1 name=clusterMon$2 col=clusterMon$2$3 syntax=$4 awk '/^END$/ {
+		print ENVIRON["name"] " OBJECT IDENTIFIER ::= { clusterMonObjects " ENVIRON["arc"] " }\n"
+		print ENVIRON["col"] " OBJECT-TYPE\n    SYNTAX      " ENVIRON["syntax"]
+		print "    MAX-ACCESS  read-only\n    STATUS      current"
+		print "    DESCRIPTION \"A throwaway source'"'"'s value.\"\n    ::= { " ENVIRON["name"] " 1 }\n" }
+		{ print }' "$src/$MIBFILE" >"$tmp/edit" && mv "$tmp/edit" "$src/$MIBFILE"
+}
+
+# group_file x X COLUMN FIELD ASN-TYPE SOURCE_X: the group $MIB/x.c serving
+# struct x_snapshot's FIELD as clusterMonXCOLUMN, listed in libs.am.
+group_file() {
+	cat >"$src/$MIB/$1.c" <<EOF
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* $1.c - a throwaway group (tests/source/recipelib.sh). */
+#include "$GROUP_H"
+#include "mib.h"
+
+#include "../sources/sources.h"
+
+static const oid ${1}_oid[] = { CM_OID_clusterMon$2 };
+
+static int get_$4(void *view, struct mib_value *v)
+{
+	const struct ${1}_snapshot *s = view;
+
+	return s == NULL ? MIB_ABSENT : mib_u64(v, $5, s->$4);
+}
+
+static const struct mib_object ${1}_objects[] = {
+	{ .arc = CM_ARC_clusterMon$2$3, .get = get_$4 },
+};
+
+static const struct mib_group ${1}_group = {
+	.name = "clusterMon$2", .base = ${1}_oid, .base_len = OID_LENGTH(${1}_oid),
+	.objects = ${1}_objects, .nobjects = 1, .source = $6,
+};
+
+int mib_${1}_register(void)
+{
+	return mib_group_register(&${1}_group);
+}
+EOF
+	in_after libs.am '^AGENT_SOURCES = ' "	$MIB/$1.c \\"
+}
+
+# group_register x: mib_x_register declared in mib.h, called in
+# mib_register_all()'s chain.
+group_register() {
+	before_endif "$MIB/mib.h" "int mib_$1_register(void);" &&
+		sed -i "s/mib_system_register() != 0 ||/mib_system_register() != 0 || mib_$1_register() != 0 ||/" \
+			"$src/$MIB/mib.c" &&
+		grep -q "mib_$1_register" "$src/$MIB/mib.c"
+}
+
+# scalar_registered NAME: 0 when the agent built in $bld registers the
+# scalar NAME (tests/system/oidlayout, its numbers from cm-oids.h).
+scalar_registered() {
+	local want
+	want=$(sed -n "s/^#define CM_OID_$1 \(.*\)\$/\1/p" "$bld/$CM_OIDS" | tr -d ' ' | tr ',' '.')
+	[ -n "$want" ] && "$bld/tests/system/oidlayout" 2>>"$log" | grep -qxF "scalar .$want ro"
 }
