@@ -87,10 +87,28 @@ configure_copy() {
 			>>"$log" 2>&1
 }
 
-# tree_without STEP: into $tmp/alt, the tree with every step but STEP.
+# unbuild FILE...: these (under $bld) and the libraries removed, so the
+# next build makes them from what the Makefile lists now: a test binary it
+# no longer names would pass as its last build, and an archive keeps a
+# member whose source it no longer lists (whether make re-archives then
+# depends on what the step before changed).
+unbuild() {
+	local f
+	for f in "$@"; do rm -f "$bld/$f"; done
+	rm -f "$bld"/lib*.a
+}
+
+# tree_without STEP: into $tmp/alt, the files the steps write (step_files)
+# as every step but STEP leaves them (only those: set_tree reads no more,
+# and a whole copy of the tree each time cost seconds).
 tree_without() {
-	local step
-	rm -rf "$tmp/alt" && cp -a "$tmp/orig" "$tmp/alt" || return 1
+	local step f have=()
+	rm -rf "$tmp/alt" && mkdir "$tmp/alt" || return 1
+	while read -r f; do
+		[ ! -e "$tmp/orig/$f" ] || have+=("$f")
+	done <"$tmp/files"
+	sed 's|/[^/]*$||' "$tmp/files" | sort -u | (cd "$tmp/alt" && xargs mkdir -p) &&
+		(cd "$tmp/orig" && cp -p --parents "${have[@]}" "$tmp/alt") || return 1
 	for step in $STEPS; do
 		[ "$step" = "$1" ] || src=$tmp/alt $step || return 1
 	done
@@ -117,14 +135,14 @@ set_tree() {
 	done <"$tmp/files"
 }
 
-# leave_out_each [STEP...]: each step of STEPS but those named left out in
-# turn, the copy built and verified without it; a "# without" line for
-# each that fails, and $unneeded naming those that change nothing. $log
-# gets the builds' output.
+# leave_out_each [STEP...]: each step of STEPS (in the order of OMIT_ORDER
+# when set) but those named left out in turn, the copy built and verified
+# without it; a "# without" line for each that fails, and $unneeded naming
+# those that change nothing. $log gets the builds' output.
 leave_out_each() {
 	local step
 	unneeded=
-	for step in $STEPS; do
+	for step in ${OMIT_ORDER:-$STEPS}; do
 		case " $* " in *" $step "*) continue ;; esac
 		tree_without "$step" && set_tree "$tmp/alt" || { unneeded="$unneeded $step(set-up)"; continue; }
 		echo "=== without $step (at ${SECONDS}s)" >>"$log"
