@@ -15,16 +15,17 @@
 # recipe.sh's); the two only a running helper shows (bpf_3b, bpf_4d) are
 # left in when not root. When the tree changes so that a step no longer
 # applies, it fails by name; fix the recipe and this script together.
-# About a minute here. RECIPE_KEEP=1 keeps the copy (and its build log).
+# About a minute here, two while the suite runs. RECIPE_KEEP=1 keeps the copy (and its build log).
 . "$(dirname "$0")/recipelib.sh"
 
 # Where the steps write and what they include, relative to the top (the
 # files a move of the tree would change are named here alone; the group's
-# are recipelib.sh's).
+# are recipelib.sh's; the C files' includes are relative to subagent/ and
+# the top, as the tree's).
 WIRE=common                         # the protocol: wire.h, wire.c, wirereply.c
 KPROBE_H=common/clustermon_kprobe.h # the maps' layout
 HELPER=kprobe-helper                # the helper: commands.c, its main file
-HELPER_MAIN=kprobe-helper/clustermon-kprobe.c
+HELPER_MAIN=$HELPER/clustermon-kprobe.c
 COLLECT=subagent/collect            # helper.h, helper.c, the reader
 SOURCES=subagent/sources            # source_ops.h, sources.h, registry.c
 
@@ -88,13 +89,13 @@ EOF
 }
 
 bpf_2b() { # its .bpf.o and .skel.h rules, a place in BPF_SKELETONS
-	in_after Makefile.am '^BPF_SKELETONS = ' '	kprobe-helper/xsw.skel.h \' &&
-		cat >>"$src/Makefile.am" <<'EOF'
-kprobe-helper/xsw.bpf.o: $(top_srcdir)/kprobe-helper/xsw.bpf.c $(BPF_INCLUDE_FILES)
-	@$(MKDIR_P) kprobe-helper
-	$(AM_V_CC)$(CLANG) $(BPF_CFLAGS) -c $(top_srcdir)/kprobe-helper/xsw.bpf.c -o $@
-kprobe-helper/xsw.skel.h: kprobe-helper/xsw.bpf.o
-	$(AM_V_GEN)$(BPFTOOL) gen skeleton kprobe-helper/xsw.bpf.o > $@.tmp && mv $@.tmp $@
+	in_after Makefile.am '^BPF_SKELETONS = ' "	$HELPER/xsw.skel.h \\" &&
+		sed "s|@HELPER@|$HELPER|g" >>"$src/Makefile.am" <<'EOF'
+@HELPER@/xsw.bpf.o: $(top_srcdir)/@HELPER@/xsw.bpf.c $(BPF_INCLUDE_FILES)
+	@$(MKDIR_P) @HELPER@
+	$(AM_V_CC)$(CLANG) $(BPF_CFLAGS) -c $(top_srcdir)/@HELPER@/xsw.bpf.c -o $@
+@HELPER@/xsw.skel.h: @HELPER@/xsw.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton @HELPER@/xsw.bpf.o > $@.tmp && mv $@.tmp $@
 EOF
 }
 
@@ -159,7 +160,7 @@ void xsw_stop(void)
 }
 EOF
 	in_after Makefile.am '^kprobe_helper_clustermon_kprobe_SOURCES = ' \
-		'	kprobe-helper/xsw.c kprobe-helper/xsw.h \'
+		"	$HELPER/xsw.c $HELPER/xsw.h \\"
 }
 
 bpf_3b() { # only a running helper shows it missing
@@ -388,7 +389,7 @@ int xsw_read(const struct xsw_reader *x, uint64_t *switches)
 	return xsw_read_fd(x->fd, switches);
 }
 EOF
-	in_after libs.am '^COLLECT_SOURCES = ' '	subagent/collect/xsw.c \'
+	in_after libs.am '^COLLECT_SOURCES = ' "	$COLLECT/xsw.c \\"
 }
 
 bpf_5c() { # the reader's test: the exchange it writes, the reply and a map it reads
@@ -542,7 +543,7 @@ const struct source_ops xsw_source_ops = {
 	.configure = xsw_configure,
 };
 EOF
-	in_after libs.am '^AGENT_SOURCES = ' '	subagent/sources/xsw.c \'
+	in_after libs.am '^AGENT_SOURCES = ' "	$SOURCES/xsw.c \\"
 }
 
 bpf_6d() { # the registry
@@ -624,7 +625,7 @@ RUN_ONLY="bpf_3b bpf_4d"      # what only a running helper shows missing
 OMIT_ORDER="bpf_1 bpf_4a bpf_5a bpf_6a bpf_6b bpf_7a bpf_2a bpf_2b bpf_3a bpf_3b bpf_4b bpf_4c
 	bpf_4d bpf_4e bpf_5b bpf_5c bpf_6c bpf_6d bpf_6e bpf_7b bpf_7c"
 TESTS="tests/unit/test_xsw_wire tests/unit/test_xsw_reader tests/unit/test_xsw_source"
-STALE="kprobe-helper/xsw.bpf.o kprobe-helper/xsw.skel.h kprobe-helper/clustermon-kprobe
+STALE="$HELPER/xsw.bpf.o $HELPER/xsw.skel.h $HELPER/clustermon-kprobe
 	tests/system/oidlayout $TESTS"
 
 # root: whether this run starts a helper (BPF needs root here).
@@ -636,7 +637,7 @@ root=false
 run_helper() {
 	local sock=$tmp/helper.sock hlog=$tmp/helper.log rc=1 i
 	rm -f "$sock" "$hlog"
-	"$bld/kprobe-helper/clustermon-kprobe" -f -s "$sock" -t "$tmp/traces" -S none 2>"$hlog" &
+	"$bld/$HELPER/clustermon-kprobe" -f -s "$sock" -t "$tmp/traces" -S none 2>"$hlog" &
 	helper_pid=$!
 	for i in $(seq 100); do # its programs loaded, it serves (about 0.1 s)
 		grep -q 'listening on' "$hlog" && break
