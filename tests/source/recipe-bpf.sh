@@ -690,14 +690,15 @@ else
 	tail -n 30 "$log" | sed 's/^/#   /'
 	exit 0
 fi
-if $root; then
-	if run_helper; then
-		echo "ok 3 - a private helper loads the program and the source's count grows"
-	else
-		echo "not ok 3 - the source's count through a private helper"
-		tail -n 30 "$log" | sed 's/^/#   /'
-		exit 0
-	fi
+if $root && run_helper; then
+	echo "ok 3 - a private helper loads the program and the source's count grows"
+elif $root && [ "${CI:-}" != true ] && grep -q 'the xsw program does not load' "$tmp/helper.log"; then
+	echo "ok 3 # SKIP root, but this kernel does not load the program (no BPF here?)"
+	root=false # so the steps only a running helper shows are left in
+elif $root; then
+	echo "not ok 3 - the source's count through a private helper"
+	tail -n 30 "$log" | sed 's/^/#   /'
+	exit 0
 elif [ "${CI:-}" = true ]; then
 	echo "not ok 3 - CI=true runs as root, this is uid $(id -u): the helper's count is not checked"
 else
@@ -709,7 +710,7 @@ if $root; then
 	left=
 else
 	leave_out_each $RUN_ONLY
-	left=" (not root: $RUN_ONLY left in, only a running helper shows them)"
+	left=" ($RUN_ONLY left in: only a running helper shows them, and none ran)"
 fi
 if [ -z "$unneeded" ]; then
 	echo "ok 4 - each step left out makes the build or a test fail$left"
