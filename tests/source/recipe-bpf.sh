@@ -476,7 +476,6 @@ bpf_6c() { # the source, holding the connection, listed in libs.am
 #include <stdlib.h>
 
 #include "../collect/xsw.h"
-#include "probes.h"
 #include "sources.h"
 
 static struct snapshot_slot xsw_slot = SNAPSHOT_SLOT_INIT;
