@@ -8,7 +8,6 @@
 #include "common/clock.h"
 #include <errno.h>
 #include <linux/bpf.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,9 +124,7 @@ void helper_cgmap_detach(struct helper_cgmap *m)
 
 bool helper_cgmap_alive(const struct helper_cgmap *m)
 {
-	struct pollfd pfd = { .fd = m->sock, .events = POLLIN | POLLRDHUP };
-
-	return poll(&pfd, 1, 0) == 0;
+	return helper_conn_alive(m->sock);
 }
 
 static int by_id(const void *a, const void *b)
