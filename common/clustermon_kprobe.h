@@ -237,4 +237,23 @@ struct cm_exec_args {
  * last slot. */
 #define CM_DROP_REASONS 256
 
+/* One socket as the TCP iterator (tcpiter.bpf.c) writes it into its
+ * seq_file: only sockets whose counters moved since the iterator's last
+ * pass (state kept in sk_storage), all on the first. Measured against the
+ * inet_diag dump by tests/bench/tcpiter.sh (issue 42); the values are
+ * tcp_info's, computed as tcp_get_info() does. */
+struct cm_tcp_rec {
+	__u64 cookie;          /* the socket cookie, as inet_diag's idiag_cookie */
+	__u8 family, state;    /* AF_INET or AF_INET6; TCP_ESTABLISHED... */
+	__u16 sport, dport;    /* host byte order */
+	__u16 pad;
+	__u32 uid;
+	__u8 saddr[16], daddr[16];
+	__u32 rtt_us, rttvar_us, min_rtt_us, rto_us;
+	__u32 cwnd, ssthresh, snd_mss, segs_out, segs_in;
+	__u32 data_segs_out, data_segs_in, total_retrans, lost, dsack_dups;
+	__u32 rcv_rtt_us, notsent_bytes, pad2;
+	__u64 bytes_acked, bytes_received, bytes_retrans, delivery_rate;
+};
+
 #endif

@@ -2,7 +2,7 @@
 /*
  * clustermon.c - clustermon.so, the fast read path: an snmpd module that
  * answers GET, GETNEXT and GETBULK for clustermond's read-only objects from
- * the image clustermond publishes (subagent/core/image.h), inside snmpd,
+ * the image clustermond publishes (image/image.h), inside snmpd,
  * without an AgentX exchange per varbind.
  *
  *   snmpd.conf:  dlmod clustermon /usr/lib/x86_64-linux-gnu/snmp/dlmod/clustermon.so
@@ -17,7 +17,7 @@
  *
  * A source nobody reads sleeps, so a section's rows may be older than one
  * interval; the header says whether clustermond holds them fresh
- * (core/image.h). A read of a section that is not held is delegated inside
+ * (image/image.h). A read of a section that is not held is delegated inside
  * snmpd (snmpd goes on with other requests): the module writes a wake into
  * its demand record at once and answers, from an alarm that looks at the
  * image every POLL_US, when clustermond says the section holds samples
@@ -28,7 +28,7 @@
  * never maps it (a load from a page cut away would be SIGBUS in snmpd): it
  * copies the small header with pread at each request and each section into
  * its own memory when the section's sequence number moved on
- * (core/image.c), and checks every count, offset and length against what
+ * (image/image.c), and checks every count, offset and length against what
  * it read. A short read makes the image invalid until the file is replaced.
  * It only reads, on snmpd's one thread, and writes nothing but its demand
  * record (below), never waiting for either. It opens only a
@@ -51,7 +51,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "core/image.h"
+#include "image/image.h"
 #include "mib/cm-oids.h"
 
 #define DEFAULT_IMAGE "/run/clustermon/snapshot/image"
@@ -107,7 +107,7 @@ static struct {
 	struct cm_image_reg reg[CM_IMAGE_MAX_REGS];
 	netsnmp_handler_registration *handle[CM_IMAGE_MAX_REGS];
 	unsigned nregs;
-	/* The demand record (core/image.h): what it last said, and its file. */
+	/* The demand record (image/image.h): what it last said, and its file. */
 	struct cm_image_demand told;
 	uint64_t reads[CM_IMAGE_MAX_SECTIONS];   /* requests answered from each */
 	uint64_t wake_ns[CM_IMAGE_MAX_SECTIONS]; /* our last wake of each */
@@ -273,7 +273,7 @@ static int section_of(const struct cm_image_reg *r)
 	return cm_image_reader_section_of(&M.r, r->oid, r->len);
 }
 
-/* Section k is not held fresh (core/image.h), and no wait for it went
+/* Section k is not held fresh (image/image.h), and no wait for it went
  * unanswered in the last GIVE_UP_NS. */
 static bool must_wait(int k, uint64_t now)
 {
@@ -407,7 +407,7 @@ static const netsnmp_variable_list *asked(const netsnmp_agent_request_info *reqi
 
 /*
  * What a walk reads past the end of what it asked for is no read of
- * section k (clustermond's mib/overread.c says the same over AgentX): a
+ * section k (clustermond's mib/engine/overread.c says the same over AgentX): a
  * GETNEXT or GETBULK none of whose varbinds asked for an OID in the
  * section came here only because what it asked for ended, as a poller's
  * GETBULK of the top tables' last rows runs on into clusterMonTcp's
@@ -527,7 +527,7 @@ static bool demand_file(bool recheck)
 	return true;
 }
 
-/* Tells clustermond what we read and wait for (core/image.h's demand
+/* Tells clustermond what we read and wait for (image/image.h's demand
  * record) when it moved; nothing is read back. False when it could not
  * be written. */
 static bool tell_demand(bool recheck)

@@ -142,6 +142,104 @@ struct bpf_iter__cgroup {
 	struct cgroup *cgroup;
 } __attribute__((preserve_access_index));
 
+/* What the TCP programs (tcpiter.bpf.c) read: the namespace, addresses and
+ * state in sock_common (the kernel's anonymous unions are matched through
+ * by name), the protocol and owner, and the fields tcp_info is made of
+ * (tcp_get_info()). */
+#include <linux/in6.h>
+struct ns_common {
+	unsigned int inum;      /* the namespace's inode, as /proc/PID/ns/net */
+} __attribute__((preserve_access_index));
+
+struct net {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+typedef struct {
+	struct net *net;
+} possible_net_t;
+
+struct sock_common {
+	possible_net_t skc_net;
+	__be32 skc_daddr;
+	__be32 skc_rcv_saddr;
+	__be16 skc_dport;
+	__u16 skc_num;
+	unsigned short skc_family;
+	volatile unsigned char skc_state;
+	struct in6_addr skc_v6_daddr;
+	struct in6_addr skc_v6_rcv_saddr;
+} __attribute__((preserve_access_index));
+
+struct sock {
+	struct sock_common __sk_common;
+	__u16 sk_protocol;
+	kuid_t sk_uid;
+} __attribute__((preserve_access_index));
+
+struct inet_sock {
+	struct sock sk;
+} __attribute__((preserve_access_index));
+
+struct inet_connection_sock {
+	struct inet_sock icsk_inet;
+	__u32 icsk_rto;         /* jiffies */
+} __attribute__((preserve_access_index));
+
+struct minmax_sample {
+	__u32 t;
+	__u32 v;
+} __attribute__((preserve_access_index));
+
+struct minmax {
+	struct minmax_sample s[3];
+} __attribute__((preserve_access_index));
+
+struct tcp_sock {
+	struct inet_connection_sock inet_conn;
+	__u32 srtt_us;          /* << 3 */
+	__u32 mdev_us;          /* << 2 */
+	struct minmax rtt_min;
+	__u32 snd_cwnd;
+	__u32 snd_ssthresh;
+	__u32 mss_cache;
+	__u64 bytes_acked;
+	__u64 bytes_received;
+	__u64 bytes_retrans;
+	__u32 segs_out;
+	__u32 segs_in;
+	__u32 data_segs_out;
+	__u32 data_segs_in;
+	__u32 total_retrans;
+	__u32 lost_out;
+	__u32 dsack_dups;
+	__u32 rate_delivered;
+	__u32 rate_interval_us;
+	__u32 write_seq;
+	__u32 snd_nxt;
+	struct {
+		__u32 rtt_us;   /* << 3 */
+	} rcv_rtt_est;
+} __attribute__((preserve_access_index));
+
+/* The context of an sk_storage map's iterator (Linux 5.9): each socket
+ * that has storage in the map, and its value (read-write). */
+struct bpf_map;
+struct bpf_iter__bpf_sk_storage_map {
+	struct bpf_iter_meta *meta;
+	struct bpf_map *map;
+	struct sock *sk;
+	void *value;
+} __attribute__((preserve_access_index));
+
+/* The context of a TCP iterator (Linux 5.9): every socket of the reader's
+ * network namespace, full, request or time-wait (sock_common). */
+struct bpf_iter__tcp {
+	struct bpf_iter_meta *meta;
+	struct sock_common *sk_common;
+	__u32 uid;
+} __attribute__((preserve_access_index));
+
 /* The context of the oom:mark_victim tracepoint: pid in every version
  * (the task and uid came in Linux 6.8 as the raw tracepoint's arguments). */
 struct trace_event_raw_mark_victim {

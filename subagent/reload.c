@@ -29,8 +29,8 @@
 
 #include "conf.h"
 #include "mib/mib.h"
-#include "mib/publish.h"
-#include "mib/rowtable.h"
+#include "mib/engine/publish.h"
+#include "mib/engine/rowtable.h"
 #include "runtime/sampler.h"
 #include "sources/top.h"
 

@@ -65,7 +65,7 @@ ok "$([ -z "$d" ]; echo $?)" \
 	"the agent serves exactly the MIB's $(wc -l <"$T/mib.objects") scalars and columns, with its access"
 
 # 4: no client or agent source writes the MIB's root as numbers any more.
-bare=$(ls "$top_srcdir"/subagent/*.c "$top_srcdir"/subagent/mib/*.[ch] "$top_srcdir"/contrib/*/*.c \
+bare=$(ls "$top_srcdir"/subagent/*.c "$top_srcdir"/subagent/mib/*.[ch] "$top_srcdir"/subagent/mib/engine/*.[ch] "$top_srcdir"/contrib/*/*.c \
 	"$top_srcdir"/dlmod/*.c | grep -v '/cm-oids\.h$' | xargs grep -l '8072, *9999\|9999, *77')
 [ -z "$bare" ] || echo "# bare OIDs in: $bare"
 ok "$([ -z "$bare" ]; echo $?)" "agent, dlmod and client tools take their OIDs from cm-oids.h"

@@ -61,13 +61,15 @@ static const struct cgid_ent *find(const struct cgid_map *m, uint64_t id)
 	return m->n ? bsearch(&key, m->v, m->n, sizeof(*m->v), by_id) : NULL;
 }
 
-/* One directory of the walk: its inode is its cgroup's id. */
-static bool visit(const char *rel, void *arg)
+/* One directory of the walk: its inode is its cgroup's id (stat's, which
+ * is the one BPF reports even where readdir's differs, on an overlay). */
+static bool visit(const char *rel, uint64_t ino, void *arg)
 {
 	struct cgid_map *m = arg;
 	char full[sizeof(m->base) + CG_PID_PATH_MAX];
 	struct stat st;
 
+	(void)ino;
 	if (m->nfresh == m->fresh_cap) {
 		size_t cap = m->fresh_cap ? m->fresh_cap * 2 : 256;
 		struct cgid_ent *v = cap <= CGID_MAX ? realloc(m->fresh, cap * sizeof(*v)) : NULL;

@@ -329,7 +329,7 @@ static void walk_dir(struct walk *w, unsigned depth)
 		    strlen(w->path + w->base_len + 1) >= CG_PATH_MAX)
 			continue;
 		w->seen++;
-		if (w->fn(w->path + w->base_len + 1, w->arg))
+		if (w->fn(w->path + w->base_len + 1, (uint64_t)e->d_ino, w->arg))
 			walk_dir(w, depth + 1);
 		w->path[len] = '\0';
 	}

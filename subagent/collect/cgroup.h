@@ -97,11 +97,13 @@ void cg1_read(struct procfile *f, struct cgroup_stats *st, char *buf, size_t cap
 
 /*
  * Calls fn for each directory under BASE (ROOT prefixed by the caller),
- * depth first, with its path relative to BASE, at most max_depth levels
- * down and at most max_dirs in all; fn says whether to go below it.
+ * depth first, with its path relative to BASE and its inode as readdir
+ * gives it (in the v2 tree the cgroup id: a cgroup made again under the
+ * same path has another), at most max_depth levels down and at most
+ * max_dirs in all; fn says whether to go below it.
  * Returns the number visited or -1.
  */
-typedef bool (*cg_walk_fn)(const char *rel, void *arg);
+typedef bool (*cg_walk_fn)(const char *rel, uint64_t ino, void *arg);
 int cgroup_walk(const char *base, unsigned max_depth, unsigned max_dirs,
 		cg_walk_fn fn, void *arg);
 

@@ -16,6 +16,13 @@
 #include <unistd.h>
 
 
+bool helper_conn_alive(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN | POLLRDHUP };
+
+	return poll(&pfd, 1, 0) == 0;
+}
+
 int helper_connect(const char *path, char *why, size_t whylen)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };

@@ -28,6 +28,10 @@ enum helper_result {
 
 /* A connected socket to the helper, or -1 with why. */
 int helper_connect(const char *path, char *why, size_t whylen);
+/* For a connection that carried map fds and stays open: the helper never
+ * writes on it again, so anything readable (its close) means the helper
+ * went, and with it the programs that feed the maps. */
+bool helper_conn_alive(int sock);
 
 /* Sends request (lines ending in \n); *reply is the whole reply, malloc'd
  * and NUL-terminated. On HELPER_DOWN, why says what happened. */

@@ -8,7 +8,6 @@
 #include "common/clock.h"
 #include <errno.h>
 #include <linux/bpf.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +39,7 @@ struct helper_cgmap {
 	uint64_t *was;                 /* [entries]: the ids last read, in order */
 	size_t nwas;
 	bool iter;                     /* fd[FD_CG] is an iterator's link, not the hash */
+	bool partial;                  /* the last read had only the iterator's first records */
 	uint64_t token;                /* the batch position (a hash's: a key's size) */
 	union {
 		struct {
@@ -124,9 +124,7 @@ void helper_cgmap_detach(struct helper_cgmap *m)
 
 bool helper_cgmap_alive(const struct helper_cgmap *m)
 {
-	struct pollfd pfd = { .fd = m->sock, .events = POLLIN | POLLRDHUP };
-
-	return poll(&pfd, 1, 0) == 0;
+	return helper_conn_alive(m->sock);
 }
 
 static int by_id(const void *a, const void *b)
@@ -227,12 +225,21 @@ static int read_hash(struct helper_cgmap *m)
 
 /* The records a new iterator writes, whole ones only (a read may end
  * inside one), at most entries of them: 0, or -1 when the iterator could
- * not be read or ended inside a record. */
+ * not be read or ended inside a record.
+ *
+ * A cgroup iterator cannot go on in a second read: its walk holds the
+ * cgroup mutex, so the kernel ends a session whose records outgrow the
+ * seq file's buffer (8 pages, about 60 of these 536-byte records) and
+ * fails the next read with EOPNOTSUPP. What came before is whole and
+ * current: it is kept, and m->partial says the rest is missing (the
+ * cgroup source then reads those cgroups' files, as for a cgroup the
+ * sensor does not know). */
 static int read_iter(struct helper_cgmap *m)
 {
 	int fd = helpermap_iter_open(m->fd[FD_CG]);
 	size_t have = 0, off;
 	ssize_t got = 0;
+	int err;
 
 	if (fd < 0)
 		return -1;
@@ -247,19 +254,27 @@ static int read_iter(struct helper_cgmap *m)
 		memmove(m->recs, m->recs + off, have - off);
 		have -= off;
 	}
+	err = got < 0 ? errno : 0;
 	close(fd);
-	return got < 0 || (have != 0 && m->n < m->entries) ? -1 : 0;
+	m->partial = err == EOPNOTSUPP && have == 0 && m->n > 0;
+	return (got < 0 && !m->partial) || (have != 0 && m->n < m->entries) ? -1 : 0;
 }
 
 ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out)
 {
 	m->n = 0;
+	m->partial = false;
 	if ((m->iter ? read_iter(m) : read_hash(m)) != 0)
 		return -1;
 	index_ids(m);
 	add_running(m);
 	*out = m->all;
 	return (ssize_t)m->n;
+}
+
+bool helper_cgmap_partial(const struct helper_cgmap *m)
+{
+	return m->partial;
 }
 
 const struct helper_cg *helper_cgmap_find(const struct helper_cgmap *m, uint64_t id)

@@ -41,6 +41,9 @@ struct helper_cg {
 /* Every entry of the map, in the map's order, into m's own array (valid
  * until the next call): the count, or -1 when the map could not be read. */
 ssize_t helper_cgmap_read(struct helper_cgmap *m, const struct helper_cg **out);
+/* True when the last read had only the first of the cgroups (an
+ * iterator's session ends at its buffer: helpercg.c, read_iter). */
+bool helper_cgmap_partial(const struct helper_cgmap *m);
 /* The entry of id in what the last read returned, or NULL. */
 const struct helper_cg *helper_cgmap_find(const struct helper_cgmap *m, uint64_t id);
 

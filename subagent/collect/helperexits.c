@@ -6,7 +6,6 @@
 #include "common/clock.h"
 
 #include <linux/bpf.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,9 +187,7 @@ void helper_exits_detach(struct helper_exits *x)
 
 bool helper_exits_alive(const struct helper_exits *x)
 {
-	struct pollfd pfd = { .fd = x->sock, .events = POLLIN | POLLRDHUP };
-
-	return poll(&pfd, 1, 0) == 0;
+	return helper_conn_alive(x->sock);
 }
 
 size_t helper_exits_drain(struct helper_exits *x, size_t max, exit_rec_fn fn, void *ctx)

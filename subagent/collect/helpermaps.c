@@ -326,9 +326,7 @@ void helper_maps_detach(struct helper_maps *m)
 
 bool helper_maps_alive(struct helper_maps *m)
 {
-	struct pollfd pfd = { .fd = m->sock, .events = POLLIN | POLLRDHUP };
-
-	return poll(&pfd, 1, 0) == 0;
+	return helper_conn_alive(m->sock);
 }
 
 /* ------------------------------------------------ a drain */

@@ -7,7 +7,7 @@
  * off-by-ones live in one function with one table-driven test
  * (tests/unit/test_lowerbound.c).
  *
- * Inline, not in a .c file: the image reader (core/image.c) is compiled
+ * Inline, not in a .c file: the image reader (image/image.c) is compiled
  * into clustermon.so as well, and with the test a constant function at each
  * call the compiler inlines it there, so the hot lookups (a process by pid,
  * an entry by OID) pay no call per step.

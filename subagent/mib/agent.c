@@ -4,7 +4,7 @@
  * and in all, resident memory, the image's size), from the proc snapshot:
  * its thread reads them once a second, this thread never reads /proc.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include "../sources/sources.h"

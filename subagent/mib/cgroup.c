@@ -4,7 +4,7 @@
  * source's snapshot. A column whose file the kernel lacks (throttling
  * without a quota controller, PSI on v1, no limit set) has no instance.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "top.h"
 

@@ -6,7 +6,7 @@
  * served by the live table's own code; an entry never changes, so its
  * generation is its index and the image encodes it once.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "top.h"
 

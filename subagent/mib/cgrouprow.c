@@ -5,7 +5,7 @@
  * both serve them. Apart from cgroup.c so the two tables' files do not
  * call into each other.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "top.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cpu.c - clusterMonCpu: CPU scalars and clusterMonCpuTable from the cpu snapshot. */
-#include "group.h"
+#include "engine/group.h"
 
 #include <stdlib.h>
 #include "mib.h"

@@ -4,7 +4,7 @@
  * percentiles of each distribution) and clusterMonHistBucketTable (its log2
  * buckets, cumulative, never reset by reading).
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "disttable.h"
 

@@ -12,7 +12,7 @@
  */
 #include "disttable.h"
 
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
 #include "specfilter.h"
 
@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "../sources/sources.h"
+#include "../sources/dists.h"
+#include "../sources/source_cmd.h"
 #include "common/number.h"
 #include "common/distspec.h"
 

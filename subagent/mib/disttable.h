@@ -7,8 +7,8 @@
 #ifndef CLUSTERMON_MIB_DISTTABLE_H
 #define CLUSTERMON_MIB_DISTTABLE_H
 
-#include "group.h"
-#include "rowtable.h"
+#include "engine/group.h"
+#include "engine/rowtable.h"
 
 extern const struct mib_table disttable_view;
 int disttable_max_rows(void *view, struct mib_value *v);

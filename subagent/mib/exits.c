@@ -9,7 +9,7 @@
  * table sleeps, so a reader of it wakes nothing; fed by the scanner's
  * last readings (no helper), it needs the table sampled.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include <stddef.h>

@@ -10,9 +10,9 @@
  * faster reads would only see the same value again. Only buckets whose
  * interval has ended are shown, as in RMON.
  */
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* memory.c - clusterMonMemory: sizes, faults, swap and pressure from the mem snapshot. */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include "../sources/sources.h"

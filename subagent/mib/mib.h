@@ -11,9 +11,6 @@
 
 /* Registers every group; -1 if one could not be registered. */
 int mib_register_all(void);
-/* Answers the reads that waited for an idle source's next sample (defer.c):
- * the SNMP thread's loop calls it each time it wakes. */
-void mib_defer_poll(void);
 
 /* Values the system group serves, kept by main.c. */
 void mib_system_set_node_name(const char *name);

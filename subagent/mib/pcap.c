@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* pcap.c - clusterMonPcapTable: one row per captured interface. */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include "../sources/sources.h"

@@ -16,16 +16,18 @@
  * the reason in clusterMonProbeLastError. Rows from `probe` lines and saved
  * rows go the same way.
  */
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
 #include "specfilter.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../sources/sources.h"
+#include "../sources/probes.h"
+#include "../sources/source_cmd.h"
 #include "common/spec.h"
 
 static const oid probes_oid[] = { CM_OID_clusterMonProbes };

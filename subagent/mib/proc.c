@@ -3,7 +3,7 @@
  * proc.c - clusterMonProc: the process table (WallMon) from the proc
  * snapshot, and the writable filter scalars that bound its cost.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "top.h"
 
@@ -12,6 +12,7 @@
 
 #include "../runtime/sampler.h"
 #include "../sources/sources.h"
+#include "../sources/source_cmd.h"
 
 static const oid proc_oid[] = { CM_OID_clusterMonProc };
 

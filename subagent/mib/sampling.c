@@ -3,8 +3,10 @@
  * sampling.c - clusterMonSourceTable: each source's interval (writable), the
  * cost of its last sample and how many it took.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
+
+#include <stdlib.h>
 
 #include "../runtime/sampler.h"
 #include "../sources/registry.h"
@@ -24,56 +26,74 @@ enum {
 	COL_STATE = CM_ARC_clusterMonSourceState
 };
 
-/* Rows are the sources this build has, in index order; the view is unused. */
-static size_t source_rows(void *view)
-{
-	size_t n = 0;
+/* What one request or publication reads: every source this build has, in
+ * index order, with its figures and method as they were when the engine
+ * took the view (mib_group.acquire), so the cells of one request agree and
+ * no callback reaches past its view into the sampler or the registry. */
+struct sampling_view {
+	size_t n;
+	struct sampling_row {
+		unsigned index;
+		struct source_stats st;
+		const char *method;   /* clusterMonSourceMethod */
+	} row[SOURCE_LAST];
+};
 
-	(void)view;
-	for (unsigned i = sampler_next(0); i != 0; i = sampler_next(i))
-		n++;
-	return n;
+static void *sampling_acquire(void)
+{
+	struct sampling_view *sv = calloc(1, sizeof(*sv));
+
+	if (sv == NULL)
+		return NULL;
+	for (unsigned i = sampler_next(0); i != 0 && sv->n < SOURCE_LAST; i = sampler_next(i)) {
+		struct sampling_row *r = &sv->row[sv->n];
+
+		if (sampler_stats(i, &r->st) != 0)
+			continue;
+		r->index = i;
+		r->method = source_method(i);
+		sv->n++;
+	}
+	return sv;
 }
 
-static unsigned source_at(size_t row)
+static void sampling_release(void *view)
 {
-	unsigned i = sampler_next(0);
+	free(view);
+}
 
-	while (row-- > 0 && i != 0)
-		i = sampler_next(i);
-	return i;
+static size_t source_rows(void *view)
+{
+	return ((const struct sampling_view *)view)->n;
 }
 
 static void source_index(void *view, size_t row, oid *out)
 {
-	(void)view;
-	out[0] = source_at(row);
+	out[0] = ((const struct sampling_view *)view)->row[row].index;
 }
 
 static int source_get(void *view, size_t row, unsigned col, struct mib_value *v)
 {
-	struct source_stats st;
+	const struct sampling_row *r = &((const struct sampling_view *)view)->row[row];
+	const struct source_stats *st = &r->st;
 
-	(void)view;
-	if (sampler_stats(source_at(row), &st) != 0)
-		return MIB_ABSENT;
 	switch (col) {
 	case COL_NAME:
-		return mib_string(v, st.name);
+		return mib_string(v, st->name);
 	case COL_INTERVAL:
-		return mib_u64(v, ASN_UNSIGNED, st.interval_ms);
+		return mib_u64(v, ASN_UNSIGNED, st->interval_ms);
 	case COL_LAST_US:
-		return mib_u64(v, ASN_GAUGE, st.last_cost_us);
+		return mib_u64(v, ASN_GAUGE, st->last_cost_us);
 	case COL_SAMPLES:
-		return mib_u64(v, ASN_COUNTER64, st.samples);
+		return mib_u64(v, ASN_COUNTER64, st->samples);
 	case COL_LATE:
-		return mib_u64(v, ASN_COUNTER64, st.late);
+		return mib_u64(v, ASN_COUNTER64, st->late);
 	case COL_ERRORS:
-		return mib_u64(v, ASN_COUNTER64, st.errors);
+		return mib_u64(v, ASN_COUNTER64, st->errors);
 	case COL_METHOD:
-		return mib_string(v, source_method(source_at(row)));
+		return mib_string(v, r->method);
 	case COL_STATE:
-		return mib_u64(v, ASN_INTEGER, st.state);
+		return mib_u64(v, ASN_INTEGER, st->state);
 	default:
 		return MIB_ABSENT; /* the index is not-accessible */
 	}
@@ -134,6 +154,8 @@ static const struct mib_group sampling_group = {
 	.base_len = OID_LENGTH(sampling_oid),
 	.objects = sampling_objects,
 	.nobjects = 1,
+	.acquire = sampling_acquire,
+	.release = sampling_release,
 };
 
 int mib_sampling_register(void)

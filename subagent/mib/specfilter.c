@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rowtable.h"
+#include "engine/rowtable.h"
 
 void sf_defaults(struct sf_fields *f)
 {

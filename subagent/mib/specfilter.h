@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "group.h"
+#include "engine/group.h"
 #include "common/spec.h"
 
 struct sf_columns {

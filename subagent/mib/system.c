@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* system.c - clusterMonSystem: who this node and agent are. */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include "../sources/probes.h"

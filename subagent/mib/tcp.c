@@ -4,12 +4,12 @@
  * row per connection with RFC 4898 objects mapped from tcp_info (the MIB's
  * DESCRIPTIONs name the tcp_info field behind each column).
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 
 #include <sys/socket.h>
 
-#include "../core/imagesec.h"
+#include "image/imagesec.h"
 #include "../sources/sources.h"
 
 static const oid tcp_oid[] = { CM_OID_clusterMonTcp };

@@ -9,9 +9,9 @@
  * the watch timer: absolute rows once per interval, delta rows every half
  * interval so a change straddling two intervals is still seen whole.
  */
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 #include <errno.h>
 #include <stdlib.h>

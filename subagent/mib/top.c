@@ -5,7 +5,7 @@
  * proc and cgroup groups list these tables among their objects, so a
  * request reads one snapshot for the table and its ranking alike.
  */
-#include "group.h"
+#include "engine/group.h"
 #include "mib.h"
 #include "top.h"
 

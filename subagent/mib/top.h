@@ -4,7 +4,7 @@
 #ifndef CLUSTERMON_MIB_TOP_H
 #define CLUSTERMON_MIB_TOP_H
 
-#include "group.h"
+#include "engine/group.h"
 
 extern const struct mib_table mib_proc_top_table;
 extern const struct mib_table mib_cgroup_top_table;

@@ -8,10 +8,10 @@
  * helper (it may be loading a program, or gone). The probes source's
  * thread starts it and clusterMonTraceOperStatus says how that went.
  */
-#include "rowtable.h"
+#include "engine/rowtable.h"
 #include "mib.h"
 #include "specfilter.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +19,8 @@
 
 #include "../runtime/sampler.h"
 #include "../sources/sources.h"
+#include "../sources/source_cmd.h"
+#include "../sources/traces.h"
 #include "common/number.h"
 #include "common/wire.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * imagefile.h - the file clustermond publishes its image in (format in
- * core/image.h). It is never mapped: anyone who can write the file could
+ * image/image.h). It is never mapped: anyone who can write the file could
  * cut it under a mapping and make a store fault. Every byte is reserved
  * when the file is made (posix_fallocate), so a full filesystem fails the
  * creation, never a later store; stores are pwrites from the writer's own
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/image.h"
+#include "image/image.h"
 
 struct image_file;
 
@@ -55,11 +55,11 @@ void image_file_close(struct image_file *f);
 /* Frees f and leaves the file alone (it is not ours any more). */
 void image_file_abandon(struct image_file *f);
 const char *image_file_path(const struct image_file *f);
-/* Section sec's CM_SEC_* flags, held_ns and fresh_ns (core/image.h),
+/* Section sec's CM_SEC_* flags, held_ns and fresh_ns (image/image.h),
  * each written when it changes, in the order readers rely on. */
 int image_file_state(struct image_file *f, unsigned sec, uint32_t flags, uint64_t held_ns,
 		     uint64_t fresh_ns);
-/* The demand file of the image at image_path (core/image.h), made when
+/* The demand file of the image at image_path (image/image.h), made when
  * there is none: a descriptor to read it with, or -1. */
 int image_demand_open(const char *image_path);
 /* An inotify descriptor (non-blocking) that becomes readable when the

@@ -78,6 +78,8 @@ struct cg_entry {
 	uint32_t index;
 	uint8_t version;
 	uint64_t v2_id;             /* its directory's inode in the v2 tree; 0 */
+	int tree;                   /* the tree the walk first found it in, */
+	uint64_t ino;               /* and its inode there (see on_dir) */
 	bool seen;                  /* found by the walk in progress */
 	bool read;                  /* st holds a reading of its files */
 	bool gone;                  /* its files said the cgroup was removed */
@@ -105,6 +107,7 @@ struct cgroup_source {
 	bool ix_stale;              /* an entry came or went since ix was sorted */
 	size_t matched;
 	uint64_t last_walk_ns;
+	int walk_tree;              /* the tree being walked: -1 v2, else enum cg_ctrl */
 	bool walked;
 	unsigned open_failed;       /* cgroups not opened this walk: not ENOENT */
 	struct cgroup_top_state *top; /* each cgroup's last CPU ns (top.c) */
@@ -197,7 +200,7 @@ static bool index_taken(const struct cgroup_source *cs, uint32_t index)
 	return false;
 }
 
-static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
+static int add_entry(struct cgroup_source *cs, const char *rel, uint64_t ino, size_t at)
 {
 	struct cg_entry *e;
 	uint8_t version;
@@ -231,6 +234,8 @@ static int add_entry(struct cgroup_source *cs, const char *rel, size_t at)
 	e->index = index;
 	e->born_ms = cgend_now_ms();
 	e->v2_id = v2_id;
+	e->tree = cs->walk_tree;
+	e->ino = ino;
 	e->version = version;
 	e->seen = true;
 	memmove(&cs->e[at + 1], &cs->e[at], (cs->n - at) * sizeof(cs->e[0]));
@@ -250,27 +255,8 @@ static void drop_entry(struct cgroup_source *cs, size_t i)
 	cs->ix_stale = true;
 }
 
-static bool on_dir(const char *rel, void *arg)
-{
-	struct cgroup_source *cs = arg;
-	size_t at;
-
-	if (!wanted(cs, rel, false))
-		return wanted(cs, rel, true);
-	if (!find(cs, rel, &at)) {
-		cs->matched++;
-		add_entry(cs, rel, at);
-	} else if (!cs->e[at]->seen) {
-		cs->matched++;
-		cs->e[at]->seen = true;
-	}
-	return wanted(cs, rel, true);
-}
-
-/* Walks every tree once (a v1 path is visited in each hierarchy that has
- * it, which is harmless: the entry is found by path). */
-/* A cgroup gone (removed, or no longer found by the walk): its last row
- * goes to the end log, then the entry. */
+/* A cgroup gone (removed, made again, or no longer found by the walk):
+ * its last row goes to the end log, then the entry. */
 static void end_entry(struct cgroup_source *cs, size_t i)
 {
 	struct cg_entry *e = cs->e[i];
@@ -280,6 +266,37 @@ static void end_entry(struct cgroup_source *cs, size_t i)
 	drop_entry(cs, i);
 }
 
+/* A directory the walk found. An entry is found by path, so a cgroup
+ * removed and made again under the same path between two walks would
+ * keep the old one's index, sensor id and open files (and, with the
+ * helper, serve the old figures for up to FILES_PERIOD_NS): its inode in
+ * the tree that first listed it tells them apart (cgroup ids are never
+ * reused), and the old entry ends and a new one begins. */
+static bool on_dir(const char *rel, uint64_t ino, void *arg)
+{
+	struct cgroup_source *cs = arg;
+	size_t at;
+
+	if (!wanted(cs, rel, false))
+		return wanted(cs, rel, true);
+	if (find(cs, rel, &at)) {
+		struct cg_entry *e = cs->e[at];
+
+		if (e->tree != cs->walk_tree || e->ino == ino) {
+			cs->matched += !e->seen;
+			e->seen = true;
+			return wanted(cs, rel, true);
+		}
+		cs->matched -= e->seen;
+		end_entry(cs, at);
+	}
+	cs->matched++;
+	add_entry(cs, rel, ino, at);
+	return wanted(cs, rel, true);
+}
+
+/* Walks every tree once (a v1 path is visited in each hierarchy that has
+ * it, which is harmless: the entry is found by path). */
 static void walk(struct cgroup_source *cs)
 {
 	char base[2 * CG_PATH_MAX];
@@ -300,6 +317,7 @@ static void walk(struct cgroup_source *cs)
 		if (m[0] == '\0' || again)
 			continue;
 		done[ndone++] = m;
+		cs->walk_tree = c;
 		snprintf(base, sizeof(base), "%s%s", cs->root, m);
 		cgroup_walk(base, WALK_DEPTH, WALK_DIRS, on_dir, cs);
 	}

@@ -9,6 +9,8 @@
  * moves raw into base first.
  */
 #include "sources.h"
+#include "probes.h"
+#include "source_cmd.h"
 #include "dists.h"
 #include "traces.h"
 

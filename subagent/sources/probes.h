@@ -5,7 +5,7 @@
  * that never go backwards, across helper restarts and re-attachments.
  *
  * The SNMP thread says what it wants with a SOURCE_CMD_PROBE_ROWS command
- * (sources.h); the source's own thread does all the rest: every interval
+ * (source_cmd.h); the source's own thread does all the rest: every interval
  * one exchange with the helper reads everything, installs what is missing
  * and removes what is no longer wanted. An attachment's outcome comes back
  * in the view, as the row's OperStatus and LastError. A spec that failed to
@@ -23,8 +23,6 @@
 #include "common/spec.h"
 #include "../runtime/snapshot.h"
 
-#define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
-#define PROBE_SOCKET_MAX 4096  /* PATH_MAX */
 #define PROBE_LINE_MAX 256
 #define PROBE_ERROR_MAX 256
 

@@ -30,6 +30,7 @@
 #include "common/clock.h"
 #include "common/number.h"
 #include "procsrc.h"
+#include "source_cmd.h"
 #include "oomwatch.h"
 #include "top.h"
 #include "../runtime/logq.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sources.h"
+#include "probes.h"
 #include "../runtime/snapshot.h"
 
 const struct source_ops *const source_registry[] = {

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sources.h - the sources layer as the rest of clustermond sees it: the
- * snapshots each source publishes, the configuration a (re)load hands to
- * all of them at once (sampler_configure), and the commands the SNMP thread
- * may queue for one (sampler_post). Nothing else goes in: no source has a
- * setter of its own, and each keeps its settings on its own thread.
+ * snapshots each source publishes and the configuration a (re)load hands
+ * to all of them at once (sampler_configure). The commands the SNMP thread
+ * may queue for one (sampler_post) are source_cmd.h's, and the probes,
+ * traces and distributions sources' own types their headers' (probes.h,
+ * traces.h, dists.h): this header includes none of them. Nothing else goes
+ * in: no source has a setter of its own, and each keeps its settings on its
+ * own thread.
  *
  * A snapshot holds served values only (monotonic counters, finished rates),
  * so MIB glue never does arithmetic on raw kernel numbers.
@@ -23,9 +26,6 @@
 #include "../core/readings.h"
 #include "../core/workload.h"
 #include "../core/exitlog.h"
-#include "probes.h"
-#include "dists.h"
-#include "traces.h"
 
 /* PSI averages in hundredths of a percent; present only when the kernel has
  * /proc/pressure (served as noSuchInstance otherwise, never as zero). */
@@ -301,6 +301,11 @@ extern const struct source_ops cgroup_source_ops;
 /* The patterns served when the configuration names none. */
 extern const char *const cgroup_default_patterns[];
 
+/* helperSocket: the one setting three sources share (probes, proc and
+ * cgroup talk to the helper, each on connections of its own). */
+#define PROBES_DEFAULT_SOCKET "/run/clustermon/kprobe.sock"
+#define PROBE_SOCKET_MAX 4096  /* PATH_MAX */
+
 /* One (re)load's configuration, whole and never changed once handed over:
  * each source takes its part on its own thread. */
 struct sources_conf {
@@ -318,28 +323,5 @@ struct sources_conf {
 	char image_path[PATH_MAX];
 };
 #define SOURCES_DEFAULT_IMAGE "/run/clustermon/snapshot/image"
-
-/* What the SNMP thread may ask of a source (sampler_post). */
-enum source_cmd_kind {
-	SOURCE_CMD_PROC_FILTER = 1, /* to "proc": filter the next snapshots so */
-	SOURCE_CMD_PROBE_ROWS,      /* to "probes": every row of the probe table */
-	SOURCE_CMD_TRACE_ROWS,      /* to "probes", whose thread owns the helper's
-				     * socket: every row of the trace table */
-	SOURCE_CMD_DIST_ROWS,       /* to "probes" as well: every row of the
-				     * distribution table */
-};
-
-union source_cmd_row {
-	struct probe_want probe;    /* SOURCE_CMD_PROBE_ROWS */
-	struct trace_want trace;    /* SOURCE_CMD_TRACE_ROWS */
-	struct dist_want dist;      /* SOURCE_CMD_DIST_ROWS */
-};
-
-struct source_cmd {
-	enum source_cmd_kind kind;
-	struct proc_filter proc_filter;
-	size_t nrows;
-	union source_cmd_row rows[];
-};
 
 #endif

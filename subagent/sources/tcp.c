@@ -382,7 +382,7 @@ static int tcp_sample(void *ctx)
 /* Nobody reads the connections: the node's counters stay on the timer
  * (one read of two small files) and the rows are the last full sample's,
  * served only to a walk that ran on into them past what it asked for (a
- * read of them wakes the source first: mib/overread.c). */
+ * read of them wakes the source first: mib/engine/overread.c). */
 static int tcp_sample_idle(void *ctx)
 {
 	struct tcp_source *ts = ctx;

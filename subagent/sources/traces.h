@@ -3,7 +3,7 @@
  * traces.h - trace sessions of clustermon-kprobe behind clusterMonTraceTable.
  *
  * The SNMP thread only says what it wants, a SOURCE_CMD_TRACE_ROWS command to
- * the probes source (sources.h): it never talks to the helper. The probes
+ * the probes source (source_cmd.h): it never talks to the helper. The probes
  * source's thread, which owns the helper's socket, takes the rows
  * (traces_want) and carries the wishes out at each of its samples
  * (traces_sync): starts the

@@ -67,8 +67,10 @@ thread_ns() { # thread_ns [NAME]: default cm-cgroup
 # agent MS: clustermond at cgroup interval MS for SECONDS_EACH s; sets
 # US (CPU us per pass over the N cgroups), NS (samples), SHARE (per mille).
 agent() {
-	# As installed: the fast-path image is published.
-	printf 'sampleInterval cgroup %s\ncgroupMatch %s/*\nsnapshotFile %s\n' "$1" "$PFX" "$IMAGE" >"$T/bench.conf"
+	# As installed: the fast-path image is published. Pinned to its timer:
+	# nobody reads the table between the two GETs, and a source nobody
+	# reads sleeps after 3 s (issue 42), which would measure idling.
+	printf 'sampleInterval cgroup %s always\ncgroupMatch %s/*\nsnapshotFile %s\n' "$1" "$PFX" "$IMAGE" >"$T/bench.conf"
 	[ -z "${HELPER_PID:-}" ] || printf 'helperSocket %s\n' "$HELPER_SOCK" >>"$T/bench.conf"
 	AGENT_WAIT=30 start_agent -c "$T/bench.conf" >/dev/null || bail "clustermond did not register"
 	sleep 3

@@ -60,7 +60,7 @@ run() {
 	rm -f "$T/ax.raw" "$T/mod.raw"
 }
 # The image's header: the bytes of each section's data in use (sec[i].len)
-# against the file's size; core/image.h's layout, native order.
+# against the file's size; image/image.h's layout, native order.
 image_bytes() {
 	python3 - "$IMAGE" <<'PY'
 import os, struct, sys

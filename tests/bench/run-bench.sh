@@ -57,6 +57,9 @@ BENCH_TRAP="$top_builddir/tests/bench/bench_trap" bash "$top_srcdir/tests/bench/
 
 # TCP connection table (issue 5): 20,000 sockets against ss -tin.
 bash "$top_srcdir/tests/bench/tcp.sh"
+# The TCP table by change (issue 42): the inet_diag dump against BPF
+# iterators writing only the sockets that moved (with the helper's build).
+[ -x "$top_builddir/tests/bench/bench_tcpiter" ] && bash "$top_srcdir/tests/bench/tcpiter.sh"
 
 # Packet capture (issue 5): ours and tcpdump side by side on lo.
 BENCH_UDP="$top_builddir/tests/bench/bench_udp" bash "$top_srcdir/tests/bench/pcap.sh"

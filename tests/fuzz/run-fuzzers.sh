@@ -52,14 +52,14 @@ build_lib() { # NAME VAR [FLAGS...]: $out/lib/libNAME.a
 	done
 	[ ${#objs[@]} -gt 0 ] && ar rcs "$out/lib/lib$name.a" "${objs[@]}"
 }
-if ! { build_lib common COMMON_SOURCES && build_lib core CORE_SOURCES &&
+if ! { build_lib common COMMON_SOURCES && build_lib core CORE_SOURCES && build_lib image IMAGE_SOURCES &&
 	build_lib probe PROBE_SOURCES &&
 	build_lib collect COLLECT_SOURCES && build_lib agent AGENT_SOURCES \
 		-DCLUSTERMON_VERSION='"fuzz"'; } >"$out/lib.log" 2>&1; then
 	echo "FAIL: fuzzers: the agent's libraries do not build with $CC (see $out/lib.log)"
 	exit 1
 fi
-libs="$out/lib/libagent.a $out/lib/libcollect.a $out/lib/libprobe.a $out/lib/libcore.a $out/lib/libcommon.a"
+libs="$out/lib/libagent.a $out/lib/libcollect.a $out/lib/libprobe.a $out/lib/libimage.a $out/lib/libcore.a $out/lib/libcommon.a"
 agent_libs="$snmp_flags -lnetsnmpagent -lnetsnmp -lpcap -lpthread"
 
 # target SOURCES...: the fixture seeds of each target, as in its fuzz_seeds[]

@@ -2,8 +2,11 @@
 # include-arrows.sh - the layers docs/architecture.md draws, checked on the
 # #include lines and everything they bring in: collect/ (OS readers) and
 # core/ (pure C) below sources/ and the sampler, below mib/, below main.c,
-# conf.c and reload.c; mib/ never reaches into collect/; collect/ and core/
-# never see net-snmp or libbpf; dlmod/ links core/ only; common/ (what
+# conf.c and reload.c; mib/ never reaches into collect/; within mib/, the
+# groups stand on the engine (mib/engine/) and the engine includes no group; collect/ and core/
+# never see net-snmp or libbpf; image/ (the image's format, which
+# clustermond writes and dlmod/ reads) is pure C on common/ and the one
+# binary search; dlmod/ links image/ and common/ only; common/ (what
 # several binaries compile: clock, numbers, the helper's protocol and map
 # layout) includes only itself and the C library, and everything may
 # include it; nothing outside kprobe-helper/ includes the helper's own
@@ -123,7 +126,7 @@ check() {
 }
 
 top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
-echo "1..16"
+echo "1..19"
 if [ -n "${ARROWS_INNER:-}" ]; then
 	echo "ok 1 - (the self-test is not run inside itself)"
 elif self_test; then
@@ -137,8 +140,8 @@ check 4 "collect/ reaches no net-snmp or libbpf header, nothing of subagent/ but
 	'^subagent/collect/' '^(<net-snmp/|<bpf/|subagent/)' '^subagent/(collect|core)/'
 check 5 "core/ reaches only core/, common/ and the C library" \
 	'^subagent/core/' '.' '^((subagent/core|common)/.*|<[^/]*>|<sys/[^/]*>)$'
-check 6 "dlmod/ reaches core/, common/, the MIB's numbers and system headers only" \
-	'^dlmod/' '.' '^((subagent/core|common)/.*|subagent/mib/cm-oids[.]h|<.*>)$'
+check 6 "dlmod/ reaches image/, common/, core/lowerbound.h, the MIB's numbers and system headers only" \
+	'^dlmod/' '.' '^((image|common)/.*|subagent/core/lowerbound[.]h|subagent/mib/cm-oids[.]h|<.*>)$'
 check 7 "outside kprobe-helper/ nothing of it is reached (the protocol is in common/)" \
 	'^(subagent|dlmod|contrib|tests|common)/' '^kprobe-helper/'
 check 8 "every quoted include resolves" '.' '^unresolved:'
@@ -178,3 +181,17 @@ else
 	echo "not ok 16 - files in subagent/'s root below the top layer:"
 	printf '%s\n' "$loose" | sed 's/^/#   /'
 fi
+# The engine is what every group stands on: a group includes it, never the
+# reverse (mib.h, the groups' list, included by the engine would be a circle
+# in all but name).
+check 17 "mib/engine/ reaches nothing of mib/ but itself" \
+	'^subagent/mib/engine/' '^subagent/mib/' '^subagent/mib/engine/'
+# The image's format is compiled by clustermond and by clustermon.so in
+# snmpd: it stands on nothing either has of its own but the inline search.
+check 18 "image/ reaches only image/, common/, core/lowerbound.h and the C library" \
+	'^image/' '.' '^((image|common)/.*|subagent/core/lowerbound[.]h|<[^/]*>)$'
+# What every source and reader shares includes no source's own header: a
+# command's rows, a source's views, are where they belong (source_cmd.h,
+# probes.h, traces.h, dists.h), included by who uses them.
+check 19 "sources/sources.h reaches nothing of sources/ but source_ops.h" \
+	'^subagent/sources/sources[.]h$' '^subagent/sources/' '^subagent/sources/source_ops[.]h$'

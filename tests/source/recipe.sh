@@ -12,38 +12,13 @@
 # mib_N: the group's); fix the recipe and this
 # script together. A build of the agent at -O0 and ten small rebuilds: about
 # a minute. RECIPE_KEEP=1 keeps the copy (and its build log) to look at.
-. "$(dirname "$0")/files.sh"
+. "$(dirname "$0")/recipelib.sh"
 
 tmp=$(mktemp -d) || exit 1
 [ -n "${RECIPE_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src
 bld=$tmp/build
 log=$tmp/log
-
-# The tree as it is (no build trees, no git), into $src.
-copy_tree() {
-	mkdir -p "$src" &&
-		(cd "$top" && find . -mindepth 1 \( -name .git -o -name autom4te.cache \
-			-o -type d -exec test -e '{}/config.status' ';' \) -prune \
-			-o \( -type f -o -type l \) -print0 | xargs -0 cp -P --parents -t "$src") &&
-		if [ -e "$src/config.status" ]; then # built in the tree itself
-			(cd "$src" && make -s distclean) >/dev/null 2>&1
-		fi
-}
-
-# TEXT reaches awk through the environment: -v would take its backslashes
-# as escapes (gawk drops a line's continuation backslash; mawk keeps it).
-# in FILE AFTER-PATTERN TEXT: TEXT as lines after the first line matching it.
-in_after() {
-	pat=$2 text=$3 awk '{ print } !done && $0 ~ ENVIRON["pat"] { print ENVIRON["text"]; done = 1 }' \
-		"$src/$1" >"$tmp/edit" && grep -qF -- "$3" "$tmp/edit" && mv "$tmp/edit" "$src/$1"
-}
-# before_endif FILE TEXT: TEXT before the header's last #endif.
-before_endif() {
-	text=$2 awk '{ l[NR] = $0 } /^#endif/ { last = NR }
-		END { for (i = 1; i <= NR; i++) { if (i == last) print ENVIRON["text"]; print l[i] } }' \
-		"$src/$1" >"$tmp/edit" && grep -qF -- "$2" "$tmp/edit" && mv "$tmp/edit" "$src/$1"
-}
 
 # ---- "Adding a source from /proc or a file"
 
@@ -217,55 +192,15 @@ EOF
 # ---- "Adding a MIB group"
 
 mib_1() { # the objects in the MIB (the build makes cm-oids.h from it)
-	awk '/^END$/ { print "clusterMonXtest OBJECT IDENTIFIER ::= { clusterMonObjects 999 }\n\n" \
-		"clusterMonXtestValue OBJECT-TYPE\n    SYNTAX      Unsigned32\n" \
-		"    MAX-ACCESS  read-only\n    STATUS      current\n" \
-		"    DESCRIPTION \"The throwaway source'"'"'s value.\"\n    ::= { clusterMonXtest 1 }\n" }
-		{ print }' "$src/mibs/CLUSTER-MON-MIB.txt" >"$tmp/edit" &&
-		mv "$tmp/edit" "$src/mibs/CLUSTER-MON-MIB.txt"
+	group_objects 999 Xtest Value Unsigned32
 }
 
 mib_2() { # the group, listed in libs.am
-	cat >"$src/subagent/mib/xtest.c" <<'EOF'
-/* SPDX-License-Identifier: BSD-2-Clause */
-/* xtest.c - a throwaway group (tests/source/recipe.sh). */
-#include "group.h"
-#include "mib.h"
-
-#include "../sources/sources.h"
-
-static const oid xtest_oid[] = { CM_OID_clusterMonXtest };
-
-static int get_value(void *view, struct mib_value *v)
-{
-	const struct xtest_snapshot *s = view;
-
-	return s == NULL ? MIB_ABSENT : mib_u64(v, ASN_UNSIGNED, s->value);
-}
-
-static const struct mib_object xtest_objects[] = {
-	{ .arc = CM_ARC_clusterMonXtestValue, .get = get_value },
-};
-
-static const struct mib_group xtest_group = {
-	.name = "clusterMonXtest", .base = xtest_oid, .base_len = OID_LENGTH(xtest_oid),
-	.objects = xtest_objects, .nobjects = 1,
-	.source = SOURCE_XTEST,
-};
-
-int mib_xtest_register(void)
-{
-	return mib_group_register(&xtest_group);
-}
-EOF
-	in_after libs.am '^AGENT_SOURCES = ' '	subagent/mib/xtest.c \'
+	group_file xtest Xtest Value value ASN_UNSIGNED SOURCE_XTEST
 }
 
 mib_3() { # its registration: mib.h and mib_register_all()'s chain
-	before_endif subagent/mib/mib.h 'int mib_xtest_register(void);' &&
-		sed -i 's/mib_system_register() != 0 ||/mib_system_register() != 0 || mib_xtest_register() != 0 ||/' \
-			"$src/subagent/mib/mib.c" &&
-		grep -q mib_xtest_register "$src/subagent/mib/mib.c"
+	group_register xtest
 }
 
 STEPS="src_1 src_2 src_3 src_4 src_5 src_6 src_7 mib_1 mib_2 mib_3"
@@ -274,61 +209,19 @@ TARGETS="tests/unit/test_xtest tests/unit/test_xtest_source tests/system/oidlayo
 # The copy's checks: 0 when the throwaway builds, its tests pass and the
 # agent registers its scalar.
 verify() {
-	local want
-	# a test the Makefile no longer names must not pass as its last build
-	rm -f "$bld/tests/unit/test_xtest" "$bld/tests/unit/test_xtest_source"
+	# nothing the last build made may stand in for what this one must make
+	unbuild tests/unit/test_xtest tests/unit/test_xtest_source tests/system/oidlayout
 	# the MIB's numbers first: a built source (BUILT_SOURCES) `make all` makes
-	(cd "$bld" && nice -n 10 make subagent/mib/cm-oids.h && nice -n 10 make -j2 $TARGETS) \
+	(cd "$bld" && nice -n 10 make "$CM_OIDS" && nice -n 10 make -j2 $TARGETS) \
 		>>"$log" 2>&1 || { echo "the build"; return 1; }
 	srcdir=$src "$bld/tests/unit/test_xtest" >>"$log" 2>&1 || { echo "test_xtest"; return 1; }
 	srcdir=$src "$bld/tests/unit/test_xtest_source" >>"$log" 2>&1 || { echo "test_xtest_source"; return 1; }
-	want=$(sed -n 's/^#define CM_OID_clusterMonXtestValue \(.*\)$/\1/p' "$bld/subagent/mib/cm-oids.h" |
-		tr -d ' ' | tr ',' '.')
-	"$bld/tests/system/oidlayout" 2>>"$log" | grep -qxF "scalar .$want ro" || { echo "oidlayout"; return 1; }
-}
-
-# tree_without STEP: into $tmp/alt, the tree with every step but STEP.
-tree_without() {
-	local step
-	rm -rf "$tmp/alt" && cp -a "$tmp/orig" "$tmp/alt" || return 1
-	for step in $STEPS; do
-		[ "$step" = "$1" ] || src=$tmp/alt $step || return 1
-	done
-}
-
-# The files the steps write: what differs between the tree and the copy
-# with every step (nothing the build generates).
-step_files() {
-	(cd "$tmp/done" && find . -type f) | while read -r f; do
-		cmp -s "$tmp/done/$f" "$tmp/orig/$f" 2>/dev/null || echo "$f"
-	done >"$tmp/files"
-}
-
-# set_tree DIR: those files in $src made DIR's (copied, so newer than what
-# was built and make sees them; removed where DIR lacks them).
-set_tree() {
-	local f
-	while read -r f; do
-		if [ ! -e "$1/$f" ]; then
-			rm -f "$src/$f"
-		elif ! cmp -s "$1/$f" "$src/$f"; then
-			cp "$1/$f" "$src/$f"
-		fi
-	done <"$tmp/files"
+	scalar_registered clusterMonXtestValue || { echo "oidlayout"; return 1; }
 }
 
 echo "1..3"
-if copy_tree && cp -a "$src" "$tmp/orig" && for step in $STEPS; do
-	$step || { echo "# step $step no longer applies to the tree"; false; } || break
-done && [ "$step" = "${STEPS##* }" ] && cp -a "$src" "$tmp/done" && step_files; then
-	echo "ok 1 - the recipes' steps ($STEPS) written into a copy of the tree"
-else
-	echo "not ok 1 - a recipe step no longer applies to the tree"
-	exit 0
-fi
-if (cd "$src" && autoreconf -fi) >"$log" 2>&1 && mkdir -p "$bld" &&
-	(cd "$bld" && "$src/configure" -q --enable-werror --disable-system-tests CFLAGS='-O0 -g') >>"$log" 2>&1 &&
-	why=$(verify); then
+new_copy "the recipes' steps ($STEPS)" || exit 0
+if configure_copy && why=$(verify); then
 	echo "ok 2 - built as the recipes say: the throwaway's tests pass and the agent registers its scalar"
 else
 	echo "not ok 2 - done as the recipes say, the throwaway fails: ${why:-set-up}"
@@ -336,17 +229,7 @@ else
 	exit 0
 fi
 # Each step left out in turn must fail somewhere: the build, or a test.
-unneeded=
-for step in $STEPS; do
-	tree_without "$step" && set_tree "$tmp/alt" || { unneeded="$unneeded $step(set-up)"; continue; }
-	echo "=== without $step" >>"$log"
-	if why=$(verify); then
-		unneeded="$unneeded $step"
-	else
-		echo "# without $step: $why fails"
-	fi
-	set_tree "$tmp/done"
-done
+leave_out_each
 if [ -z "$unneeded" ]; then
 	echo "ok 3 - each step left out makes the build or a test fail"
 else

@@ -29,7 +29,7 @@ idle() { [ "$(state "$1")" = 3 ]; }
 agentx() { grep -c -- '-> get' "$T/clustermond.log"; }
 
 # sec: the tcp section's flags, held_ns and fresh_ns from the image header,
-# and its read count and wake from the module's demand record (core/image.h).
+# and its read count and wake from the module's demand record (image/image.h).
 sec() {
 	python3 - "$IMAGE" "$clusterMonTcp" <<'PY'
 import struct, sys

@@ -79,7 +79,7 @@ done_alive
 cp --sparse=always "$T/copy" "$T/huge"
 python3 - "$T/huge" <<'PY'
 import os, struct, sys
-SEC, SEC_SIZE, CAP, OFF = 56, 184, 144, 152   # struct cm_image_header, core/image.h
+SEC, SEC_SIZE, CAP, OFF = 56, 184, 144, 152   # struct cm_image_header, image/image.h
 with open(sys.argv[1], "r+b") as f:
     f.seek(44)
     n, = struct.unpack("=I", f.read(4))

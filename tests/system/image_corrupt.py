@@ -11,7 +11,7 @@ import struct
 import sys
 import time
 
-STATE, HEARTBEAT = 24, 32   # offsets in struct cm_image_header (core/image.h)
+STATE, HEARTBEAT = 24, 32   # offsets in struct cm_image_header (image/image.h)
 path, seconds = sys.argv[1], float(sys.argv[2])
 HEADER = 24576              # past struct cm_image_header: sections and registrations
 per_round = int(sys.argv[3]) if len(sys.argv) > 3 else 64

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "conf.h"
-#include "mib/group.h"
+#include "mib/engine/group.h"
 #include "mib/mib.h"
 
 static void print_oid(const char *kind, const oid *base, size_t len, const oid *tail, size_t n,

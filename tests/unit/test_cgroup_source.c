@@ -4,11 +4,16 @@
  * which cgroups the default and configured patterns pick, their row
  * indexes (cgroup id on v2, 2^31 + FNV-1a of the path for v1-only ones)
  * and the values the rows carry; a second sample over unchanged files
- * keeps each row's generation.
+ * keeps each row's generation; a cgroup removed and made again under the
+ * same path between two walks serves the new one's figures, under its own
+ * index, never the old one's.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sources/sources.h"
 #include "sources/top.h"
@@ -127,10 +132,80 @@ static void v1_configured(void)
 	cgroup_source_ops.fini(ctx);
 }
 
+static int put(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A v2 tree of one cgroup, system.slice/a.service, with usage_usec us. */
+static int make_cgroup(const char *dir, unsigned usage_usec)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text), "usage_usec %u\nuser_usec 0\nsystem_usec 0\n", usage_usec);
+	if (mkdir(dir, 0755) != 0 || put(dir, "cgroup.procs", "") != 0)
+		return -1;
+	return put(dir, "cpu.stat", text);
+}
+
+/* Removed and made again between two walks: the old one's files, kept
+ * open, still read (a fixture's plain files do; the kernel's would say
+ * ENODEV only at their next reading, with the helper up to 10 s later). */
+static void made_again(void)
+{
+	char root[] = "/tmp/cm-cgsrc-XXXXXX", cg[1024], old[1100];
+	struct sources_conf conf = { .cgroup = { .n = 1, .pattern = { "system.slice/*" } } };
+	struct cgroup_snapshot *s;
+	const struct cgroup_row *r;
+	uint64_t was;
+	void *ctx;
+
+	if (!ok(mkdtemp(root) != NULL, "a directory for a tree of our own"))
+		return;
+	snprintf(cg, sizeof(cg), "mkdir -p %s/proc/self %s/sys/fs/cgroup/system.slice && "
+		 "echo 'cgroup2 /sys/fs/cgroup cgroup2 rw 0 0' >%s/proc/self/mounts", root, root, root);
+	if (!ok(system(cg) == 0, "a v2 tree in %s", root))
+		return;
+	snprintf(cg, sizeof(cg), "%s/sys/fs/cgroup/system.slice/a.service", root);
+	snprintf(old, sizeof(old), "%s/gone", root); /* out of the tree */
+	ok(make_cgroup(cg, 1000) == 0, "with system.slice/a.service at 1 ms of CPU");
+	ctx = cgroup_source_ops.init(root);
+	cgroup_source_ops.configure(ctx, &conf);
+	s = sample(ctx);
+	r = by_path(s, "system.slice/a.service");
+	if (!ok(r != NULL && r->st.cpu_ns == 1000000, "the first sample serves it"))
+		goto out;
+	was = r->index;
+	/* The old directory stays until the new one is made, so the new one
+	 * cannot take its inode. */
+	ok(rename(cg, old) == 0 && make_cgroup(cg, 7000) == 0, "made again at 7 ms");
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	s = sample(ctx);
+	r = by_path(s, "system.slice/a.service");
+	ok(s != NULL && s->nrows == 1, "one row for the path after the next walk");
+	ok(r != NULL && r->index == inode_of(root, "sys/fs/cgroup/system.slice/a.service") &&
+	   r->index != was, "under the new cgroup's id, not the old one's");
+	is_u64(r != NULL ? r->st.cpu_ns : 0, 7000000, "with the new cgroup's CPU time");
+	ok(s != NULL && s->ends != NULL, "the old one's last row went to the end log");
+out:
+	cgroup_source_ops.fini(ctx);
+	snprintf(cg, sizeof(cg), "rm -rf %s", root);
+	if (system(cg) != 0)
+		diag("could not remove %s", root);
+}
+
 int main(void)
 {
 	v2_defaults();
 	v1_configured();
+	made_again();
 	snapshot_clear(cgroup_source_ops.slot);
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_image.c - the published image (core/image.h): what the writer
+ * test_image.c - the published image (image/image.h): what the writer
  * encodes the reader finds, by GET and by GETNEXT within a registered
  * subtree; sections never published or published empty answer nothing; a
  * second publication moves the section's number on; a section or chunk
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/image.h"
+#include "image/image.h"
 #include "tap.h"
 
 #define ROOT 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1

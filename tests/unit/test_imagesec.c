@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_imagesec.c - a section kept up to date by change (core/imagesec.h):
+ * test_imagesec.c - a section kept up to date by change (image/imagesec.h):
  * after thousands of random row changes (values, string lengths, columns
  * coming and going, one of them above 63, rows added and removed, with and
  * without generations)
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/image.h"
-#include "core/imagesec.h"
+#include "image/image.h"
+#include "image/imagesec.h"
 #include "tap.h"
 
 #define ROOT 1, 3, 6, 1, 4, 1, 8072, 9999, 77, 1, 5

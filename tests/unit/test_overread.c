@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_overread.c - what counts as reading past the end of a walk
- * (mib/overread.c), on requests shaped as net-snmp's agent library hands
+ * (mib/engine/overread.c), on requests shaped as net-snmp's agent library hands
  * them to a subagent's handler: a name before the group's subtree, or any
  * name in it with inclusive set, enters it from outside; the same request's
  * next repetition from the instance answered continues; a client's own
@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "mib/overread.h"
+#include "mib/engine/overread.h"
 #include "fake_clock.h"
 #include "tap.h"
 

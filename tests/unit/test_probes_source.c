@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sources/probes.h"
+#include "sources/source_cmd.h"
 #include "sources/sources.h"
 #include "tap.h"
 

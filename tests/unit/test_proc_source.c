@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sources/source_cmd.h"
 #include "sources/sources.h"
 #include "sources/top.h"
 #include "fixture.h"

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "runtime/sampler.h"
+#include "sources/source_cmd.h"
 #include "sources/sources.h"
 #include "tap.h"
 

@@ -36,8 +36,8 @@
  * The reader treats all of it as untrusted: every count, offset and length
  * is checked against the bytes it was given.
  */
-#ifndef CLUSTERMON_CORE_IMAGE_H
-#define CLUSTERMON_CORE_IMAGE_H
+#ifndef CLUSTERMON_IMAGE_H
+#define CLUSTERMON_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,6 +56,11 @@
 #define CM_IMAGE_MAX_OID 32u    /* sub-identifiers of a base or a registration */
 #define CM_IMAGE_MAX_SUB 64u    /* sub-identifiers of an entry after its base */
 #define CM_IMAGE_MAX_VAL 1024u  /* bytes of a value */
+/* An encoded section: its entry count and the offset of its entries'
+ * offsets (SECTION_HEAD bytes), then entries, each a type, a length of
+ * sub-identifiers and of value (ENTRY_HEAD bytes), then those. */
+#define CM_IMAGE_SECTION_HEAD 8u
+#define CM_IMAGE_ENTRY_HEAD 4u
 /* Bytes of a section a reader copies at most: a bound on what it allocates
  * whatever the file claims. */
 #define CM_IMAGE_MAX_SECTION_BYTES (256u * 1024u * 1024u)

@@ -17,8 +17,8 @@
  *
  * Pure C, one thread.
  */
-#ifndef CLUSTERMON_CORE_IMAGESEC_H
-#define CLUSTERMON_CORE_IMAGESEC_H
+#ifndef CLUSTERMON_IMAGE_SEC_H
+#define CLUSTERMON_IMAGE_SEC_H
 
 #include <stdbool.h>
 #include <stddef.h>

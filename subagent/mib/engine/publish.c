@@ -21,10 +21,9 @@
  * it waits for holds samples taken since its wake (core/image.h).
  */
 #include "group.h"
-#include "mib.h"
 #include "publish.h"
 #include "common/clock.h"
-#include "../core/imagesec.h"
+#include "image/imagesec.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -38,9 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runtime/imagefile.h"
-#include "../runtime/logq.h"
-#include "../runtime/sampler.h"
+#include "runtime/imagefile.h"
+#include "runtime/logq.h"
+#include "runtime/sampler.h"
 
 #define DEFAULT_DIR "/run/clustermon/snapshot"
 #define DEFAULT_PATH DEFAULT_DIR "/image"

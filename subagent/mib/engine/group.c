@@ -8,12 +8,12 @@
  * unknown arcs and columns give noSuchObject, as RFC 3416 asks.
  */
 #include "group.h"
-#include "../core/log2hist.h"
-#include "../core/lowerbound.h"
-#include "../runtime/sampler.h"
-#include "../runtime/snapshot.h"
-#include "../sources/registry.h"
-#include "../sources/source_ops.h"
+#include "core/log2hist.h"
+#include "core/lowerbound.h"
+#include "runtime/sampler.h"
+#include "runtime/snapshot.h"
+#include "sources/registry.h"
+#include "sources/source_ops.h"
 #include "defer.h"
 #include "overread.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * publish.h - the fast read path's writer: clustermond publishes every
- * read-only instance it serves into the image file (core/image.h) that
+ * read-only instance it serves into the image file (image/image.h) that
  * clustermon.so, loaded into snmpd, answers from (directive snapshotFile).
  */
 #ifndef CLUSTERMON_MIB_PUBLISH_H

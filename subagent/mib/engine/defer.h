@@ -7,7 +7,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "../sources/source_ops.h"
+#include "../../sources/source_ops.h"
 
 /* Each source's samples so far (sampler_samples), taken before a read
  * declares its demand: a sample that ends between the demand and the
@@ -33,5 +33,8 @@ typedef void (*mib_answer_fn)(const void *ctx, netsnmp_agent_request_info *reqin
 int mib_defer(mib_answer_fn answer, const void *ctx, netsnmp_mib_handler *handler,
 	      netsnmp_handler_registration *reg, netsnmp_agent_request_info *reqinfo,
 	      netsnmp_request_info *requests, unsigned woken, const struct mib_samples *before);
+/* Answers the reads that waited for an idle source's next sample: the SNMP
+ * thread's loop calls it each time it wakes. */
+void mib_defer_poll(void);
 
 #endif

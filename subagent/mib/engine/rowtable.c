@@ -12,8 +12,8 @@
 
 #include "common/number.h"
 #include "core/lowerbound.h"
-#include "../runtime/sampler.h"
-#include "sources/sources.h"
+#include "runtime/sampler.h"
+#include "sources/source_cmd.h"
 
 /* One row touched by the request being set. */
 struct rt_stage {

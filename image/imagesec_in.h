@@ -3,8 +3,8 @@
  * imagesec_in.h - what imagesec.c (units and slots) and imageidx.c (the
  * offsets) share of a section's insides. Not for other files.
  */
-#ifndef CLUSTERMON_CORE_IMAGESEC_IN_H
-#define CLUSTERMON_CORE_IMAGESEC_IN_H
+#ifndef CLUSTERMON_IMAGE_SEC_IN_H
+#define CLUSTERMON_IMAGE_SEC_IN_H
 
 #include <stdbool.h>
 #include <stddef.h>

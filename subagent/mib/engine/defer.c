@@ -12,8 +12,7 @@
  * failing).
  */
 #include "defer.h"
-#include "mib.h"
-#include "../runtime/sampler.h"
+#include "runtime/sampler.h"
 #include "common/clock.h"
 
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  */
 #include "imagesec_in.h"
 #include "image.h"
-#include "lowerbound.h"
+#include "core/lowerbound.h"
 
 #include <stddef.h>
 #include <stdlib.h>
