@@ -18,8 +18,9 @@
  * beside the image says what it read and which sections it waits for; an
  * inotify watch wakes this thread when it is written. The header tells the
  * module per section whether its rows are held fresh, and when a section
- * it waits for holds samples taken since its wake (core/image.h).
+ * it waits for holds samples taken since its wake (image/image.h).
  */
+#include "encode.h"
 #include "group.h"
 #include "publish.h"
 #include "common/clock.h"
@@ -67,7 +68,7 @@ struct section {
 	uint64_t reads;     /* the reader's count of requests it answered from it */
 	uint64_t wake_seen; /* the reader's last wake of it */
 	uint64_t woke_ns;   /* when we took a wake not answered yet; 0: none */
-	uint64_t fresh_ns;  /* the last wake answered (core/image.h) */
+	uint64_t fresh_ns;  /* the last wake answered (image/image.h) */
 	bool heard;         /* read since it was last told */
 	struct cm_isec b;   /* the section's data, kept up to date by change */
 	/* each table's view generation the section holds (0: none known) */
@@ -192,126 +193,11 @@ static void build_layout(void)
 
 /* ------------------------------------------------------------ encoding */
 
-static void add_value(const uint32_t *sub, size_t n, const struct mib_value *v)
-{
-	uint32_t ids[CM_IMAGE_MAX_VAL / 4];
-	const oid *o = v->ptr;
-
-	switch (v->type) {
-	case ASN_OCTET_STR:
-		cm_image_enc_add(&P.enc, sub, n, v->type, v->ptr, v->len);
-		break;
-	case ASN_OBJECT_ID:
-		if (v->len > CM_IMAGE_MAX_VAL / 4)
-			break;
-		for (size_t i = 0; i < v->len; i++)
-			ids[i] = (uint32_t)o[i];
-		cm_image_enc_add(&P.enc, sub, n, v->type, ids, v->len * 4);
-		break;
-	default:
-		cm_image_enc_add(&P.enc, sub, n, v->type, &v->num, sizeof(v->num));
-		break;
-	}
-}
-
-/* The unit whose key cm_isec_next was given: its entries from P.enc. */
-static void put_unit(struct cm_isec *b, bool row)
-{
-	if (P.enc.failed)
-		b->failed = true;
-	else
-		cm_isec_put(b, P.enc.buf + 8, P.enc.len - 8, row);
-}
-
-/* Row r's key in the section: key[0], the table's arc, is the caller's. */
-static void row_key(const struct mib_table *t, void *view, size_t r, uint32_t *key)
-{
-	oid idx[MAX_OID_LEN];
-
-	t->row_index(view, r, idx);
-	for (unsigned k = 0; k < t->index_len; k++)
-		key[1 + k] = (uint32_t)idx[k];
-}
-
-/* Rows r to r + n - 1, unchanged since the view the section holds (the
- * table says so), kept whole when the section has them there. */
-static bool keep_run(struct cm_isec *b, const struct mib_object *o, void *view, size_t r,
-		     size_t n)
-{
-	const struct mib_table *t = o->table;
-	uint32_t first[1 + MAX_OID_LEN] = { o->arc }, last[1 + MAX_OID_LEN] = { o->arc };
-
-	row_key(t, view, r, first);
-	row_key(t, view, r + n - 1, last);
-	return cm_isec_keep(b, first, last, 1 + t->index_len, n);
-}
-
-/* A table's rows, each encoded only when it is new or changed (its
- * row_gen moved, or it has none); runs of rows the table says are
- * unchanged since the view the section holds are not visited at all. */
-static void encode_table(struct cm_isec *b, const struct mib_object *o, void *view,
-			 uint64_t *since)
-{
-	const struct mib_table *t = o->table;
-	uint32_t sub[3 + MAX_OID_LEN] = { o->arc, 1, 0 }, key[1 + MAX_OID_LEN] = { o->arc };
-	struct mib_value v;
-	size_t rows = t->rows(view);
-	uint64_t was = since != NULL && t->same_since != NULL ? *since : 0;
-
-	if (3 + t->index_len > CM_IMAGE_MAX_SUB) {
-		b->failed = true;
-		return;
-	}
-	if (since != NULL)
-		*since = t->view_gen != NULL ? t->view_gen(view) : 0;
-	for (size_t r = 0; r < rows; r++) {
-		size_t same = was != 0 ? t->same_since(view, r, was) : 0;
-
-		if (same > 1 && same <= rows - r && keep_run(b, o, view, r, same)) {
-			r += same - 1;
-			continue;
-		}
-		row_key(t, view, r, key);
-		if (!cm_isec_next(b, key, 1 + t->index_len, t->row_gen ? t->row_gen(view, r) : 0))
-			continue;
-		memcpy(sub + 3, key + 1, t->index_len * sizeof(*key));
-		cm_image_enc_begin(&P.enc);
-		for (unsigned c = t->min_col; c <= t->max_col; c++) {
-			sub[2] = c;
-			if (c != t->writable_col && t->get(view, r, c, &v) == MIB_PRESENT)
-				add_value(sub, 3 + t->index_len, &v);
-		}
-		put_unit(b, true);
-	}
-}
-
-/* The group's read-only instances into its section: what changed since
- * the last publication is all that is encoded and marked. */
+/* The group's read-only instances into its section (encode.h). */
 static size_t encode_group(struct section *sec)
 {
-	const struct mib_group *g = sec->g;
-	void *view = mib_group_view(g);
-	struct mib_value v;
-	size_t len;
+	size_t len = group_encode(sec->g, &sec->b, &P.enc, sec->since, MAX_OBJECTS);
 
-	cm_isec_begin(&sec->b);
-	for (size_t i = 0; i < g->nobjects; i++) {
-		const struct mib_object *o = &g->objects[i];
-		uint32_t sub[2] = { o->arc, 0 };
-
-		if (o->table == NULL) {
-			if (o->setter != NULL || !cm_isec_next(&sec->b, sub, 1, 0))
-				continue;
-			cm_image_enc_begin(&P.enc);
-			if (o->get(view, &v) == MIB_PRESENT)
-				add_value(sub, 2, &v);
-			put_unit(&sec->b, false);
-		} else if (!o->table->read_create && (view != NULL || !mib_group_has_view(g))) {
-			encode_table(&sec->b, o, view, i < MAX_OBJECTS ? &sec->since[i] : NULL);
-		}
-	}
-	mib_group_unview(g, view);
-	len = cm_isec_end(&sec->b);
 	if (len == 0) /* made again from nothing: nothing is known */
 		memset(sec->since, 0, sizeof(sec->since));
 	return len;
@@ -619,7 +505,7 @@ static void follow_reader(uint64_t now)
 	}
 }
 
-/* Tells readers whether section i is held (core/image.h). */
+/* Tells readers whether section i is held (image/image.h). */
 static int tell(unsigned i, uint64_t now)
 {
 	struct section *s = &P.s[i];
