@@ -132,6 +132,8 @@
 enum wire_verb { WIRE_HELLO, WIRE_ADD, WIRE_DEL, WIRE_LIST, WIRE_READ, WIRE_TRACE, WIRE_STOP,
 		 WIRE_TRACES, WIRE_PROCS, WIRE_MAPS, WIRE_CGMAPS, WIRE_DIST, WIRE_UNDIST,
 		 WIRE_DISTS, WIRE_EXITS };
+/* The last verb (fuzz_wire reads a reply as each): a new one moves it. */
+#define WIRE_VERB_LAST WIRE_EXITS
 
 #define TRACE_DEFAULT_DURATION_MS 10000u
 #define TRACE_MAX_DURATION_MS 86400000u          /* a day */

@@ -75,7 +75,7 @@ static bool same_reply(const struct wire_reply *a, const struct wire_reply *b)
 
 static void check_reply_line(const char *line)
 {
-	for (int verb = WIRE_HELLO; verb <= WIRE_DISTS; verb++) {
+	for (int verb = WIRE_HELLO; verb <= WIRE_VERB_LAST; verb++) {
 		struct wire_reply r, back;
 		char why[256], *text = NULL;
 		size_t len = 0;
