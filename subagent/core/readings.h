@@ -27,6 +27,14 @@ struct pressure {
 	unsigned have_some : 1, have_full : 1;
 };
 
+/* The averages a snapshot serves (the cpu and mem sources', so here, below
+ * both): present only when the kernel has /proc/pressure (served as
+ * noSuchInstance otherwise, never as zero). */
+struct psi_avgs {
+	bool present;
+	uint32_t some10, some60, some300, full10;
+};
+
 /* ---- control groups (collect/cgroup.h) */
 
 #define CG_PATH_MAX 256

@@ -7,7 +7,7 @@
 #include "engine/group.h"
 #include "mib.h"
 
-#include "../sources/sources.h"
+#include "../sources/proc.h"
 
 static const oid agent_oid[] = { CM_OID_clusterMonAgent };
 

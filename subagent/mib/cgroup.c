@@ -9,7 +9,7 @@
 #include "top.h"
 
 #include "../core/log2hist.h"
-#include "../sources/sources.h"
+#include "../sources/cgroup.h"
 
 static const oid cgroup_oid[] = { CM_OID_clusterMonCgroup };
 

@@ -10,7 +10,7 @@
 #include "mib.h"
 #include "top.h"
 
-#include "../sources/sources.h"
+#include "../sources/cgroup.h"
 
 _Static_assert(CM_ARC_clusterMonCgroupEndPath == CM_ARC_clusterMonCgroupPath &&
 		       CM_ARC_clusterMonCgroupEndSchedCpuNs == CM_ARC_clusterMonCgroupSchedCpuNs,

@@ -9,7 +9,7 @@
 #include "mib.h"
 #include "top.h"
 
-#include "../sources/sources.h"
+#include "../sources/cgroup.h"
 
 enum {
 	COL_PATH = CM_ARC_clusterMonCgroupPath,

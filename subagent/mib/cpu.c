@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "mib.h"
 
-#include "../sources/sources.h"
+#include "../sources/cpu.h"
 #include "../sources/probes.h"
 
 static const oid cpu_oid[] = { CM_OID_clusterMonCpu };

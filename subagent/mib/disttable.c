@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sources/sources.h"
 #include "../sources/dists.h"
 #include "../sources/source_cmd.h"
 #include "common/number.h"

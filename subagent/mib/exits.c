@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../sources/oomwatch.h"
-#include "../sources/sources.h"
+#include "../sources/proc.h"
 
 static const oid exit_oid[] = { CM_OID_clusterMonExit };
 static const oid oom_trap_oid[] = { CM_OID_clusterMonOomKill };

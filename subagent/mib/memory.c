@@ -3,7 +3,7 @@
 #include "engine/group.h"
 #include "mib.h"
 
-#include "../sources/sources.h"
+#include "../sources/mem.h"
 
 static const oid memory_oid[] = { CM_OID_clusterMonMemory };
 

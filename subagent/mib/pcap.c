@@ -3,7 +3,7 @@
 #include "engine/group.h"
 #include "mib.h"
 
-#include "../sources/sources.h"
+#include "../sources/pcap.h"
 
 static const oid pcap_oid[] = { CM_OID_clusterMonPcap };
 

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sources/sources.h"
 #include "../sources/probes.h"
 #include "../sources/source_cmd.h"
 #include "common/spec.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../runtime/sampler.h"
+#include "../sources/proc.h"
 #include "../sources/sources.h"
 #include "../sources/source_cmd.h"
 

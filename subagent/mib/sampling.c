@@ -10,7 +10,7 @@
 
 #include "../runtime/sampler.h"
 #include "../sources/registry.h"
-#include "../sources/sources.h"
+#include "../sources/source_ops.h"
 
 static const oid sampling_oid[] = { CM_OID_clusterMonSampling };
 

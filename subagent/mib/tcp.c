@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 #include "image/imagesec.h"
-#include "../sources/sources.h"
+#include "../sources/tcp.h"
 
 static const oid tcp_oid[] = { CM_OID_clusterMonTcp };
 

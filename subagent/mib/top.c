@@ -9,7 +9,8 @@
 #include "mib.h"
 #include "top.h"
 
-#include "../sources/sources.h"
+#include "../sources/cgroup.h"
+#include "../sources/proc.h"
 #include "../sources/top.h"
 
 /* ------------------------------------------------ processes */

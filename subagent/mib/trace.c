@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "../runtime/sampler.h"
-#include "../sources/sources.h"
 #include "../sources/source_cmd.h"
 #include "../sources/traces.h"
 #include "common/number.h"

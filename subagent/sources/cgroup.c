@@ -45,6 +45,7 @@
 #include "../core/lowerbound.h"
 #include "../core/workload.h"
 #include "probes.h"
+#include "cgroup.h"
 #include "sources.h"
 #include "top.h"
 #include "cgroupend.h"

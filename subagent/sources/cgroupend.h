@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sources.h"
+#include "cgroup.h"
+#include "../core/exitlog.h"
 
 struct cgend_log {
 	struct cgroup_end *v;       /* a ring of cap, n from head */

@@ -11,7 +11,7 @@
 #include "../collect/collect.h"
 #include "common/clock.h"
 #include "../core/counter.h"
-#include "sources.h"
+#include "cpu.h"
 #include "../runtime/dist.h"
 
 static struct snapshot_slot cpu_slot = SNAPSHOT_SLOT_INIT;

@@ -9,7 +9,7 @@
 
 #include "../collect/collect.h"
 #include "../core/counter.h"
-#include "sources.h"
+#include "mem.h"
 
 static struct snapshot_slot mem_slot = SNAPSHOT_SLOT_INIT;
 

@@ -16,6 +16,7 @@
 #include "../collect/capture.h"
 #include "../runtime/dist.h"
 #include "../runtime/logq.h"
+#include "pcap.h"
 #include "sources.h"
 
 static struct snapshot_slot pcap_slot = SNAPSHOT_SLOT_INIT;

@@ -22,6 +22,7 @@
 #include "../collect/proc.h"
 #include "probes.h"
 #include "proctab.h"
+#include "proc.h"
 #include "sources.h"
 
 #define SEC_NS 1000000000ull

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "procrank.h"
-#include "sources.h"
+#include "proc.h"
 
 struct proc_chunk {
 	uint64_t made;         /* the builder's generation when it was made */

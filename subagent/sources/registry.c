@@ -6,7 +6,12 @@
 
 #include <string.h>
 
-#include "sources.h"
+#include "cgroup.h"
+#include "cpu.h"
+#include "mem.h"
+#include "pcap.h"
+#include "proc.h"
+#include "tcp.h"
 #include "probes.h"
 #include "../runtime/snapshot.h"
 

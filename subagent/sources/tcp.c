@@ -25,7 +25,9 @@
 #include "common/clock.h"
 #include "../core/counter.h"
 #include "../runtime/dist.h"
+#include "proc.h"
 #include "sources.h"
+#include "tcp.h"
 
 static struct snapshot_slot tcp_slot = SNAPSHOT_SLOT_INIT;
 

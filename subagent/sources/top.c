@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "proctab.h"
+#include "sources.h"
 #include "top.h"
 
 static _Atomic uint32_t top_rows = TOP_ROWS_DEFAULT;

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sources.h"
+#include "cgroup.h"
+#include "proc.h"
 
 struct proc_top {
 	size_t n;

@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sources/sources.h"
+#include "sources/cpu.h"
+#include "sources/mem.h"
 
 #define ROUNDS 2000
 

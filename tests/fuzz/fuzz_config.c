@@ -16,7 +16,11 @@
 #include "conf.h"
 #include "runtime/sampler.h"
 #include "sources/probes.h"
-#include "sources/sources.h"
+#include "sources/cgroup.h"
+#include "sources/cpu.h"
+#include "sources/mem.h"
+#include "sources/pcap.h"
+#include "sources/tcp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -39,6 +39,10 @@
 #include "mib/mib.h"
 #include "runtime/sampler.h"
 #include "sources/probes.h"
+#include "sources/cpu.h"
+#include "sources/mem.h"
+#include "sources/pcap.h"
+#include "sources/proc.h"
 #include "sources/sources.h"
 #include "setvalues.h"
 

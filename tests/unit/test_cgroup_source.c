@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sources/cgroup.h"
 #include "sources/sources.h"
 #include "sources/top.h"
 #include "fixture.h"

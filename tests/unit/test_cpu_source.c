@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/sources.h"
+#include "sources/cpu.h"
 #include "fixture.h"
 #include "tap.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/sources.h"
+#include "sources/mem.h"
 #include "fixture.h"
 #include "tap.h"
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sources/pcap.h"
 #include "sources/sources.h"
 #include "tap.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sources/source_cmd.h"
+#include "sources/proc.h"
 #include "sources/sources.h"
 #include "sources/top.h"
 #include "fixture.h"

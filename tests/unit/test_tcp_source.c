@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "sources/proctab.h"
-#include "sources/sources.h"
+#include "sources/proc.h"
+#include "sources/tcp.h"
 #include "fixture.h"
 #include "fake_clock.h"
 #include "tap.h"

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "sources/proctab.h"
+#include "sources/cgroup.h"
+#include "sources/proc.h"
 #include "sources/sources.h"
 #include "sources/top.h"
 #include "tap.h"

@@ -138,7 +138,7 @@ bool rt_variable_ok(const oid *var, size_t len, const oid *old_var, size_t old_l
 void rt_clear(struct rt_table *t);
 
 /* Queues every row of t for the thread that owns `source`, as one command of
- * `kind` (sources.h) whose rows `fill` makes, so the SNMP thread never waits
+ * `kind` (sources/source_cmd.h) whose rows `fill` makes, so the SNMP thread never waits
  * for the source; `what` names the rows in a log line when they cannot go. */
 union source_cmd_row;
 void rt_post_rows(const struct rt_table *t, unsigned source, int kind,
