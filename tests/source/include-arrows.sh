@@ -92,6 +92,11 @@ self_test() { # the rules must catch what only a chain of headers brings in
 	mkdir -p "$d/subagent/runtime"
 	echo '#include "../runtime/sampler.h"' >"$d/subagent/sources/t.h"
 	: >"$d/subagent/runtime/sampler.h"
+	# a snapshot type put back in sources.h, and a source's header reaching
+	# another's
+	printf 'struct x_snapshot {\n\tstruct snapshot hdr;\n};\n' >"$d/subagent/sources/sources.h"
+	echo 'extern const struct source_ops x_source_ops;' >"$d/subagent/sources/x.h"
+	printf '#include "x.h"\nextern const struct source_ops y_source_ops;\n' >"$d/subagent/sources/y.h"
 	out=$(top_srcdir=$d ARROWS_INNER=1 bash "$0")
 	rm -rf "$d"
 	printf '%s\n' "$out" | grep -q '^not ok .* - mib/ reaches nothing of collect/' &&
@@ -99,7 +104,10 @@ self_test() { # the rules must catch what only a chain of headers brings in
 		printf '%s\n' "$out" | grep -qF '#   subagent/collect/c.h -> <net-snmp/net-snmp-config.h> (via subagent/collect/a.h)' &&
 		printf '%s\n' "$out" | grep -qF '#   subagent/sources/t.h -> subagent/runtime/sampler.h' &&
 		printf '%s\n' "$out" | grep -q '^not ok .* - no header includes itself' &&
-		printf '%s\n' "$out" | grep -qF '#   subagent/collect/a.h -> subagent/collect/a.h'
+		printf '%s\n' "$out" | grep -qF '#   subagent/collect/a.h -> subagent/collect/a.h' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/sources/sources.h:1: struct x_snapshot {' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/sources/sources.h:2: struct snapshot hdr;' &&
+		printf '%s\n' "$out" | grep -qF '#   subagent/sources/y.h -> subagent/sources/x.h'
 }
 
 all=$(direct | reach)
@@ -126,11 +134,11 @@ check() {
 }
 
 top_layer='^subagent/(main[.]c|conf[.][ch]|reload[.][ch]|privdrop[.][ch])$'
-echo "1..19"
+echo "1..21"
 if [ -n "${ARROWS_INNER:-}" ]; then
 	echo "ok 1 - (the self-test is not run inside itself)"
 elif self_test; then
-	echo "ok 1 - a made-up tree's forbidden includes two headers down and its circle are reported"
+	echo "ok 1 - a made-up tree's forbidden includes two headers down, its circle, its snapshot type in sources.h and its source header including another are reported"
 else
 	echo "not ok 1 - the checks missed a forbidden include through headers or a circle"
 fi
@@ -195,3 +203,24 @@ check 18 "image/ reaches only image/, common/, core/lowerbound.h and the C libra
 # probes.h, traces.h, dists.h), included by who uses them.
 check 19 "sources/sources.h reaches nothing of sources/ but source_ops.h" \
 	'^subagent/sources/sources[.]h$' '^subagent/sources/' '^subagent/sources/source_ops[.]h$'
+# sources.h is the (re)load's configuration and nothing else (issue 44): a
+# snapshot or row type, a struct that carries a snapshot's header, or a
+# source's ops put back in it make it the union of every source's types
+# again. They belong in the source's own header, sources/x.h.
+found=$(grep -nE 'struct [a-z0-9_]+_(snapshot|row)[[:space:]]*[{]|struct snapshot[[:space:]]+[a-z_]+;|_source_ops;' \
+	"$top/subagent/sources/sources.h" 2>/dev/null | sed 's/:[[:space:]]*/: /')
+if [ -z "$found" ]; then
+	echo "ok 20 - sources/sources.h defines no snapshot or row type and declares no source's ops"
+else
+	echo "not ok 20 - snapshot types or a source's ops in sources/sources.h (they go in the source's own header):"
+	printf '%s\n' "$found" | sed 's|^|#   subagent/sources/sources.h:|'
+fi
+# A source's own header (one declaring its ops) reaches no other source's:
+# a MIB group that includes the header of the source it reads gets that
+# source's types and no more. What ties two sources (the tcp source
+# finding a socket's owner among the proc source's rows) is in a .c file.
+src_h=$(cd "$top" && grep -lE '^extern const struct source_ops [a-z0-9_]+_source_ops;' \
+	subagent/sources/*.h 2>/dev/null)
+src_re="^($(printf '%s\n' $src_h | sed 's/[.]/[.]/g' | paste -sd'|'))\$"
+check 21 "a source's own header reaches no other's ($(printf '%s\n' $src_h | sed 's|.*/||' | paste -sd' '))" \
+	"$src_re" "$src_re"
