@@ -27,7 +27,7 @@ KPROBE_H=common/clustermon_kprobe.h # the maps' layout
 HELPER=kprobe-helper                # the helper: commands.c, its main file
 HELPER_MAIN=$HELPER/clustermon-kprobe.c
 COLLECT=subagent/collect            # helper.h, helper.c, the reader
-SOURCES=subagent/sources            # source_ops.h, sources.h, registry.c
+SOURCES=subagent/sources            # source_ops.h, registry.c, the source and its header
 
 tmp=$(mktemp -d) || exit 1
 helper_pid=
@@ -459,13 +459,28 @@ bpf_6a() { # the index
 		grep -q '^.SOURCE_XSW,$' "$src/$SOURCES/source_ops.h"
 }
 
-bpf_6b() { # the snapshot type and ops
-	before_endif "$SOURCES/sources.h" 'struct xsw_snapshot {
+bpf_6b() { # the source's own header: its snapshot type and ops, listed in libs.am
+	cat >"$src/$SOURCES/xsw.h" <<'EOF'
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* xsw.h - a throwaway BPF-fed source's snapshot (tests/source/recipe-bpf.sh). */
+#ifndef CLUSTERMON_SOURCES_XSW_H
+#define CLUSTERMON_SOURCES_XSW_H
+
+#include <stdint.h>
+
+#include "source_ops.h"
+#include "../runtime/snapshot.h"
+
+struct xsw_snapshot {
 	struct snapshot hdr;
 	uint64_t switches;
 };
+
 extern const struct source_ops xsw_source_ops;
-'
+
+#endif
+EOF
+	in_after libs.am '^AGENT_SOURCES = ' "	$SOURCES/xsw.h \\"
 }
 
 bpf_6c() { # the source, holding the connection, listed in libs.am
@@ -477,6 +492,7 @@ bpf_6c() { # the source, holding the connection, listed in libs.am
 
 #include "../collect/xsw.h"
 #include "sources.h"
+#include "xsw.h"
 
 static struct snapshot_slot xsw_slot = SNAPSHOT_SLOT_INIT;
 
@@ -545,10 +561,11 @@ EOF
 	in_after libs.am '^AGENT_SOURCES = ' "	$SOURCES/xsw.c \\"
 }
 
-bpf_6d() { # the registry
+bpf_6d() { # the registry: the source's header and its ops in source_registry[]
 	sed -i '/source_registry\[\] = {/,/};/ s/NULL,/\&xsw_source_ops, NULL,/' \
 		"$src/$SOURCES/registry.c" &&
-		grep -q '&xsw_source_ops' "$src/$SOURCES/registry.c"
+		grep -q '&xsw_source_ops' "$src/$SOURCES/registry.c" &&
+		in_after "$SOURCES/registry.c" '^#include "registry.h"' '#include "xsw.h"'
 }
 
 bpf_6e() { # the source's test: registered; with $XSW_HELPER_SOCKET, a count that grows
@@ -563,6 +580,7 @@ bpf_6e() { # the source's test: registered; with $XSW_HELPER_SOCKET, a count tha
 
 #include "sources/registry.h"
 #include "sources/sources.h"
+#include "sources/xsw.h"
 #include "tap.h"
 
 static struct sources_conf conf;

@@ -76,13 +76,28 @@ src_3() { # the index, before SOURCE_END
 		grep -q '^.SOURCE_XTEST,$' "$src/subagent/sources/source_ops.h"
 }
 
-src_4() { # the snapshot type and ops in sources.h
-	before_endif subagent/sources/sources.h 'struct xtest_snapshot {
+src_4() { # the source's own header: its snapshot type and ops, listed in libs.am
+	cat >"$src/subagent/sources/xtest.h" <<'EOF'
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* xtest.h - a throwaway source's snapshot (tests/source/recipe.sh). */
+#ifndef CLUSTERMON_SOURCES_XTEST_H
+#define CLUSTERMON_SOURCES_XTEST_H
+
+#include <stdint.h>
+
+#include "source_ops.h"
+#include "../runtime/snapshot.h"
+
+struct xtest_snapshot {
 	struct snapshot hdr;
 	uint64_t value;
 };
+
 extern const struct source_ops xtest_source_ops;
-'
+
+#endif
+EOF
+	in_after libs.am '^AGENT_SOURCES = ' '	subagent/sources/xtest.h \'
 }
 
 src_5() { # the source, listed in libs.am
@@ -92,7 +107,7 @@ src_5() { # the source, listed in libs.am
 #include <stdlib.h>
 
 #include "../collect/collect.h"
-#include "sources.h"
+#include "xtest.h"
 
 static struct snapshot_slot xtest_slot = SNAPSHOT_SLOT_INIT;
 
@@ -151,10 +166,11 @@ EOF
 	in_after libs.am '^AGENT_SOURCES = ' '	subagent/sources/xtest.c \'
 }
 
-src_6() { # the registry
+src_6() { # the registry: the source's header and its ops in source_registry[]
 	sed -i '/source_registry\[\] = {/,/};/ s/NULL,/\&xtest_source_ops, NULL,/' \
 		"$src/subagent/sources/registry.c" &&
-		grep -q '&xtest_source_ops' "$src/subagent/sources/registry.c"
+		grep -q '&xtest_source_ops' "$src/subagent/sources/registry.c" &&
+		in_after subagent/sources/registry.c '^#include "registry.h"' '#include "xtest.h"'
 }
 
 src_7() { # the sample path's unit test
@@ -162,7 +178,7 @@ src_7() { # the sample path's unit test
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* test_xtest_source.c - the throwaway source's sample, and its registration. */
 #include "sources/registry.h"
-#include "sources/sources.h"
+#include "sources/xtest.h"
 #include "fixture.h"
 #include "tap.h"
 

@@ -170,7 +170,8 @@ group_objects() {
 }
 
 # group_file x X COLUMN FIELD ASN-TYPE SOURCE_X: the group $MIB/x.c serving
-# struct x_snapshot's FIELD as clusterMonXCOLUMN, listed in libs.am.
+# struct x_snapshot's FIELD (sources/x.h's, the one source header it
+# includes) as clusterMonXCOLUMN, listed in libs.am.
 group_file() {
 	cat >"$src/$MIB/$1.c" <<EOF
 /* SPDX-License-Identifier: BSD-2-Clause */
@@ -178,7 +179,7 @@ group_file() {
 #include "$GROUP_H"
 #include "mib.h"
 
-#include "../sources/sources.h"
+#include "../sources/$1.h"
 
 static const oid ${1}_oid[] = { CM_OID_clusterMon$2 };
 
