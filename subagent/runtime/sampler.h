@@ -83,7 +83,8 @@ void sampler_on_sample(void (*fn)(void));
 void sampler_set_always(unsigned index, bool always);
 
 /*
- * The one way into the sources (see sources/sources.h for the two types).
+ * The one way into the sources (the two types: sources/sources.h's
+ * struct sources_conf and sources/source_cmd.h's struct source_cmd).
  * Both only queue: the source's thread runs the configuration or command
  * before its next sample, which it takes at once, and the caller (the SNMP
  * thread) never waits for a helper, netlink or /proc. Outcomes come back

@@ -30,7 +30,7 @@
  * every sample.
  *
  * A snapshot shares each row that did not change with the one before
- * (sources.h: struct cgroup_row), so a sample copies only what moved.
+ * (cgroup.h: struct cgroup_row), so a sample copies only what moved.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -62,7 +62,7 @@ struct source_ops {
 	void (*fini)(void *ctx);
 	/* The whole configuration of a (re)load; the source takes its part. */
 	void (*configure)(void *ctx, const struct sources_conf *c);
-	/* Work asked of the source by the SNMP thread (sources/sources.h). */
+	/* Work asked of the source by the SNMP thread (sources/source_cmd.h). */
 	void (*command)(void *ctx, const struct source_cmd *cmd);
 };
 
