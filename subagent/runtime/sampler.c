@@ -276,6 +276,10 @@ unsigned sampler_demand(unsigned mask, uint64_t at_least_ns)
 		if (atomic_load(&s->idle) || atomic_load(&s->stale)) {
 			wake_now(s, now);
 			woken |= 1u << i;
+		} else if (atomic_load(&s->waited)) {
+			/* Woken by an earlier read and not sampled yet: what it
+			 * holds is as old as the idle spell, so wait too. */
+			woken |= 1u << i;
 		}
 	}
 	return woken;
