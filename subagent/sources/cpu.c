@@ -168,6 +168,10 @@ static uint32_t util_between(const struct cpustat_times *prev, const struct cpus
 	return util_hundredths((t1 - t0) - (i1 - i0), t1 - t0);
 }
 
+/* The first sample has no earlier one: it measures from boot, as vmstat's
+ * and mpstat's first report do, rather than serve a busy CPU as idle. */
+static const struct cpustat_times since_boot;
+
 /*
  * The kernel counts CPU time in ticks: two samples less than a tick apart
  * (10 ms sampling, or a wake from idle right beside a timed sample) see no
@@ -194,7 +198,7 @@ static void fill_row(struct cpu_source *cs, const struct cpustat_cpu *in,
 		row->ms[k] = tr->ms[k].value;
 	}
 	if (!tr->seen || ticked(&tr->prev, &in->t)) {
-		tr->util = tr->seen ? util_between(&tr->prev, &in->t) : 0;
+		tr->util = util_between(tr->seen ? &tr->prev : &since_boot, &in->t);
 		tr->prev = in->t;
 		tr->seen = true;
 	}
@@ -259,10 +263,10 @@ static int cpu_sample(void *ctx)
 	}
 	qsort(snap->rows, snap->ncpu, sizeof(snap->rows[0]), compare_rows);
 	if (!cs->have_prev_total || ticked(&cs->prev_total, &cs->raw.total)) {
-		if (cs->have_prev_total) {
-			cs->total_util = util_between(&cs->prev_total, &cs->raw.total);
+		cs->total_util = util_between(cs->have_prev_total ? &cs->prev_total : &since_boot,
+					      &cs->raw.total);
+		if (cs->have_prev_total)
 			dist_add(cs->util_dist, cs->total_util);
-		}
 		cs->prev_total = cs->raw.total;
 		cs->have_prev_total = true;
 	}

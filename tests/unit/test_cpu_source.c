@@ -49,7 +49,8 @@ int main(void)
 
 	s = sample(ctx);
 	ok(s->ncpu == 2 && s->rows[0].ms[CPU_USER] == 1000, "first sample: 100 ticks user = 1000 ms");
-	ok(s->rows[0].util == 0, "no utilisation before a second sample");
+	is_u64(s->rows[0].util, 2000, "the first sample measures from boot: 100 busy of 500 ticks");
+	is_u64(s->total_util, 2000, "and so does the total");
 	ok(!s->psi_cpu.present, "pressure absent without /proc/pressure");
 	snapshot_release(cpu_source_ops.slot, &s->hdr);
 
