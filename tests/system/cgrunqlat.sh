@@ -5,8 +5,8 @@
 # tree, wait for each other for two seconds. The helper's histogram of that
 # cgroup (read from the helper by code of the test's own) against runqlat.bt counting only
 # those two pids' waits between the same marks: counts within RQ_COUNT, and
-# the cumulative distributions within RQ_GAP by runqlat.sh's statistic
-# (docs/testing.md). The MIB serves that histogram: its waits, and p50,
+# the cumulative distributions within RQ_GAP by runqlat.sh's statistic,
+# with the peer's exact waits (judge_waits; docs/testing.md). The MIB serves that histogram: its waits, and p50,
 # p90 and p99 as log2hist interpolates them; its CPU time is the kernel's
 # (cpu.stat usage_usec) within 3% (docs/testing.md). Without the helper the columns are
 # absent.
@@ -80,7 +80,9 @@ try:
 except OSError:
     pass' "$1"; }
 stats_start "$T/stats.out"
-bpftrace -B line "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" "$P1" "$P2" \
+# bpftrace on CPU 0: it prints each of the loops' waits, and woken on CPU 1
+# to read them it would preempt the loops it measures.
+taskset -c 0 bpftrace -B line "$top_srcdir/tests/system/runqlat.bt" "$MARK_ON" "$MARK_OFF" "$P1" "$P2" \
 	>"$T/peer.out" 2>"$T/peer.err" &
 bp=$!
 wait_for 20 grep -q Attaching "$T/peer.out" || bail "bpftrace did not start: $(cat "$T/peer.err")"
@@ -163,7 +165,7 @@ for i in range(64):
         print(i, n)
 P
 peer_slots "$T/peer.out" >"$T/pd"
-read -r st pt s0 p0 gap at raw _ < <(judge "$T/sd" "$T/pd" "$((${cost:-0} + hcost))")
+read -r st pt s0 p0 gap at raw _ < <(judge_waits "$T/sd" "$T/peer.out" "$((${cost:-0} + hcost))")
 diag "cgroup $CGID (pids $P1 $P2): the helper $st waits, bpftrace $pt; cumulative gap $gap at 2^$at ns" \
 	"($raw without the programs' ${cost} ns (bpftrace) + $hcost ns (the helper's and $oprogs other programs))"
 diag "sensor slots: $(sort -n "$T/sd" | awk '$2 { printf "%s:%s ", $1, $2 }')"

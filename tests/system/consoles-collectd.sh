@@ -89,6 +89,13 @@ sample() {
 }
 sample >"$T/samples" &
 SAMPLER=$!
+# collectd starts once snmpget has read for longer than an interval (1 s):
+# a read may be served a sample up to an interval old (more while the
+# sampler thread runs late), and snmpget must have seen every sample
+# collectd can be served, its first poll's included.
+read_for() { local t0; t0=$(awk 'NR == 1 { print $1 }' "$T/samples" 2>/dev/null)
+	[ -n "$t0" ] && awk -v t0="$t0" -v now="$(date +%s.%N)" 'BEGIN { exit !(now - t0 >= 1.5) }'; }
+wait_for 30 read_for || bail "snmpget read nothing for 30 s"
 "$COLLECTD" -f -C "$C/collectd.conf" >>"$C/test.log" 2>&1 &
 CD=$!
 # Four polls of everything (the first of a counter also lands in the file).

@@ -112,6 +112,7 @@ cleanup() {
 	if [ "$tap_failed" -gt 0 ]; then
 		for f in "$T"/*.log "$T"/*.stderr; do [ -s "$f" ] && { diag "--- $f"; sed 's/^/#   /' "$f" | tail -n 30; }; done
 	fi
+	[ "$tap_failed" -gt 0 ] && [ -n "${KEEP_FAILED:-}" ] && cp -a "$T" "$KEEP_FAILED/" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT

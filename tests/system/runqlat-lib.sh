@@ -63,6 +63,27 @@ progs_cost() {
 		END { printf "%d %d %d\n", c, k, o }'
 }
 delta() { join -a1 -a2 -e 0 -o 0,1.2,2.2 <(sort -k1,1 "$1") <(sort -k1,1 "$2") | awk '{ print $1, $3 - $2 }'; }
+# judge_waits SENSOR_SLOTS PEER_WAITS DELTA: judge's figures ("sensor's
+# waits, peer's, their slot-0 counts, gap, its slot, raw
+# gap") where the peer printed each wait ("w NS" lines, runqlat.bt with
+# pids): at each boundary b the sensor's cumulative share must lie between
+# the peer's exact shares below b - DELTA and below b + DELTA, so waits
+# piled next to a boundary (a periodic task's slice) are judged as they lie,
+# not spread evenly over their slot.
+judge_waits() {
+	awk -v delta="$3" 'FNR == 1 { f++ }
+		f == 1 { c[$1] += $2; ts += $2; if ($1 > max) max = $1; next }
+		$1 == "w" { w[++tp] = $2; if ($2 < 2) p0++; else { v = $2; s = 0; while (v >= 2) { v /= 2; s++ }
+			if (s > max) max = s } }
+		function below(x,  i, n) { n = 0; for (i = 1; i <= tp; i++) if (w[i] < x) n++; return n / tp }
+		function off(v, lo, hi) { return v < lo ? lo - v : (v > hi ? v - hi : 0) }
+		END { if (!ts || !tp) { print ts + 0, tp + 0, 0, 0, 1, -1, 1; exit }
+			for (s = 1; s <= max + 1; s++) { b = 2^s; run += c[s - 1]; fs = run / ts
+				d = off(fs, below(b - delta), below(b + delta)); if (d > gap) { gap = d; at = s }
+				d = off(fs, below(b), below(b)); if (d > raw) raw = d }
+			printf "%d %d %d %d %.4f %d %.4f\n", ts, tp, c[0], p0, gap, at, raw }' "$1" "$2"
+}
+
 # judge SENSOR PEER DELTA: from two "SLOT COUNT" files, "ST PT S0 P0 GAP AT
 # RAWGAP" and for p50, p90 and p99 the sensor's slot and how far the
 # peer's cumulative share over that slot lies from the percentile (0 when
