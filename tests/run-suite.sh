@@ -178,5 +178,9 @@ done
 
 echo "$times"
 echo "time: total $((SECONDS - t0))"
+# The failures again, last: a reader who sees only the end of a long log
+# still learns which checks failed.
+grep -h -E '^(FAIL|ERROR):' "$logs"/*.out 2>/dev/null | awk '!seen[$0]++' | head -n 30 |
+	sed 's/^/failed: /'
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

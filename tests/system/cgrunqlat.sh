@@ -97,7 +97,7 @@ wait "$SPAWNER"
 mark "$MARK_OFF"
 sched_progs "$bp" >"$T/hp1"
 stats_stop
-(sleep 60; kill -9 "$bp") 2>/dev/null & dog=$!
+(sleep 60; kill -9 "$bp") >/dev/null 2>&1 & dog=$!   # not holding the TAP pipe open
 wait "$bp"
 kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null
 grep -q '^@cost:' "$T/peer.out" || bail "bpftrace did not end at the end mark with its maps"

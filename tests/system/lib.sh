@@ -103,6 +103,7 @@ cleanup() {
 	# Helpers a test started in the background and named here: the wait
 	# below must not hang on one.
 	[ -n "${BG_PIDS:-}" ] && kill -9 $BG_PIDS 2>/dev/null
+	[ ${#CONNS[@]} -gt 0 ] && kill -9 "${CONNS[@]}" 2>/dev/null   # open_conns' holders
 	release_udp_port
 	wait 2>/dev/null
 	# oom_cgroup's directories, innermost first (empty now: the hog is gone).

@@ -82,6 +82,12 @@ def pysnmp_walk(v3, bulk):
         if err_ind or err_stat:
             raise RuntimeError("pysnmp: %s %s" % (err_ind, err_stat.prettyPrint()))
         for name, val in binds:
+            # pysnmp's bulkCmd yields its own end marker (the last name with
+            # endOfMibView) when a response ends just past the subtree, and
+            # turns a noSuch* from the agent into the same: either way the
+            # walk ends here, and a short walk shows in the comparison.
+            if isinstance(val, rfc1905.EndOfMibView):
+                return out
             out[str(name)] = pysnmp_value(val)
     return out
 
@@ -140,6 +146,7 @@ for v3 in (False, True):
             ours = pysnmp_walk(v3, bulk)
         except Exception as e:  # the walk itself failed: that is the finding
             tap(False, "pysnmp %s walks the MIB" % label, str(e))
+            tap(False, "net-snmp %s agrees too (not compared)" % label)
             continue
         diff = differences(ours, ref, "pysnmp " + label, "net-snmp snmpwalk")
         tap(not diff, "pysnmp %s: same %d instances, types and stable values as net-snmp"

@@ -101,7 +101,7 @@ compare() { # compare LABEL: one measured window, five test points
 	read -r hcost hprogs oprogs < <(progs_cost "$T/hp0" "$T/hp1")
 	[ "$hprogs" = 2 ] || bail "the helper's wakeup and switch programs did not both run ($label): $(tr '\n' ' ' <"$T/hp1")"
 	# bpftrace ends at the end mark, printing its maps; a watchdog for a hang.
-	(sleep 60; kill -9 "$bp") 2>/dev/null & local dog=$!
+	(sleep 60; kill -9 "$bp") >/dev/null 2>&1 & local dog=$!
 	wait "$bp"
 	kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null
 	grep -q '^mark off' "$T/peer.out" && grep -q '^@cost:' "$T/peer.out" ||
