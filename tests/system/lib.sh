@@ -254,7 +254,7 @@ start_helper() {
 	"$KPROBE_HELPER" -f -s "$HELPER_SOCK" -b "/sys/fs/bpf/cmtest-${T##*.}" -t "$T/traces" "$@" \
 		2>>"$T/kprobe.log" &
 	HELPER_PID=$!
-	wait_for 5 helper_say hello
+	wait_for "$(slack 5)" helper_say hello
 }
 
 # probe_progs ID: the ids of the BPF programs that use the counters of the
@@ -427,7 +427,7 @@ run_trapd() {
 	TRAPD_PID=$!
 	write_master_conf
 	echo "trap2sink 127.0.0.1:$TRAP_PORT public" >>"$T/snmpd.conf"
-	wait_for 5 grep -q "NET-SNMP version" "$T/traps.log"
+	wait_for "$(slack 5)" grep -q "NET-SNMP version" "$T/traps.log"
 }
 
 # start_trapd: run_trapd on a free loopback port, accepting every trap.

@@ -24,7 +24,7 @@ as_nobody() {
 }
 
 start_helper -g nogroup || bail "clustermon-kprobe did not start: $(cat "$T/kprobe.log")"
-wait_for 5 grep -q "scheduler sensors on" "$T/kprobe.log" ||
+wait_for "$(slack 5)" grep -q "scheduler sensors on" "$T/kprobe.log" ||
 	bail "the sensors did not start: $(cat "$T/kprobe.log")"
 
 # --- maps and procs: the trusted peer's alone

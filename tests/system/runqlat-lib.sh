@@ -18,6 +18,9 @@ peer_slots() {
 # FILE and waits for stats_stop, two minutes at most. Sets STATS_PID, which
 # lib.sh's cleanup kills too.
 stats_start() {
+	# Emptied here, not by the job's own redirection, which may come after
+	# the wait below has read the last round's "on".
+	: >"$1"
 	python3 -c '
 import ctypes, platform, signal
 libc = ctypes.CDLL(None, use_errno=True)
@@ -29,7 +32,7 @@ signal.alarm(120)
 signal.pause()' >"$1" &
 	STATS_PID=$!
 	BG_PIDS="${BG_PIDS:-} $STATS_PID"
-	wait_for 5 grep -q . "$1"
+	wait_for "$(slack 5)" grep -q . "$1"
 	grep -qx on "$1" || bail "BPF_ENABLE_STATS failed: $(cat "$1")"
 }
 stats_stop() {
@@ -65,15 +68,15 @@ progs_cost() {
 delta() { join -a1 -a2 -e 0 -o 0,1.2,2.2 <(sort -k1,1 "$1") <(sort -k1,1 "$2") | awk '{ print $1, $3 - $2 }'; }
 # judge_waits SENSOR_SLOTS PEER_WAITS DELTA: judge's figures ("sensor's
 # waits, peer's, their slot-0 counts, gap, its slot, raw
-# gap") where the peer printed each wait ("w NS" lines, runqlat.bt with
-# pids): at each boundary b the sensor's cumulative share must lie between
+# gap") where the peer kept each wait ("@w[NS, PID]: WAIT" lines,
+# runqlat.bt with pids): at each boundary b the sensor's cumulative share must lie between
 # the peer's exact shares below b - DELTA and below b + DELTA, so waits
 # piled next to a boundary (a periodic task's slice) are judged as they lie,
 # not spread evenly over their slot.
 judge_waits() {
 	awk -v delta="$3" 'FNR == 1 { f++ }
 		f == 1 { c[$1] += $2; ts += $2; if ($1 > max) max = $1; next }
-		$1 == "w" { w[++tp] = $2; if ($2 < 2) p0++; else { v = $2; s = 0; while (v >= 2) { v /= 2; s++ }
+		/^@w\[/ { w[++tp] = $NF; if ($NF < 2) p0++; else { v = $NF; s = 0; while (v >= 2) { v /= 2; s++ }
 			if (s > max) max = s } }
 		function below(x,  i, n) { n = 0; for (i = 1; i <= tp; i++) if (w[i] < x) n++; return n / tp }
 		function off(v, lo, hi) { return v < lo ? lo - v : (v > hi ? v - hi : 0) }

@@ -9,7 +9,7 @@ TRAPD_PORT=$(free_udp_port) || bail "no free UDP port"
 env -u MIBS MIBDIRS="$(mib_dirs)" snmptrapd -f -C -c "$top_srcdir/contrib/net-snmp/snmptrapd.conf" \
 	-Lf "$T/named-traps.log" -p "$T/trapd.pid" "udp:127.0.0.1:$TRAPD_PORT" &
 TRAPD_PID=$!
-wait_for 5 grep -q "NET-SNMP version" "$T/named-traps.log" || bail "snmptrapd did not start"
+wait_for "$(slack 5)" grep -q "NET-SNMP version" "$T/named-traps.log" || bail "snmptrapd did not start"
 write_master_conf
 echo "trap2sink 127.0.0.1:$TRAPD_PORT public" >>"$T/snmpd.conf"
 start_master || bail "snmpd did not start"
