@@ -132,7 +132,13 @@ static int read_whole(struct proc_source *src, int32_t pid, const struct helper_
 	memset(&r, 0, sizeof(r));
 	ps_fill_fields(src, &p, &r);
 	fed_counters(s, old, &r);
-	r.util = old != NULL ? old->util : 0;
+	if (old == NULL) {
+		/* Its lifetime's share stands for this sample (settle keeps it). */
+		r.util = ps_first_share(src, &p, &r);
+		s->ran = src->nsample;
+	} else {
+		r.util = old->util;
+	}
 	r.system_share = ps_system_share(&p, s);
 	ps_keep_ticks(s, &p);
 	s->slow_ns = now;

@@ -151,6 +151,23 @@ uint32_t ps_share_of(uint64_t used_ns, uint64_t elapsed_ns)
 	return (uint32_t)((used_ns * 10000 + elapsed_ns / 2) / elapsed_ns);
 }
 
+/* A process seen for the first time has no last interval: its share is of
+ * its lifetime, as ps prints %CPU, so a poller that meets a busy process in
+ * its first sample (every process, for a poller slower than its life) does
+ * not read it as idle. Its start counts in whole ticks, rounded down, so
+ * the age is never short and the share never more than it used. */
+uint32_t ps_first_share(const struct proc_source *src, const struct proc_sample *p,
+			const struct proc_row *r)
+{
+	uint64_t tick_ns = SEC_NS / src->hz, start_ns = p->start_ticks * tick_ns;
+	uint64_t now = cm_boottime_ns(), used;
+
+	if (now <= start_ns)
+		return 0;
+	used = r->have_schedstat ? r->cpu_ns : (p->utime_ticks + p->stime_ticks) * tick_ns;
+	return ps_share_of(used, now - start_ns);
+}
+
 /* The share of its CPU time spent in the kernel: over the interval when
  * the ticks moved, else over the lifetime. */
 uint32_t ps_system_share(const struct proc_sample *p, const struct pstate *s)

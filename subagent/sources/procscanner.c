@@ -84,7 +84,8 @@ static void scan_row(struct proc_source *src, const struct proc_sample *p, uint6
 	 * time since its last read. */
 	if (s->read_ns != 0 && src->now_ns > s->read_ns)
 		elapsed = src->now_ns - s->read_ns;
-	r.util = old != NULL ? ps_share_of(used_ns(src, s, p, old, &r), elapsed) : 0;
+	r.util = old != NULL ? ps_share_of(used_ns(src, s, p, old, &r), elapsed)
+			     : ps_first_share(src, p, &r);
 	r.system_share = ps_system_share(p, s);
 	ps_keep_ticks(s, p);
 	s->read_ns = src->now_ns;

@@ -135,6 +135,8 @@ void ps_forget(struct proc_source *src, int32_t pid);
 void ps_fill_fields(const struct proc_source *src, const struct proc_sample *p,
 		    struct proc_row *r);
 uint32_t ps_share_of(uint64_t used_ns, uint64_t elapsed_ns);
+uint32_t ps_first_share(const struct proc_source *src, const struct proc_sample *p,
+			const struct proc_row *r);
 uint32_t ps_system_share(const struct proc_sample *p, const struct pstate *s);
 void ps_keep_ticks(struct pstate *s, const struct proc_sample *p);
 void ps_put_row(struct proc_source *src, struct pstate *s, const struct proc_row *r);

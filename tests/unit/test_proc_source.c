@@ -2,8 +2,9 @@
 /*
  * test_proc_source.c - the proc source's sample path on a copy of the
  * proc-procs fixture, with a fake clock (common/clock.h) so each interval is
- * exactly one second: rows and their units, start times from btime, one
- * process's CPU share over an interval, and the procFilter rules (uid, name
+ * exactly one second: rows and their units, start times from btime, a
+ * process's CPU share over its lifetime when first seen and over an
+ * interval after, and the procFilter rules (uid, name
  * glob, top N busiest).
  */
 #include <stdbool.h>
@@ -44,6 +45,13 @@ static void rmtree(const char *rel)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s'", dir, rel);
 	if (system(cmd) != 0)
 		diag("rm %s failed", rel);
+}
+
+/* The boot-time clock: 1019.99 s since boot, 20 s after 4242 started (at
+ * 99999 ticks). */
+static uint64_t fake_boot(void)
+{
+	return 1019990 * FAKE_MS;
 }
 
 static const struct proc_row *row(const struct proc_snapshot *s, int32_t pid)
@@ -90,12 +98,14 @@ static void first(void *ctx, const struct proc_filter *all)
 		ok(r->user_ms == 7000 && r->system_ms == 3000, "700 and 300 ticks in ms");
 		is_u64(r->rss_kb, 512 * (uint64_t)page_kb, "rss in kB");
 		is_u64(r->start_time, 1700000000 + 99999 / 100, "start time = btime + ticks / hz");
-		ok(r->util == 0, "no CPU share before a second sample");
+		is_u64(r->util, 5000, "first sight: its lifetime's share, as ps prints it "
+		       "(1000 ticks of CPU in the 20 s since it started: 50.00%)");
 		is_u64(r->system_share, 3000, "system share over its lifetime: 300 of 1000 ticks");
 		ok(!r->have_schedstat && r->vol_ctxsw == 12 && r->invol_ctxsw == 4,
 		   "status figures; no schedstat for a multi-threaded process");
 		ok(row(s, 1)->have_schedstat && row(s, 1)->cpu_ns == 480000000,
 		   "a single-threaded process has its schedstat CPU time");
+		is_u64(row(s, 1)->util, 5, "and its first share from it: 0.48 s in 1019.87 s");
 	}
 	snapshot_release(proc_source_ops.slot, &s->hdr);
 }
@@ -188,6 +198,8 @@ static void fed(void *ctx, const struct proc_filter *all)
 	ok(r && r->have_schedstat && r->cpu_ns == 7000000 && r->run_delay_ns == 300,
 	   "joining: CpuNs is its threads' schedstat summed (%llu)",
 	   r ? (unsigned long long)r->cpu_ns : 0ull);
+	ok(r && r->util == 4, "and its first share is of its lifetime: 7 ms in 20 s, 0.04%% (%u)",
+	   r ? r->util : 0);
 	ok(s->sweep_fixes == 0 && s->followed == 5, "the first sweep joins, fixing nothing");
 	rss = r ? r->rss_kb : 0;
 	before = s;
@@ -260,6 +272,7 @@ int main(void)
 		return done_testing();
 	put("proc/stat", "cpu  1 0 0 1 0 0 0 0\nbtime 1700000000\n");
 	fake_clock_start(5 * SEC);
+	cm_boottime_set(fake_boot);
 	ctx = proc_source_ops.init(dir);
 	if (ok(ctx != NULL, "init on the copy")) {
 		first(ctx, &all);
@@ -268,6 +281,7 @@ int main(void)
 		proc_source_ops.fini(ctx);
 	}
 	fake_clock_stop();
+	cm_boottime_set(NULL);
 	fixture_remove(dir);
 	return done_testing();
 }
