@@ -53,7 +53,9 @@ EOC
 		hostname node$n
 		SNMP_PERSISTENT_DIR=$T/n$n/persist $SNMPD -C -c $T/n$n/snmpd.conf -Lf $T/n$n/snmpd.log \
 			-p $T/n$n/snmpd.pid -I -smux,mteTrigger,mteTriggerConf
-		sleep 0.5
+		# Once the master listens: started earlier, clustermond would
+		# register only at its next retry.
+		for i in \$(seq 1 300); do [ -S $T/n$n/agentx.sock ] && break; sleep 0.1; done
 		SNMP_PERSISTENT_DIR=$T/n$n/persist $CLUSTERMOND -x unix:$T/n$n/agentx.sock \
 			-Lf $T/n$n/clustermond.log -p $T/n$n/clustermond.pid" 8>&-
 done
@@ -76,7 +78,7 @@ via() { # via CONTEXT OID: the value through the aggregator
 		-X cluster-view-pass -n "$1" -t 2 -r 1 -On -Oqv "$TARGET" "$2" 2>&1
 }
 for n in $NODES; do
-	wait_for 10 sh -c "snmpget -v2c -c public -t 1 -r 0 -Oqv 10.$NET.$n.2 $clusterMonNodeName.0 | grep -q node$n"
+	wait_for "$(slack 10)" sh -c "snmpget -v2c -c public -t 1 -r 0 -Oqv 10.$NET.$n.2 $clusterMonNodeName.0 | grep -q node$n"
 	is "$(snmpget -v2c -c public -t 1 -r 1 -Oqv 10.$NET.$n.2 "$clusterMonNodeName.0" 2>&1)" "\"node$n\"" \
 		"node$n answers on its own address with its own name"
 done
